@@ -1,0 +1,157 @@
+package agent
+
+import (
+	"encoding/json"
+	"sync"
+
+	"github.com/nova-dev/nova/llm"
+	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools"
+)
+
+// EventType names an Event.
+type EventType string
+
+// The events of a run, in the order a frontend meets them.
+const (
+	EventTurnStart     EventType = "turn_start"
+	EventTextDelta     EventType = "text_delta"
+	EventThinkingDelta EventType = "thinking_delta"
+	EventToolCall      EventType = "tool_call"
+	EventPermissionAsk EventType = "permission_ask"
+	EventQuestion      EventType = "question"
+	EventToolResult    EventType = "tool_result"
+	EventTodos         EventType = "todos"
+	EventTurnEnd       EventType = "turn_end"
+	EventContext       EventType = "context"
+	EventCompaction    EventType = "compaction"
+	EventRetry         EventType = "retry"
+	EventNotice        EventType = "notice"
+	EventError         EventType = "error"
+	EventDone          EventType = "done"
+)
+
+// Event is one thing that happened in a run. It is plain data and marshals
+// to JSON; only the fields of its Type are set.
+type Event struct {
+	Type EventType `json:"type"`
+	// Turn is the model turn the event belongs to, from 1.
+	Turn int `json:"turn,omitempty"`
+	// Text is the new text of a delta, or the words of a notice or error.
+	Text string `json:"text,omitempty"`
+	// ToolCall is set on tool_call events.
+	ToolCall *llm.ToolCall `json:"tool_call,omitempty"`
+	// Ask is set on permission_ask events; answer it with Ask.Answer.
+	Ask *PermissionAsk `json:"ask,omitempty"`
+	// Question is set on question events; answer it with Question.Answer.
+	Question *QuestionAsk `json:"question,omitempty"`
+	// Result is set on tool_result events.
+	Result *ToolResult `json:"result,omitempty"`
+	// Todos is set on todos events: the whole current list.
+	Todos any `json:"todos,omitempty"`
+	// Usage is set on turn_end (that turn) and done (the run's totals).
+	Usage *llm.Usage `json:"usage,omitempty"`
+	// StopReason is set on turn_end and done.
+	StopReason llm.StopReason `json:"stop_reason,omitempty"`
+	// Context is set on context events.
+	Context *ContextUsage `json:"context,omitempty"`
+	// Compaction is set on compaction events.
+	Compaction *Compaction `json:"compaction,omitempty"`
+	// Retry is set on retry events.
+	Retry *llm.RetryInfo `json:"retry,omitempty"`
+	// Done is set on the done event, the last of every run.
+	Done *Done `json:"done,omitempty"`
+}
+
+// PermissionAsk is a tool call waiting for a person. Answer it exactly once;
+// the agent waits until then or until the run's context ends (a denial).
+type PermissionAsk struct {
+	ID          string              `json:"id"` // stable: the tool call id
+	Tool        string              `json:"tool"`
+	Input       json.RawMessage     `json:"input"`
+	Decision    permission.Decision `json:"decision"`
+	Suggestions []string            `json:"suggestions,omitempty"`
+
+	once  sync.Once
+	reply chan tools.PermissionAnswer
+}
+
+// Answer delivers the person's answer; later calls are ignored.
+func (a *PermissionAsk) Answer(ans tools.PermissionAnswer) {
+	a.once.Do(func() { a.reply <- ans })
+}
+
+// QuestionAsk carries AskUserQuestion questions to a person.
+type QuestionAsk struct {
+	ID        string           `json:"id"`
+	Questions []tools.Question `json:"questions"`
+
+	once  sync.Once
+	reply chan []string
+}
+
+// Answer delivers the answers, one per question in order; nil means the
+// person declined to answer.
+func (q *QuestionAsk) Answer(answers []string) {
+	q.once.Do(func() { q.reply <- answers })
+}
+
+// ToolResult is a finished tool call.
+type ToolResult struct {
+	ID         string              `json:"id"`
+	Name       string              `json:"name"`
+	Output     string              `json:"output"`
+	IsError    bool                `json:"is_error,omitempty"`
+	Denied     bool                `json:"denied,omitempty"`
+	Decision   permission.Decision `json:"decision"`
+	SpillPath  string              `json:"spill_path,omitempty"`
+	DurationMS int64               `json:"duration_ms"`
+	Display    any                 `json:"display,omitempty"`
+}
+
+// ContextUsage is how full the context window is (seed 000's
+// GET /api/sessions/{id}/context).
+type ContextUsage struct {
+	Used         int `json:"used"`
+	Limit        int `json:"limit"`
+	Percent      int `json:"percent"`
+	MessageCount int `json:"message_count"`
+}
+
+// Compaction reports a compaction of history.
+type Compaction struct {
+	Before int `json:"before_tokens"`
+	After  int `json:"after_tokens"`
+}
+
+// Done ends a run.
+type Done struct {
+	// Result is the final answer text.
+	Result string `json:"result"`
+	// Subtype is "success", "error_max_turns", "error_during_execution" or "interrupted".
+	Subtype    string         `json:"subtype"`
+	IsError    bool           `json:"is_error"`
+	Error      string         `json:"error,omitempty"`
+	StopReason llm.StopReason `json:"stop_reason,omitempty"`
+	NumTurns   int            `json:"num_turns"`
+	Usage      llm.Usage      `json:"usage"`
+	// Denials lists every call that was denied in the run.
+	Denials []Denial `json:"permission_denials"`
+}
+
+// Denial is one denied tool call.
+type Denial struct {
+	ToolName  string           `json:"tool_name"`
+	ToolUseID string           `json:"tool_use_id"`
+	ToolInput []byte           `json:"tool_input"`
+	Layer     permission.Layer `json:"layer"`
+	Reason    string           `json:"reason"`
+}
+
+// Done subtypes.
+const (
+	SubtypeSuccess     = "success"
+	SubtypeMaxTurns    = "error_max_turns"
+	SubtypeError       = "error_during_execution"
+	SubtypeInterrupted = "interrupted"
+)

@@ -1,0 +1,108 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrorKind classifies a provider failure so callers can decide whether to
+// retry and what to tell the user.
+type ErrorKind string
+
+// Error kinds, normalised across providers.
+const (
+	ErrAuth       ErrorKind = "auth"        // bad or missing key: never retried
+	ErrRateLimit  ErrorKind = "rate_limit"  // 429
+	ErrOverloaded ErrorKind = "overloaded"  // Anthropic 529 / overloaded_error
+	ErrServer     ErrorKind = "server"      // 5xx
+	ErrBadRequest ErrorKind = "bad_request" // 4xx other than auth and rate limit
+	ErrConnection ErrorKind = "connection"  // could not connect, or the connection broke before a response
+	ErrTimeout    ErrorKind = "timeout"     // connect or first-byte timeout
+	ErrStream     ErrorKind = "stream"      // the stream broke or was malformed after it started
+)
+
+// APIError is a provider failure in words a person understands.
+type APIError struct {
+	Provider   string        // provider key or type, e.g. "anthropic"
+	Kind       ErrorKind     // what went wrong
+	StatusCode int           // HTTP status, 0 when there was none
+	Message    string        // the provider's message, or ours
+	RetryAfter time.Duration // from retry-after / retry-after-ms, 0 when absent
+	// Hint says what the user can do, e.g. "check ANTHROPIC_API_KEY".
+	Hint string
+	Err  error // the underlying error, if any
+}
+
+// Error implements error.
+func (e *APIError) Error() string {
+	s := e.Provider
+	if s == "" {
+		s = "provider"
+	}
+	switch e.Kind {
+	case ErrAuth:
+		s += ": authentication failed"
+	case ErrRateLimit:
+		s += ": rate limited"
+	case ErrOverloaded:
+		s += ": overloaded"
+	case ErrServer:
+		s += ": server error"
+	case ErrBadRequest:
+		s += ": request rejected"
+	case ErrConnection:
+		s += ": connection failed"
+	case ErrTimeout:
+		s += ": timed out"
+	case ErrStream:
+		s += ": stream broken"
+	}
+	if e.StatusCode != 0 {
+		s += fmt.Sprintf(" (HTTP %d)", e.StatusCode)
+	}
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	if e.Hint != "" {
+		s += " (" + e.Hint + ")"
+	}
+	return s
+}
+
+// Unwrap returns the underlying error.
+func (e *APIError) Unwrap() error { return e.Err }
+
+// Retryable reports whether the failure is worth another attempt when no
+// output has been produced yet.
+func (e *APIError) Retryable() bool {
+	switch e.Kind {
+	case ErrRateLimit, ErrOverloaded, ErrServer, ErrConnection, ErrTimeout:
+		return true
+	}
+	return false
+}
+
+// AsAPIError returns err as an *APIError when it is one.
+func AsAPIError(err error) (*APIError, bool) {
+	var ae *APIError
+	ok := errors.As(err, &ae)
+	return ae, ok
+}
+
+// KindForStatus maps an HTTP status code to an ErrorKind.
+func KindForStatus(status int) ErrorKind {
+	switch {
+	case status == 401 || status == 403:
+		return ErrAuth
+	case status == 429:
+		return ErrRateLimit
+	case status == 529:
+		return ErrOverloaded
+	case status >= 500:
+		return ErrServer
+	case status >= 400:
+		return ErrBadRequest
+	}
+	return ErrStream
+}

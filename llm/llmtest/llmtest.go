@@ -1,0 +1,247 @@
+// Package llmtest is a fake model provider for tests: an httptest server
+// that speaks the providers' real streaming wire formats (Anthropic Messages
+// SSE, OpenAI chat completions SSE, OpenAI Responses SSE), driven by
+// scripted turns, recording every request. The official SDK clients in llm/
+// talk to it, so tests exercise the real parsing code.
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"time"
+)
+
+// ToolCall is a scripted tool call. Input is the raw JSON the model "sends";
+// it is split across several chunks on the wire.
+type ToolCall struct {
+	ID    string
+	Name  string
+	Input string
+}
+
+// Turn is one scripted model response, or one failure.
+type Turn struct {
+	// Content, emitted in this order: thinking, text, tool calls.
+	Thinking  string
+	Text      string
+	ToolCalls []ToolCall
+	// StopReason overrides the natural one ("tool_use" with calls, else "end_turn").
+	StopReason string
+	// Usage reported by the response; zero means small made-up counts.
+	InputTokens, OutputTokens, CacheReadTokens, CacheWriteTokens int
+
+	// Status, when not 0 or 200, answers with that HTTP error instead of a
+	// stream, with ErrorType/ErrorMessage in the provider's error body.
+	Status       int
+	ErrorType    string // e.g. "overloaded_error", "rate_limit_error", "authentication_error"
+	ErrorMessage string
+	RetryAfter   string // value of the retry-after header
+	RetryAfterMS string // value of the retry-after-ms header
+
+	// CutAfter, when > 0, drops the connection after that many SSE events.
+	CutAfter int
+	// StreamError sends the provider's in-stream error event after the
+	// content instead of a normal end (Anthropic "error" event, an OpenAI
+	// error chunk, a Responses "error" event).
+	StreamError bool
+	// ChunkDelay waits between SSE events.
+	ChunkDelay time.Duration
+	// Hang accepts the request and sends nothing until the client goes away.
+	Hang bool
+}
+
+// Request is one recorded request.
+type Request struct {
+	Path   string
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the request body into a generic map.
+func (r Request) JSON() map[string]any {
+	var m map[string]any
+	_ = json.Unmarshal(r.Body, &m)
+	return m
+}
+
+// Server is the fake provider. Endpoints:
+//
+//	POST /v1/messages          Anthropic Messages (base URL: URL)
+//	POST /v1/chat/completions  OpenAI chat completions (base URL: URL+"/v1")
+//	POST /v1/responses         OpenAI Responses (base URL: URL+"/v1")
+//
+// Each request takes the next scripted turn, whatever its endpoint.
+type Server struct {
+	URL string
+
+	srv   *httptest.Server
+	mu    sync.Mutex
+	turns []Turn
+	reqs  []Request
+}
+
+// New starts a server with the given turns. Close it when done.
+func New(turns ...Turn) *Server {
+	s := &Server{turns: turns}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.URL = s.srv.URL
+	return s
+}
+
+// Close shuts the server down.
+func (s *Server) Close() {
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+}
+
+// Push appends turns to the script.
+func (s *Server) Push(turns ...Turn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.turns = append(s.turns, turns...)
+}
+
+// Requests returns a copy of every request received so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
+// Remaining reports how many scripted turns have not been used.
+func (s *Server) Remaining() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.turns)
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	s.reqs = append(s.reqs, Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
+	var turn Turn
+	ok := len(s.turns) > 0
+	if ok {
+		turn, s.turns = s.turns[0], s.turns[1:]
+	}
+	s.mu.Unlock()
+	if !ok {
+		http.Error(w, `{"error":{"type":"api_error","message":"llmtest: no scripted turn left"}}`, http.StatusInternalServerError)
+		return
+	}
+	if turn.Hang {
+		<-r.Context().Done()
+		return
+	}
+	var f format
+	switch r.URL.Path {
+	case "/v1/messages":
+		f = anthropicFormat{}
+	case "/v1/chat/completions":
+		f = chatFormat{}
+	case "/v1/responses":
+		f = responsesFormat{}
+	default:
+		http.Error(w, fmt.Sprintf("llmtest: unknown path %s", r.URL.Path), http.StatusNotFound)
+		return
+	}
+	if turn.Status != 0 && turn.Status != http.StatusOK {
+		if turn.RetryAfter != "" {
+			w.Header().Set("retry-after", turn.RetryAfter)
+		}
+		if turn.RetryAfterMS != "" {
+			w.Header().Set("retry-after-ms", turn.RetryAfterMS)
+		}
+		w.Header().Set("content-type", "application/json")
+		w.WriteHeader(turn.Status)
+		_, _ = w.Write(f.errorBody(turn))
+		return
+	}
+	w.Header().Set("content-type", "text/event-stream")
+	w.Header().Set("cache-control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	sse := &sseWriter{w: w, turn: turn}
+	f.stream(sse, turn, body)
+}
+
+// format writes one provider's wire format.
+type format interface {
+	// errorBody is the JSON body of an HTTP error response.
+	errorBody(t Turn) []byte
+	// stream writes the SSE events of a successful (or cut) response. reqBody
+	// is the request, for echoing the model name.
+	stream(w *sseWriter, t Turn, reqBody []byte)
+}
+
+// sseWriter writes SSE events, honouring the turn's delay and cut.
+type sseWriter struct {
+	w    http.ResponseWriter
+	turn Turn
+	n    int
+	cut  bool
+}
+
+// Event writes one SSE event; name may be empty (OpenAI chat uses data-only
+// events). data is marshalled to JSON unless it is a string. After the
+// turn's CutAfter events it aborts the connection and writes nothing more.
+func (s *sseWriter) Event(name string, data any) {
+	if s.cut {
+		return
+	}
+	if s.turn.CutAfter > 0 && s.n >= s.turn.CutAfter {
+		s.cut = true
+		if hj, ok := s.w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				conn.Close()
+				return
+			}
+		}
+		panic(http.ErrAbortHandler)
+	}
+	if s.n > 0 && s.turn.ChunkDelay > 0 {
+		time.Sleep(s.turn.ChunkDelay)
+	}
+	s.n++
+	var payload string
+	switch d := data.(type) {
+	case string:
+		payload = d
+	default:
+		b, err := json.Marshal(d)
+		if err != nil {
+			panic(err)
+		}
+		payload = string(b)
+	}
+	if name != "" {
+		fmt.Fprintf(s.w, "event: %s\n", name)
+	}
+	fmt.Fprintf(s.w, "data: %s\n\n", payload)
+	if f, ok := s.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Cut reports whether the connection was dropped.
+func (s *sseWriter) Cut() bool { return s.cut }
+
+// SplitJSON splits a JSON text into n roughly equal chunks (at least one),
+// the way providers stream tool-call arguments.
+func SplitJSON(s string, n int) []string {
+	if n < 1 {
+		n = 1
+	}
+	if len(s) == 0 {
+		return []string{""}
+	}
+	size := (len(s) + n - 1) / n
+	var out []string
+	for i := 0; i < len(s); i += size {
+		out = append(out, s[i:min(i+size, len(s))])
+	}
+	return out
+}

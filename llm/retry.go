@@ -1,0 +1,117 @@
+package llm
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// RetryInfo describes one retry, for frontends to show.
+type RetryInfo struct {
+	Attempt     int           `json:"attempt"`      // the attempt about to be made, 2..MaxAttempts
+	MaxAttempts int           `json:"max_attempts"` // total attempts allowed
+	Delay       time.Duration `json:"delay_ns"`     // wait before the attempt
+	Kind        ErrorKind     `json:"kind"`
+	Reason      string        `json:"reason"` // the error that caused it
+}
+
+// String reads like "rate limited, retrying in 4s (2/5)".
+func (r RetryInfo) String() string {
+	what := "request failed"
+	switch r.Kind {
+	case ErrRateLimit:
+		what = "rate limited"
+	case ErrOverloaded:
+		what = "provider overloaded"
+	case ErrServer:
+		what = "server error"
+	case ErrConnection:
+		what = "connection failed"
+	case ErrTimeout:
+		what = "timed out"
+	}
+	return fmt.Sprintf("%s, retrying in %s (%d/%d)", what, r.Delay.Round(100*time.Millisecond), r.Attempt, r.MaxAttempts)
+}
+
+// RetryPolicy bounds retries.
+type RetryPolicy struct {
+	MaxAttempts int           // total attempts, including the first; <=1 means no retry
+	BaseDelay   time.Duration // first backoff
+	MaxDelay    time.Duration // cap on any one wait, including a server's retry-after
+	// Sleep waits between attempts; nil means a real, cancellable wait.
+	Sleep SleepFunc
+}
+
+// DefaultRetryPolicy is what nova uses unless configured otherwise.
+func DefaultRetryPolicy() RetryPolicy {
+	return RetryPolicy{MaxAttempts: 5, BaseDelay: time.Second, MaxDelay: 60 * time.Second}
+}
+
+// WithRetry wraps c so that failures before any output are retried with
+// exponential backoff and jitter, honouring the server's retry-after. Each
+// retry is announced as an EventRetry through emit. A failure after output
+// has started is returned as is: replaying it would duplicate output.
+func WithRetry(c Client, p RetryPolicy) Client {
+	sleep := p.Sleep
+	if sleep == nil {
+		sleep = sleepCtx
+	}
+	return &retryClient{c: c, p: p, sleep: sleep}
+}
+
+type retryClient struct {
+	c     Client
+	p     RetryPolicy
+	sleep SleepFunc
+}
+
+func (r *retryClient) Stream(ctx context.Context, req Request, emit func(StreamEvent)) error {
+	for attempt := 1; ; attempt++ {
+		started := false
+		err := r.c.Stream(ctx, req, func(ev StreamEvent) {
+			started = true
+			emit(ev)
+		})
+		if err == nil || started || ctx.Err() != nil || attempt >= r.p.MaxAttempts {
+			return err
+		}
+		ae, ok := AsAPIError(err)
+		if !ok || !ae.Retryable() {
+			return err
+		}
+		delay := r.backoff(attempt, ae.RetryAfter)
+		emit(StreamEvent{Type: EventRetry, Retry: &RetryInfo{
+			Attempt: attempt + 1, MaxAttempts: r.p.MaxAttempts, Delay: delay, Kind: ae.Kind, Reason: ae.Error(),
+		}})
+		if err := r.sleep(ctx, delay); err != nil {
+			return err
+		}
+	}
+}
+
+// backoff returns the wait before the next attempt: the server's
+// retry-after when given, otherwise base*2^(attempt-1) with full jitter in
+// its upper half, capped at MaxDelay.
+func (r *retryClient) backoff(attempt int, retryAfter time.Duration) time.Duration {
+	if retryAfter > 0 {
+		return min(retryAfter, r.p.MaxDelay)
+	}
+	d := r.p.BaseDelay << (attempt - 1)
+	if d <= 0 || d > r.p.MaxDelay {
+		d = r.p.MaxDelay
+	}
+	half := d / 2
+	return half + time.Duration(rand.Int64N(int64(half)+1))
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

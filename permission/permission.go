@@ -1,0 +1,91 @@
+// Package permission decides whether a tool call may run: allow, ask a
+// person, or deny. Checker.Check is the only place that decision is made.
+package permission
+
+// Behavior is the outcome of a check.
+type Behavior string
+
+// The three outcomes.
+const (
+	Allow Behavior = "allow"
+	Ask   Behavior = "ask"
+	Deny  Behavior = "deny"
+)
+
+// Layer names the part of the chain that decided.
+type Layer string
+
+// The layers, in the order they are consulted, and the outside deciders.
+const (
+	LayerDangerous Layer = "dangerous" // catastrophic command
+	LayerPath      Layer = "path"      // path outside the workspace or sensitive
+	LayerRule      Layer = "rule"      // an allow/ask/deny rule
+	LayerMode      Layer = "mode"      // the permission mode
+	LayerAsk       Layer = "ask"       // a person answered (or nobody could)
+	LayerHook      Layer = "hook"      // a pre_tool_use hook
+	LayerSandbox   Layer = "sandbox"   // sandbox auto-allow or unavailability
+)
+
+// Mode is the overall permission posture.
+type Mode string
+
+// The permission modes.
+const (
+	ModeDefault     Mode = "default"
+	ModeAcceptEdits Mode = "acceptEdits"
+	ModePlan        Mode = "plan"
+	ModeBypass      Mode = "bypassPermissions"
+)
+
+// Modes lists the modes in the order Shift+Tab cycles them.
+func Modes() []Mode { return []Mode{ModeDefault, ModeAcceptEdits, ModePlan, ModeBypass} }
+
+// ParseMode returns the mode named s, or false.
+func ParseMode(s string) (Mode, bool) {
+	for _, m := range Modes() {
+		if string(m) == s {
+			return m, true
+		}
+	}
+	return "", false
+}
+
+// Kind says what a tool does, for modes and defaults.
+type Kind string
+
+// Tool kinds.
+const (
+	KindRead  Kind = "read"  // reads files or state; no side effects
+	KindEdit  Kind = "edit"  // changes files in place
+	KindExec  Kind = "exec"  // runs commands
+	KindFetch Kind = "fetch" // reaches the network
+	KindOther Kind = "other" // anything else (interaction, plan mode, memory)
+)
+
+// Access is one path a call reads or writes, absolute and cleaned.
+type Access struct {
+	Path  string `json:"path"`
+	Write bool   `json:"write,omitempty"`
+}
+
+// Request is what a check is about.
+type Request struct {
+	Tool    string   `json:"tool"`
+	Kind    Kind     `json:"kind"`
+	Command string   `json:"command,omitempty"` // Bash command line
+	Paths   []Access `json:"paths,omitempty"`   // file paths touched
+	Domain  string   `json:"domain,omitempty"`  // host of a fetched URL
+	Workdir string   `json:"workdir,omitempty"` // the directory relative paths and commands start in
+}
+
+// Decision is the outcome of Check and why.
+type Decision struct {
+	Behavior Behavior `json:"behavior"`
+	Layer    Layer    `json:"layer"`
+	Reason   string   `json:"reason"`
+	// Rule is the rule that matched, when a rule decided.
+	Rule string `json:"rule,omitempty"`
+	// Suggestions are rules that "allow always" would write, shown to the
+	// person before they are written.
+	Suggestions []string `json:"suggestions,omitempty"`
+}

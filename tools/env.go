@@ -1,0 +1,52 @@
+package tools
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+type stateMap struct {
+	mu sync.Mutex
+	m  map[string]any
+}
+
+// State returns the session state a tool keeps under key, creating it with
+// create on first use. Tools use it for what outlives one call (the shells
+// of Bash, the todo list).
+func (e *Env) State(key string, create func() any) any {
+	e.extra.mu.Lock()
+	defer e.extra.mu.Unlock()
+	if e.extra.m == nil {
+		e.extra.m = map[string]any{}
+	}
+	if v, ok := e.extra.m[key]; ok {
+		return v
+	}
+	v := create()
+	e.extra.m[key] = v
+	return v
+}
+
+// NewEnv returns an Env for a session working in workdir.
+func NewEnv(workdir string) *Env {
+	return &Env{Workdir: workdir, Files: NewFileTracker()}
+}
+
+// Abs resolves p against the working directory and cleans it; "~/" is the
+// user's home.
+func (e *Env) Abs(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			p = filepath.Join(home, strings.TrimPrefix(p, "~"))
+		}
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(e.Workdir, p)
+	}
+	return filepath.Clean(p)
+}

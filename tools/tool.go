@@ -1,0 +1,127 @@
+// Package tools holds the Tool interface, the Registry of tools and the
+// Pipeline: the one path every tool call takes, whoever asked for it.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/nova-dev/nova/llm"
+	"github.com/nova-dev/nova/permission"
+)
+
+// Tool is something the model can call.
+type Tool interface {
+	// Name is what the model calls the tool ("Read", "Bash").
+	Name() string
+	// Description tells the model when to use the tool and its limits.
+	Description() string
+	// Schema is the JSON schema of the tool's input object.
+	Schema() json.RawMessage
+	// Kind says what the tool does; read-only tools may run concurrently
+	// and while the model is still streaming.
+	Kind() permission.Kind
+	// Permission describes a call for the permission checker: the paths it
+	// touches, the command it runs. input has not been validated yet; a
+	// tool that cannot read it returns a request with what it could find.
+	Permission(input json.RawMessage, env *Env) permission.Request
+	// Run executes a validated call.
+	Run(ctx context.Context, input json.RawMessage, env *Env) (Result, error)
+}
+
+// Result is what a tool returns.
+type Result struct {
+	// Output is the text shown to the model.
+	Output string `json:"output"`
+	// Images go to vision models as image parts after Output.
+	Images []llm.Part `json:"images,omitempty"`
+	// IsError marks a failure the model should see as such.
+	IsError bool `json:"is_error,omitempty"`
+	// Display is structured data for frontends (a diff, an exit code);
+	// it must marshal to JSON. The model never sees it.
+	Display any `json:"display,omitempty"`
+}
+
+// Errorf returns an error result with a formatted message.
+func Errorf(format string, args ...any) Result {
+	return Result{Output: sprintf(format, args...), IsError: true}
+}
+
+// Env is what the pipeline hands a tool: where it works and the session
+// state it shares with other calls. One Env lives as long as a session.
+type Env struct {
+	// Workdir is the workspace root and the directory relative paths start in.
+	Workdir string
+	// AddDirs are further directories the user granted.
+	AddDirs []string
+	// SessionID names the session, for spilled results and shells.
+	SessionID string
+	// SpillDir is where large results are written (NOVA_HOME/sessions/<id>/tool-results).
+	SpillDir string
+	// Files remembers what was read, for the read-before-write guard.
+	Files *FileTracker
+	// Sandbox wraps commands when the OS sandbox is on; nil means none.
+	Sandbox Sandbox
+	// Notify carries tool-originated updates (the todo list) to the event stream.
+	Notify func(Notice)
+	// Ask puts questions to a person (AskUserQuestion, plan approval); nil
+	// when nobody can answer (print mode).
+	Ask Asker
+	// Extra holds session state owned by individual tools (shells, todos),
+	// keyed by the tool that owns it. Use State to reach it.
+	extra stateMap
+}
+
+// Notice is an update a tool sends to the frontends while it runs or after.
+type Notice struct {
+	Kind string `json:"kind"` // e.g. "todos"
+	Data any    `json:"data"`
+}
+
+// Sandbox wraps a command line so it runs inside the OS sandbox.
+type Sandbox interface {
+	// Wrap returns the argv that runs argv inside the sandbox in workdir.
+	Wrap(argv []string, workdir string) ([]string, error)
+}
+
+// Asker answers questions on behalf of a person.
+type Asker interface {
+	// AskPermission asks whether a call may run.
+	AskPermission(ctx context.Context, ask PermissionAsk) PermissionAnswer
+	// AskQuestions puts AskUserQuestion-style questions; it returns the
+	// answers in order, or an error when nobody answered.
+	AskQuestions(ctx context.Context, qs []Question) ([]string, error)
+}
+
+// PermissionAsk is a call waiting for a person's decision.
+type PermissionAsk struct {
+	CallID   string              `json:"call_id"`
+	Tool     string              `json:"tool"`
+	Input    json.RawMessage     `json:"input"`
+	Decision permission.Decision `json:"decision"`
+}
+
+// PermissionAnswer is a person's answer to a PermissionAsk.
+type PermissionAnswer struct {
+	Allow bool `json:"allow"`
+	// Always, with Allow, writes Rule (one of the ask's suggestions) so the
+	// same call is not asked again.
+	Always bool   `json:"always,omitempty"`
+	Rule   string `json:"rule,omitempty"`
+	// Message goes to the model with a denial.
+	Message string `json:"message,omitempty"`
+}
+
+// Question is one AskUserQuestion question.
+type Question struct {
+	Question    string   `json:"question"`
+	Header      string   `json:"header,omitempty"`
+	Options     []Option `json:"options"`
+	MultiSelect bool     `json:"multiSelect,omitempty"`
+}
+
+// Option is one choice of a Question.
+type Option struct {
+	Label       string `json:"label"`
+	Description string `json:"description,omitempty"`
+}
