@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,4 +50,25 @@ func (e *Env) Abs(p string) string {
 		p = filepath.Join(e.Workdir, p)
 	}
 	return filepath.Clean(p)
+}
+
+// Close releases session state that holds resources (background shells),
+// closing every state value that implements io.Closer.
+func (e *Env) Close() error {
+	e.extra.mu.Lock()
+	vals := make([]any, 0, len(e.extra.m))
+	for _, v := range e.extra.m {
+		vals = append(vals, v)
+	}
+	e.extra.m = nil
+	e.extra.mu.Unlock()
+	var first error
+	for _, v := range vals {
+		if c, ok := v.(io.Closer); ok {
+			if err := c.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
 }
