@@ -1,0 +1,258 @@
+// Package agent is nova's core: the loop that calls the model, runs the
+// tools it asks for through the one pipeline, and reports everything as a
+// stream of events. It knows no frontend: it never prints or reads keys.
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/nova-dev/nova/llm"
+	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools"
+)
+
+// Recorder keeps the transcript. Implementations must make a message
+// durable before returning (the session package fsyncs).
+type Recorder interface {
+	AppendMessage(msg llm.Message) error
+	AppendDecision(callID, tool string, d permission.Decision) error
+	AppendUsage(u llm.Usage) error
+}
+
+// Config is what an Agent needs.
+type Config struct {
+	Client llm.Client
+	Model  string
+	// MaxTokens bounds one response; ContextWindow is the model's window.
+	MaxTokens     int
+	ContextWindow int
+	// ThinkingBudget turns on extended thinking where supported.
+	ThinkingBudget int
+	// System is the stable system prompt; AppendSystem is added after it
+	// (--append-system-prompt). Neither may depend on the project, so the
+	// request prefix stays byte-identical (prompt caching).
+	System       string
+	AppendSystem string
+	// Context is the environment facts message put before the first prompt
+	// of a new session (see EnvironmentContext).
+	Context string
+	// Pipeline runs tool calls; Env is the session's tool environment.
+	Pipeline *tools.Pipeline
+	Env      *tools.Env
+	// Interactive says a person can answer permission asks and questions;
+	// when false every ask is a denial the model is told about.
+	Interactive bool
+	// MaxTurns stops a run after that many model turns; 0 means no limit.
+	MaxTurns int
+	// Recorder, when set, receives every message of the conversation.
+	Recorder Recorder
+	// History is the conversation so far, for a resumed session.
+	History []llm.Message
+}
+
+// Agent runs conversations. One Run at a time.
+type Agent struct {
+	cfg Config
+
+	mu      sync.Mutex
+	history []llm.Message
+	running bool
+	emit    func(Event) // of the current run
+	usage   llm.Usage   // of the session
+	last    llm.Usage   // of the last response, to anchor context usage
+	added   int         // characters added to history since the last response
+}
+
+// New returns an Agent. It takes over cfg.Env's Ask and Notify hooks so that
+// questions and tool notices become events of the current run.
+func New(cfg Config) *Agent {
+	a := &Agent{cfg: cfg, history: append([]llm.Message(nil), cfg.History...)}
+	if cfg.Env != nil {
+		if cfg.Interactive {
+			cfg.Env.Ask = asker{a}
+		} else {
+			cfg.Env.Ask = nil
+		}
+		cfg.Env.Notify = a.notify
+	}
+	return a
+}
+
+// History returns a copy of the conversation.
+func (a *Agent) History() []llm.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]llm.Message(nil), a.history...)
+}
+
+// Usage returns the token totals of the session.
+func (a *Agent) Usage() llm.Usage {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.usage
+}
+
+// Run sends input to the model and works until the model stops asking for
+// tools, the turn limit is reached, or ctx ends. The channel carries every
+// event and is closed after the done event; consumers must drain it.
+// Cancelling ctx stops the model stream and kills running tools; the
+// conversation stays consistent (no tool call without its result).
+func (a *Agent) Run(ctx context.Context, input llm.Message) <-chan Event {
+	ch := make(chan Event, 64)
+	a.mu.Lock()
+	if a.running {
+		a.mu.Unlock()
+		go func() {
+			msg := "a run is already in progress"
+			ch <- Event{Type: EventError, Text: msg}
+			ch <- Event{Type: EventDone, Done: &Done{Subtype: SubtypeError, IsError: true, Error: msg, Denials: []Denial{}}}
+			close(ch)
+		}()
+		return ch
+	}
+	a.running = true
+	a.emit = func(ev Event) { ch <- ev }
+	a.mu.Unlock()
+	go func() {
+		defer close(ch)
+		done := a.run(ctx, input)
+		a.mu.Lock()
+		a.running = false
+		a.emit = nil
+		a.mu.Unlock()
+		ch <- Event{Type: EventDone, Done: done, Usage: &done.Usage, StopReason: done.StopReason}
+	}()
+	return ch
+}
+
+func (a *Agent) send(ev Event) {
+	a.mu.Lock()
+	emit := a.emit
+	a.mu.Unlock()
+	if emit != nil {
+		emit(ev)
+	}
+}
+
+func (a *Agent) notify(n tools.Notice) {
+	if n.Kind == "todos" {
+		a.send(Event{Type: EventTodos, Todos: n.Data})
+		return
+	}
+	a.send(Event{Type: EventNotice, Text: fmt.Sprint(n.Data)})
+}
+
+// run is the loop; it returns the done record.
+func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
+	done := &Done{Subtype: SubtypeSuccess, Denials: []Denial{}}
+	a.mu.Lock()
+	if len(a.history) == 0 && a.cfg.Context != "" {
+		// The environment facts ride in the first user message, ahead of
+		// the prompt, so every later request shares the same prefix.
+		input.Parts = append([]llm.Part{llm.TextPart(a.cfg.Context)}, input.Parts...)
+	}
+	a.mu.Unlock()
+	if err := a.appendMessage(input); err != nil {
+		a.send(Event{Type: EventNotice, Text: err.Error()})
+	}
+	for turn := 1; ; turn++ {
+		if ctx.Err() != nil {
+			return a.finish(done, SubtypeInterrupted, "interrupted before the model answered")
+		}
+		if a.cfg.MaxTurns > 0 && turn > a.cfg.MaxTurns {
+			return a.finish(done, SubtypeMaxTurns, fmt.Sprintf("stopped after the maximum of %d turns", a.cfg.MaxTurns))
+		}
+		done.NumTurns = turn
+		a.send(Event{Type: EventTurnStart, Turn: turn})
+		tr := a.turn(ctx, turn, done)
+		done.Usage.Add(tr.usage)
+		a.send(Event{Type: EventTurnEnd, Turn: turn, Usage: &tr.usage, StopReason: tr.stop})
+		a.send(Event{Type: EventContext, Context: a.contextUsage()})
+		done.StopReason = tr.stop
+		if tr.text != "" {
+			done.Result = tr.text
+		}
+		switch {
+		case tr.err != nil && ctx.Err() != nil:
+			return a.finish(done, SubtypeInterrupted, "interrupted")
+		case tr.err != nil:
+			a.send(Event{Type: EventError, Turn: turn, Text: tr.err.Error()})
+			return a.finish(done, SubtypeError, tr.err.Error())
+		case !tr.calledTools:
+			return done
+		}
+	}
+}
+
+func (a *Agent) finish(d *Done, subtype, msg string) *Done {
+	d.Subtype = subtype
+	d.IsError = true
+	d.Error = msg
+	return d
+}
+
+// appendMessage adds msg to history and the transcript.
+func (a *Agent) appendMessage(msg llm.Message) error {
+	a.mu.Lock()
+	a.history = append(a.history, msg)
+	a.added += messageChars(msg)
+	rec := a.cfg.Recorder
+	a.mu.Unlock()
+	if rec == nil {
+		return nil
+	}
+	if err := rec.AppendMessage(msg); err != nil {
+		return fmt.Errorf("the transcript could not be saved (the conversation goes on in memory): %w", err)
+	}
+	return nil
+}
+
+// messageChars estimates the size of msg, for context accounting.
+func messageChars(m llm.Message) int {
+	n := 0
+	for _, p := range m.Parts {
+		n += len(p.Text)
+		if p.ToolCall != nil {
+			n += len(p.ToolCall.Input) + len(p.ToolCall.Name)
+		}
+		if p.ToolResult != nil {
+			for _, c := range p.ToolResult.Content {
+				n += len(c.Text)
+				if c.Type == llm.PartImage {
+					n += 6_000 // an image costs roughly 1.5k tokens
+				}
+			}
+		}
+	}
+	return n
+}
+
+// contextUsage is seed 000's context figure: the provider's input count of
+// the last request plus an estimate (4 characters a token) of what was
+// added since, against the compaction limit.
+func (a *Agent) contextUsage() *ContextUsage {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	used := a.last.InputTokens + a.last.CacheReadTokens + a.last.CacheWriteTokens + a.last.OutputTokens + a.added/4
+	limit := CompactionLimit(a.cfg.ContextWindow, a.cfg.MaxTokens)
+	pct := 0
+	if limit > 0 {
+		pct = used * 100 / limit
+	}
+	return &ContextUsage{Used: used, Limit: limit, Percent: pct, MessageCount: len(a.history)}
+}
+
+// SummaryReserve is the room kept for a compaction summary.
+const SummaryReserve = 8_192
+
+// CompactionLimit is the window minus the reserve (output + summary),
+// the reserve capped at half the window (seed 000).
+func CompactionLimit(window, maxOutput int) int {
+	if window <= 0 {
+		return 0
+	}
+	reserve := min(maxOutput+SummaryReserve, window/2)
+	return window - reserve
+}

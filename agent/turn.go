@@ -1,0 +1,231 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/nova-dev/nova/llm"
+	"github.com/nova-dev/nova/tools"
+)
+
+// turnResult is what one model turn produced.
+type turnResult struct {
+	text        string
+	stop        llm.StopReason
+	usage       llm.Usage
+	calledTools bool
+	err         error
+}
+
+// pending is a tool call of the current turn. Calls that are allowed
+// without asking and read-only start at once, while the model still
+// streams; the rest run in order after the stream ends.
+type pending struct {
+	call llm.ToolCall
+	prep *tools.Prepared
+	done chan struct{} // closed when out is set, for calls started early
+	out  tools.Outcome
+}
+
+// turn makes one model request, runs the tools it asks for and appends the
+// assistant message and the tool results to history.
+func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
+	var res turnResult
+	toolCtx, cancelTools := context.WithCancel(ctx)
+	defer cancelTools()
+
+	var (
+		text     strings.Builder
+		think    strings.Builder
+		thinking []llm.Part
+		calls    []*pending
+		wg       sync.WaitGroup
+	)
+	flushThinking := func(sig string) {
+		if think.Len() > 0 || sig != "" {
+			thinking = append(thinking, llm.Part{Type: llm.PartThinking, Text: think.String(), Signature: sig})
+			think.Reset()
+		}
+	}
+	onEvent := func(ev llm.StreamEvent) {
+		switch ev.Type {
+		case llm.EventTextDelta:
+			text.WriteString(ev.Text)
+			a.send(Event{Type: EventTextDelta, Turn: turn, Text: ev.Text})
+		case llm.EventThinkingDelta:
+			think.WriteString(ev.Text)
+			a.send(Event{Type: EventThinkingDelta, Turn: turn, Text: ev.Text})
+		case llm.EventThinkingDone:
+			flushThinking(ev.Signature)
+		case llm.EventToolCall:
+			c := *ev.ToolCall
+			a.send(Event{Type: EventToolCall, Turn: turn, ToolCall: &c})
+			p := &pending{call: c}
+			p.prep = a.cfg.Pipeline.Prepare(toolCtx, tools.Call{ID: c.ID, Name: c.Name, Input: c.Input}, a.cfg.Env)
+			if p.prep.Concurrent() {
+				p.done = make(chan struct{})
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					p.out = p.prep.Execute(toolCtx)
+					close(p.done)
+					a.sendResult(turn, p.out)
+				}()
+			}
+			calls = append(calls, p)
+		case llm.EventUsage:
+			res.usage = *ev.Usage
+		case llm.EventStop:
+			res.stop = ev.StopReason
+		case llm.EventRetry:
+			a.send(Event{Type: EventRetry, Turn: turn, Retry: ev.Retry, Text: ev.Retry.String()})
+		}
+	}
+	err := a.cfg.Client.Stream(ctx, a.request(), onEvent)
+	flushThinking("")
+	res.text = text.String()
+	a.mu.Lock()
+	a.usage.Add(res.usage)
+	if res.usage != (llm.Usage{}) {
+		a.last, a.added = res.usage, 0
+	}
+	a.mu.Unlock()
+	if rec := a.cfg.Recorder; rec != nil && res.usage != (llm.Usage{}) {
+		_ = rec.AppendUsage(res.usage)
+	}
+
+	if err != nil {
+		// The response broke off: started tools are stopped and no tool
+		// call enters history without its result. Text already shown is kept.
+		cancelTools()
+		wg.Wait()
+		if res.text != "" {
+			_ = a.appendMessage(llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{llm.TextPart(res.text)}})
+		}
+		if ctx.Err() != nil {
+			res.err = ctx.Err()
+		} else {
+			res.err = err
+		}
+		return res
+	}
+
+	msg := llm.Message{Role: llm.RoleAssistant, Parts: append([]llm.Part(nil), thinking...)}
+	if res.text != "" {
+		msg.Parts = append(msg.Parts, llm.TextPart(res.text))
+	}
+	for _, p := range calls {
+		c := p.call
+		msg.Parts = append(msg.Parts, llm.Part{Type: llm.PartToolCall, ToolCall: &c})
+	}
+	if len(msg.Parts) == 0 {
+		msg.Parts = []llm.Part{llm.TextPart("")}
+	}
+	if err := a.appendMessage(msg); err != nil {
+		a.send(Event{Type: EventNotice, Turn: turn, Text: err.Error()})
+	}
+	if len(calls) == 0 {
+		return res
+	}
+	res.calledTools = true
+
+	// Calls that ask or write run one by one, in order, after the stream.
+	for _, p := range calls {
+		if p.done != nil {
+			continue
+		}
+		if toolCtx.Err() != nil {
+			p.out = tools.Outcome{Call: tools.Call{ID: p.call.ID, Name: p.call.Name, Input: p.call.Input},
+				Result: tools.Result{Output: "not run: the turn was interrupted", IsError: true}}
+		} else {
+			p.out = p.prep.Execute(toolCtx)
+		}
+		a.sendResult(turn, p.out)
+	}
+	wg.Wait()
+
+	outs := make([]tools.Outcome, len(calls))
+	for i, p := range calls {
+		outs[i] = p.out
+		if p.out.Denied {
+			done.Denials = append(done.Denials, Denial{ToolName: p.call.Name, ToolUseID: p.call.ID, ToolInput: p.call.Input,
+				Layer: p.out.Decision.Layer, Reason: p.out.Decision.Reason})
+		}
+		if rec := a.cfg.Recorder; rec != nil && p.out.Decision.Behavior != "" {
+			_ = rec.AppendDecision(p.call.ID, p.call.Name, p.out.Decision)
+		}
+	}
+	tools.ApplyBudget(outs, a.cfg.Env, 0)
+	results := llm.Message{Role: llm.RoleUser}
+	for _, o := range outs {
+		content := []llm.Part{llm.TextPart(o.Result.Output)}
+		content = append(content, o.Result.Images...)
+		results.Parts = append(results.Parts, llm.Part{Type: llm.PartToolResult, ToolResult: &llm.ToolResult{
+			CallID: o.Call.ID, Name: o.Call.Name, Content: content, IsError: o.Result.IsError,
+		}})
+	}
+	if err := a.appendMessage(results); err != nil {
+		a.send(Event{Type: EventNotice, Turn: turn, Text: err.Error()})
+	}
+	if ctx.Err() != nil {
+		res.err = ctx.Err()
+	}
+	return res
+}
+
+func (a *Agent) sendResult(turn int, o tools.Outcome) {
+	a.send(Event{Type: EventToolResult, Turn: turn, Result: &ToolResult{
+		ID: o.Call.ID, Name: o.Call.Name, Output: o.Result.Output, IsError: o.Result.IsError, Denied: o.Denied,
+		Decision: o.Decision, SpillPath: o.SpillPath, DurationMS: o.Duration.Milliseconds(), Display: o.Result.Display,
+	}})
+}
+
+// request builds the model request from the current history. The system
+// prompt and tool list do not change within a session.
+func (a *Agent) request() llm.Request {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	system := a.cfg.System
+	if a.cfg.AppendSystem != "" {
+		system += "\n\n" + a.cfg.AppendSystem
+	}
+	return llm.Request{
+		Model:          a.cfg.Model,
+		System:         system,
+		Messages:       append([]llm.Message(nil), a.history...),
+		Tools:          a.cfg.Pipeline.Registry.Specs(),
+		MaxTokens:      a.cfg.MaxTokens,
+		ThinkingBudget: a.cfg.ThinkingBudget,
+	}
+}
+
+// asker turns the pipeline's questions into events of the current run.
+type asker struct{ a *Agent }
+
+func (k asker) AskPermission(ctx context.Context, ask tools.PermissionAsk) tools.PermissionAnswer {
+	pa := &PermissionAsk{ID: ask.CallID, Tool: ask.Tool, Input: ask.Input, Decision: ask.Decision,
+		Suggestions: ask.Decision.Suggestions, reply: make(chan tools.PermissionAnswer, 1)}
+	k.a.send(Event{Type: EventPermissionAsk, Ask: pa})
+	select {
+	case ans := <-pa.reply:
+		return ans
+	case <-ctx.Done():
+		return tools.PermissionAnswer{Allow: false, Message: "interrupted"}
+	}
+}
+
+func (k asker) AskQuestions(ctx context.Context, qs []tools.Question) ([]string, error) {
+	q := &QuestionAsk{ID: newID(), Questions: qs, reply: make(chan []string, 1)}
+	k.a.send(Event{Type: EventQuestion, Question: q})
+	select {
+	case ans := <-q.reply:
+		if ans == nil {
+			return nil, errors.New("the user declined to answer")
+		}
+		return ans, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
