@@ -1,0 +1,161 @@
+// Package headless is print mode (nova -p): it runs one prompt through the
+// agent with nobody at the keyboard and writes the answer as text, one JSON
+// result object, or a JSON line per event.
+package headless
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/llm"
+)
+
+// Output formats.
+const (
+	FormatText       = "text"
+	FormatJSON       = "json"
+	FormatStreamJSON = "stream-json"
+)
+
+// Exit codes of print mode.
+const (
+	ExitOK          = 0
+	ExitFailed      = 1   // the run failed: provider error, max turns, tool crash
+	ExitUsage       = 2   // bad usage or configuration
+	ExitInterrupted = 130 // Ctrl-C
+)
+
+// Runner is the part of the agent print mode uses.
+type Runner interface {
+	Run(ctx context.Context, input llm.Message) <-chan agent.Event
+}
+
+// Options configures one print-mode run.
+type Options struct {
+	Prompt    string
+	Format    string
+	Verbose   bool
+	SessionID string
+	// Model, Tools, PermissionMode and Cwd describe the run in the
+	// stream-json init line.
+	Model          string
+	Tools          []string
+	PermissionMode string
+	Cwd            string
+	Stdout, Stderr io.Writer
+}
+
+// Result is the result object of the json and stream-json formats.
+type Result struct {
+	Type              string         `json:"type"`
+	Subtype           string         `json:"subtype"`
+	IsError           bool           `json:"is_error"`
+	Result            string         `json:"result"`
+	Error             string         `json:"error,omitempty"`
+	SessionID         string         `json:"session_id"`
+	NumTurns          int            `json:"num_turns"`
+	DurationMS        int64          `json:"duration_ms"`
+	StopReason        string         `json:"stop_reason,omitempty"`
+	Usage             llm.Usage      `json:"usage"`
+	PermissionDenials []agent.Denial `json:"permission_denials"`
+	Model             string         `json:"model,omitempty"`
+}
+
+// Run runs the prompt and writes the output; it returns the exit code.
+// Diagnostics go to Stderr; Stdout carries only the answer or JSON.
+func Run(ctx context.Context, r Runner, opts Options) int {
+	start := time.Now()
+	enc := json.NewEncoder(opts.Stdout)
+	enc.SetEscapeHTML(false)
+	if opts.Format == FormatStreamJSON {
+		_ = enc.Encode(map[string]any{
+			"type": "system", "subtype": "init", "session_id": opts.SessionID, "model": opts.Model,
+			"tools": opts.Tools, "permission_mode": opts.PermissionMode, "cwd": opts.Cwd,
+		})
+	}
+	var done *agent.Done
+	for ev := range r.Run(ctx, llm.UserText(opts.Prompt)) {
+		if opts.Format == FormatStreamJSON && ev.Type != agent.EventDone {
+			_ = enc.Encode(ev)
+		} else if opts.Format != FormatStreamJSON {
+			logEvent(opts.Stderr, ev, opts.Verbose)
+		}
+		if ev.Type == agent.EventDone {
+			done = ev.Done
+		}
+	}
+	if done == nil {
+		done = &agent.Done{Subtype: agent.SubtypeError, IsError: true, Error: "the agent ended without a result"}
+	}
+	res := Result{
+		Type: "result", Subtype: done.Subtype, IsError: done.IsError, Result: done.Result, Error: done.Error,
+		SessionID: opts.SessionID, NumTurns: done.NumTurns, DurationMS: time.Since(start).Milliseconds(),
+		StopReason: string(done.StopReason), Usage: done.Usage, PermissionDenials: done.Denials, Model: opts.Model,
+	}
+	if res.PermissionDenials == nil {
+		res.PermissionDenials = []agent.Denial{}
+	}
+	if res.Subtype == agent.SubtypeInterrupted {
+		// Claude Code's result subtypes have no "interrupted"; scripts see
+		// error_during_execution and exit code 130.
+		res.Subtype = agent.SubtypeError
+	}
+	switch opts.Format {
+	case FormatJSON, FormatStreamJSON:
+		_ = enc.Encode(res)
+	default:
+		if done.Result != "" && !done.IsError {
+			fmt.Fprintln(opts.Stdout, done.Result)
+		}
+	}
+	if done.IsError {
+		fmt.Fprintf(opts.Stderr, "nova: %s\n", done.Error)
+	}
+	return exitCode(ctx, done)
+}
+
+func exitCode(ctx context.Context, d *agent.Done) int {
+	switch {
+	case d.Subtype == agent.SubtypeInterrupted || (d.IsError && ctx.Err() != nil):
+		return ExitInterrupted
+	case d.IsError:
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+// logEvent writes what a person watching stderr should know: retries,
+// denials, notices; with verbose, every tool call and result too.
+func logEvent(w io.Writer, ev agent.Event, verbose bool) {
+	switch ev.Type {
+	case agent.EventRetry, agent.EventNotice:
+		fmt.Fprintf(w, "nova: %s\n", ev.Text)
+	case agent.EventToolCall:
+		if verbose {
+			fmt.Fprintf(w, "→ %s %s\n", ev.ToolCall.Name, clip(string(ev.ToolCall.Input), 200))
+		}
+	case agent.EventToolResult:
+		r := ev.Result
+		switch {
+		case r.Denied:
+			fmt.Fprintf(w, "nova: denied %s (%s): %s\n", r.Name, r.Decision.Layer, r.Decision.Reason)
+		case verbose && r.IsError:
+			fmt.Fprintf(w, "✗ %s: %s\n", r.Name, clip(r.Output, 300))
+		case verbose:
+			fmt.Fprintf(w, "✓ %s (%d ms)\n", r.Name, r.DurationMS)
+		}
+	case agent.EventCompaction:
+		fmt.Fprintf(w, "nova: compacted history (%d → %d tokens)\n", ev.Compaction.Before, ev.Compaction.After)
+	}
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
