@@ -1,0 +1,90 @@
+// Command nova is a terminal-first AI coding assistant. This package is
+// wiring only: flags -> config -> an agent -> a frontend.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time (-ldflags -X main.version=...).
+var version = "dev"
+
+// IOStreams is the seam between commands and the process: tests swap it.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+	// InIsPipe reports whether In is a pipe or file rather than a terminal.
+	InIsPipe bool
+	Getenv   func(string) string
+}
+
+// exitError carries an exit code through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErr is a bad-usage or configuration error: exit code 2.
+func usageErr(format string, args ...any) error {
+	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
+}
+
+func main() {
+	// --version answers before anything else is initialised.
+	if len(os.Args) == 2 && (os.Args[1] == "--version" || os.Args[1] == "-v") {
+		fmt.Println("nova " + version)
+		return
+	}
+	streams := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, InIsPipe: stdinIsPipe(), Getenv: os.Getenv}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], streams)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line and returns the exit code.
+func run(ctx context.Context, args []string, s *IOStreams) int {
+	cmd := newRootCmd(s)
+	cmd.SetArgs(args)
+	cmd.SetIn(s.In)
+	cmd.SetOut(s.Out)
+	cmd.SetErr(s.ErrOut)
+	err := cmd.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(s.ErrOut, "nova: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	// Cobra's own errors (unknown flag, bad arguments) are usage errors.
+	fmt.Fprintf(s.ErrOut, "nova: %v\nRun 'nova --help' for usage.\n", err)
+	return 2
+}
+
+func stdinIsPipe() bool {
+	st, err := os.Stdin.Stat()
+	if err != nil {
+		return false
+	}
+	return st.Mode()&os.ModeCharDevice == 0 && (st.Mode()&os.ModeNamedPipe != 0 || st.Mode().IsRegular())
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nova-dev/nova/headless"
+)
+
+// rootOptions are the flags of the root command.
+type rootOptions struct {
+	io *IOStreams
+
+	print           bool
+	outputFormat    string
+	model           string
+	maxTurns        int
+	permissionMode  string
+	allowedTools    []string
+	disallowedTools []string
+	appendSystem    string
+	verbose         bool
+	cont            bool
+	resume          string
+	sandbox         bool
+	addDirs         []string
+}
+
+func newRootCmd(s *IOStreams) *cobra.Command {
+	opts := &rootOptions{io: s}
+	cmd := &cobra.Command{
+		Use:   "nova [prompt]",
+		Short: "nova — a terminal-first AI coding assistant",
+		Long: `nova reads code, edits files and runs commands for you.
+
+  nova -p "fix the failing test"        run one task and print the answer
+  git diff | nova -p "review this"      piped input is added to the prompt
+  nova -p --output-format json "..."    one JSON result object
+
+Providers come from ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL,
+OLLAMA_HOST or NOVA_HOME/config.json. See docs/ for more.`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRoot(cmd, opts, args)
+		},
+	}
+	cmd.SetVersionTemplate("nova {{.Version}}\n")
+	f := cmd.Flags()
+	f.BoolVarP(&opts.print, "print", "p", false, "print mode: run the prompt non-interactively and print the result")
+	f.StringVar(&opts.outputFormat, "output-format", headless.FormatText, "print mode output: text, json or stream-json")
+	f.StringVar(&opts.model, "model", "", "model as provider:model (or a model name)")
+	f.IntVar(&opts.maxTurns, "max-turns", 0, "stop after this many model turns (0: no limit)")
+	f.StringVar(&opts.permissionMode, "permission-mode", "", "default, acceptEdits, plan or bypassPermissions")
+	f.StringSliceVar(&opts.allowedTools, "allowedTools", nil, `rules to allow without asking, e.g. "Read,Bash(git diff:*)"`)
+	f.StringSliceVar(&opts.disallowedTools, "disallowedTools", nil, `rules to deny, e.g. "Bash(rm:*),WebFetch"`)
+	f.StringVar(&opts.appendSystem, "append-system-prompt", "", "text appended to the system prompt")
+	f.BoolVar(&opts.verbose, "verbose", false, "print tool calls and results to stderr in print mode")
+	f.BoolVarP(&opts.cont, "continue", "c", false, "continue the newest session of this directory")
+	f.StringVarP(&opts.resume, "resume", "r", "", "resume the session with this id")
+	f.BoolVar(&opts.sandbox, "sandbox", false, "run Bash commands inside the OS sandbox (bwrap / sandbox-exec)")
+	f.StringSliceVar(&opts.addDirs, "add-dir", nil, "further directories the agent may use")
+	cmd.AddCommand(newDoctorCmd(s))
+	return cmd
+}
+
+func runRoot(cmd *cobra.Command, opts *rootOptions, args []string) error {
+	if !opts.print {
+		return usageErr("the interactive terminal UI is not available in this build yet; use print mode: nova -p \"your prompt\"")
+	}
+	switch opts.outputFormat {
+	case headless.FormatText, headless.FormatJSON, headless.FormatStreamJSON:
+	default:
+		return usageErr("--output-format %q: want text, json or stream-json", opts.outputFormat)
+	}
+	prompt, err := readPrompt(opts.io, args)
+	if err != nil {
+		return err
+	}
+	return runPrint(cmd.Context(), opts, prompt)
+}
+
+// readPrompt joins the prompt arguments with piped stdin: with no argument
+// stdin is the prompt; with both, stdin is added after the prompt.
+func readPrompt(s *IOStreams, args []string) (string, error) {
+	prompt := strings.TrimSpace(strings.Join(args, " "))
+	var piped string
+	if s.InIsPipe || prompt == "" {
+		data, err := io.ReadAll(io.LimitReader(s.In, 10<<20))
+		if err != nil {
+			return "", usageErr("read stdin: %v", err)
+		}
+		piped = strings.TrimSpace(string(data))
+	}
+	switch {
+	case prompt == "" && piped == "":
+		return "", usageErr("no prompt: give one as an argument (nova -p \"...\") or on stdin")
+	case prompt == "":
+		return piped, nil
+	case piped != "":
+		return fmt.Sprintf("%s\n\n<stdin>\n%s\n</stdin>", prompt, piped), nil
+	}
+	return prompt, nil
+}
