@@ -1,0 +1,349 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nova-dev/nova/llm/llmtest"
+)
+
+// novaBin is the nova binary the end-to-end tests run, built once.
+var novaBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "nova-e2e-bin-*")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	novaBin = filepath.Join(dir, "nova")
+	build := exec.Command("go", "build", "-o", novaBin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build nova:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// e2e is one test's world: a workspace, a home with NOVA_HOME inside, and a
+// fake provider.
+type e2e struct {
+	t    *testing.T
+	ws   string
+	home string
+	srv  *llmtest.Server
+	env  []string
+}
+
+func newE2E(t *testing.T, turns ...llmtest.Turn) *e2e {
+	t.Helper()
+	e := &e2e{t: t, ws: t.TempDir(), home: t.TempDir(), srv: llmtest.New(turns...)}
+	t.Cleanup(e.srv.Close)
+	if ws, err := filepath.EvalSymlinks(e.ws); err == nil {
+		e.ws = ws
+	}
+	e.env = []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + e.home,
+		"NOVA_HOME=" + filepath.Join(e.home, ".nova"),
+		"ANTHROPIC_API_KEY=test-key",
+		"ANTHROPIC_BASE_URL=" + e.srv.URL,
+	}
+	return e
+}
+
+// baseEnv is the environment without any provider.
+func (e *e2e) baseEnv() []string { return e.env[:3:3] }
+
+type runResult struct {
+	stdout, stderr string
+	code           int
+}
+
+// run executes nova with args in the workspace, stdin from stdin.
+func (e *e2e) run(stdin string, args ...string) runResult {
+	e.t.Helper()
+	cmd := exec.Command(novaBin, args...)
+	cmd.Dir = e.ws
+	cmd.Env = e.env
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatalf("run nova: %v", err)
+	}
+	return runResult{stdout: out.String(), stderr: errOut.String(), code: code}
+}
+
+func (e *e2e) write(name, content string) {
+	e.t.Helper()
+	p := filepath.Join(e.ws, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *e2e) read(name string) string {
+	e.t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.ws, name))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return string(b)
+}
+
+func jsonInput(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// trajectory is the scripted task: read a file, edit it, run a command,
+// answer.
+func trajectory() []llmtest.Turn {
+	return []llmtest.Turn{
+		{Text: "Let me look at the file.", ToolCalls: []llmtest.ToolCall{{ID: "toolu_1", Name: "Read", Input: jsonInput(map[string]any{"file_path": "greet.txt"})}}},
+		{ToolCalls: []llmtest.ToolCall{{ID: "toolu_2", Name: "Edit", Input: jsonInput(map[string]any{"file_path": "greet.txt", "old_string": "hello world", "new_string": "hello nova"})}}},
+		{ToolCalls: []llmtest.ToolCall{{ID: "toolu_3", Name: "Bash", Input: jsonInput(map[string]any{"command": "tr a-z A-Z < greet.txt > shout.txt && cat shout.txt"})}}},
+		{Text: "Done: greet.txt now says hello nova."},
+	}
+}
+
+func TestPrintModeTrajectory(t *testing.T) {
+	for _, format := range []string{"text", "json", "stream-json"} {
+		t.Run(format, func(t *testing.T) {
+			e := newE2E(t, trajectory()...)
+			e.write("greet.txt", "hello world\n")
+			r := e.run("", "-p", "--output-format", format, "--allowedTools", "Edit,Bash", "update the greeting")
+			if r.code != 0 {
+				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+			}
+			if got := e.read("greet.txt"); got != "hello nova\n" {
+				t.Errorf("greet.txt = %q, want edited", got)
+			}
+			if got := e.read("shout.txt"); got != "HELLO NOVA\n" {
+				t.Errorf("shout.txt = %q, want the command's output", got)
+			}
+			switch format {
+			case "text":
+				if strings.TrimSpace(r.stdout) != "Done: greet.txt now says hello nova." {
+					t.Errorf("stdout = %q, want only the final answer", r.stdout)
+				}
+			case "json":
+				var res map[string]any
+				if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+					t.Fatalf("stdout is not one JSON object: %v\n%s", err, r.stdout)
+				}
+				checkResult(t, res, "success", 4)
+			case "stream-json":
+				checkStream(t, r.stdout)
+			}
+			if r.stderr != "" {
+				t.Errorf("unexpected stderr: %s", r.stderr)
+			}
+			reqs := e.srv.Requests()
+			if len(reqs) != 4 {
+				t.Fatalf("provider saw %d requests, want 4", len(reqs))
+			}
+			if !strings.Contains(string(reqs[1].Body), "hello world") {
+				t.Errorf("second request lacks the Read result")
+			}
+			if !strings.Contains(string(reqs[3].Body), "HELLO NOVA") {
+				t.Errorf("fourth request lacks the Bash output")
+			}
+		})
+	}
+}
+
+func checkStream(t *testing.T, stdout string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	var first, last map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
+		t.Fatalf("first line: %v", err)
+	}
+	if first["type"] != "system" || first["subtype"] != "init" || first["model"] != "anthropic:claude-sonnet-4-5" || first["permission_mode"] != "default" {
+		t.Errorf("first line = %v, want the init line", first)
+	}
+	if tl, _ := first["tools"].([]any); len(tl) < 4 {
+		t.Errorf("init tools = %v", first["tools"])
+	}
+	types := map[string]int{}
+	for _, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("line is not JSON: %q", l)
+		}
+		types[m["type"].(string)]++
+	}
+	if types["tool_call"] != 3 || types["tool_result"] != 3 || types["text_delta"] == 0 || types["turn_start"] != 4 {
+		t.Errorf("event counts = %v", types)
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	checkResult(t, last, "success", 4)
+}
+
+func checkResult(t *testing.T, res map[string]any, subtype string, turns float64) {
+	t.Helper()
+	if res["type"] != "result" || res["subtype"] != subtype {
+		t.Errorf("result = %v, want type result subtype %s", res, subtype)
+	}
+	if res["num_turns"] != turns {
+		t.Errorf("num_turns = %v, want %v", res["num_turns"], turns)
+	}
+	if sid, _ := res["session_id"].(string); len(sid) != 26 {
+		t.Errorf("session_id = %q, want a ULID", sid)
+	}
+	for _, k := range []string{"is_error", "result", "duration_ms", "usage", "permission_denials"} {
+		if _, ok := res[k]; !ok {
+			t.Errorf("result lacks %s", k)
+		}
+	}
+}
+
+func TestPrintModeDeniesAsksWithNobodyToAnswer(t *testing.T) {
+	e := newE2E(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "toolu_1", Name: "Bash", Input: jsonInput(map[string]any{"command": "touch made.txt"})}}},
+		llmtest.Turn{Text: "I could not run the command."},
+	)
+	r := e.run("", "-p", "--output-format", "json", "make a file")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "made.txt")); err == nil {
+		t.Error("the denied command ran")
+	}
+	var res struct {
+		Denials []struct {
+			ToolName string `json:"tool_name"`
+			Layer    string `json:"layer"`
+		} `json:"permission_denials"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Denials) != 1 || res.Denials[0].ToolName != "Bash" || res.Denials[0].Layer == "" {
+		t.Errorf("permission_denials = %+v, want the Bash call with its layer", res.Denials)
+	}
+	if body := string(e.srv.Requests()[1].Body); !strings.Contains(body, "denied") {
+		t.Errorf("the model was not told about the denial")
+	}
+	if !strings.Contains(r.stderr, "denied Bash") {
+		t.Errorf("stderr does not report the denial: %s", r.stderr)
+	}
+}
+
+func TestPrintModeExitCodes(t *testing.T) {
+	t.Run("no provider", func(t *testing.T) {
+		e := newE2E(t)
+		e.env = e.baseEnv()
+		r := e.run("", "-p", "hi")
+		if r.code != 2 {
+			t.Errorf("exit %d, want 2", r.code)
+		}
+		for _, want := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OLLAMA_HOST"} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("stderr does not mention %s:\n%s", want, r.stderr)
+			}
+		}
+		if strings.Contains(r.stderr, "goroutine") || r.stdout != "" {
+			t.Errorf("unexpected output: stdout %q stderr %q", r.stdout, r.stderr)
+		}
+	})
+	t.Run("bad usage", func(t *testing.T) {
+		e := newE2E(t)
+		for _, args := range [][]string{
+			{"-p", "--output-format", "yaml", "hi"},
+			{"--no-such-flag"},
+			{"-p", "--permission-mode", "yolo", "hi"},
+			{"-p", "--model", "nosuch:model", "hi"},
+		} {
+			if r := e.run("", args...); r.code != 2 {
+				t.Errorf("%v: exit %d, want 2 (stderr %s)", args, r.code, r.stderr)
+			}
+		}
+	})
+	t.Run("bad key", func(t *testing.T) {
+		e := newE2E(t, llmtest.Turn{Status: 401, ErrorMessage: "invalid x-api-key"})
+		r := e.run("", "-p", "--output-format", "json", "hi")
+		if r.code != 1 {
+			t.Errorf("exit %d, want 1", r.code)
+		}
+		if !strings.Contains(r.stderr, "ANTHROPIC_API_KEY") {
+			t.Errorf("stderr does not name the key: %s", r.stderr)
+		}
+		var res map[string]any
+		if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || res["is_error"] != true || res["subtype"] != "error_during_execution" {
+			t.Errorf("stdout = %q, want an error result object", r.stdout)
+		}
+		if n := len(e.srv.Requests()); n != 1 {
+			t.Errorf("auth error retried: %d requests", n)
+		}
+	})
+	t.Run("max turns", func(t *testing.T) {
+		e := newE2E(t,
+			llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "t1", Name: "LS", Input: `{}`}}},
+			llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "t2", Name: "LS", Input: `{}`}}},
+		)
+		r := e.run("", "-p", "--output-format", "json", "--max-turns", "1", "loop")
+		if r.code != 1 || !strings.Contains(r.stdout, `"error_max_turns"`) {
+			t.Errorf("exit %d stdout %s, want 1 and error_max_turns", r.code, r.stdout)
+		}
+	})
+	t.Run("unreachable provider fails fast", func(t *testing.T) {
+		e := newE2E(t)
+		e.env = append(e.baseEnv(), "ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=http://127.0.0.1:1")
+		r := e.run("", "-p", "hi")
+		if r.code != 1 {
+			t.Errorf("exit %d, want 1: %s", r.code, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "connection") {
+			t.Errorf("stderr = %q, want a connection error", r.stderr)
+		}
+	})
+}
+
+func TestPrintModeStdin(t *testing.T) {
+	e := newE2E(t, llmtest.Turn{Text: "looks fine"}, llmtest.Turn{Text: "ok"})
+	r := e.run("diff --git a/x b/x\n+added line\n", "-p", "review this")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "looks fine" {
+		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	body := string(e.srv.Requests()[0].Body)
+	if !strings.Contains(body, "review this") || !strings.Contains(body, "+added line") {
+		t.Errorf("request lacks prompt or piped stdin: %s", body)
+	}
+	r = e.run("just stdin", "-p")
+	if r.code != 0 || !strings.Contains(string(e.srv.Requests()[1].Body), "just stdin") {
+		t.Errorf("prompt from stdin not sent: exit %d", r.code)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	e := newE2E(t)
+	for _, arg := range []string{"--version", "-v"} {
+		r := e.run("", arg)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "nova ") {
+			t.Errorf("%s: exit %d stdout %q", arg, r.code, r.stdout)
+		}
+	}
+}
