@@ -36,6 +36,15 @@ type File struct {
 	Providers []Provider `json:"providers"`
 	// DefaultModel is "provider:model", used when --model is not given.
 	DefaultModel string `json:"default_model,omitempty"`
+	// Timeouts bound waits on every provider; zero fields keep the defaults.
+	Timeouts Timeouts `json:"timeouts,omitempty"`
+}
+
+// Timeouts of provider connections, in milliseconds.
+type Timeouts struct {
+	ConnectMS   int `json:"connect_ms,omitempty"`
+	FirstByteMS int `json:"first_byte_ms,omitempty"`
+	IdleMS      int `json:"idle_ms,omitempty"`
 }
 
 // Provider is one configured model provider (seed 000's ProviderCreateRequest

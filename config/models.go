@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/nova-dev/nova/llm"
 )
@@ -138,8 +139,9 @@ func (m Model) Limits() (window, maxOutput int) {
 	return window, maxOutput
 }
 
-// ProviderConfig turns a configured provider into what a client needs.
-func (p Provider) ProviderConfig() llm.ProviderConfig {
+// ProviderConfig turns a configured provider into what a client needs,
+// with the file's timeouts.
+func (p Provider) ProviderConfig(t Timeouts) llm.ProviderConfig {
 	hint := p.Source
 	switch p.Source {
 	case "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OLLAMA_HOST":
@@ -148,5 +150,7 @@ func (p Provider) ProviderConfig() llm.ProviderConfig {
 	default:
 		hint = fmt.Sprintf("api_key of provider %q in %s", p.Key, p.Source)
 	}
-	return llm.ProviderConfig{Key: p.Key, Type: p.Type, Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey, KeyHint: hint}
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	return llm.ProviderConfig{Key: p.Key, Type: p.Type, Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey, KeyHint: hint,
+		ConnectTimeout: ms(t.ConnectMS), FirstByteTimeout: ms(t.FirstByteMS), IdleTimeout: ms(t.IdleMS)}
 }

@@ -2,12 +2,16 @@ package permission
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 )
 
-// Rules are the allow, ask and deny lists, already merged from every source.
+// Rules are allow, ask and deny lists whose path patterns are relative to
+// the workspace; RuleSets carry rules that belong to a settings file.
 type Rules struct {
 	Allow []string
 	Ask   []string
@@ -20,7 +24,16 @@ type Config struct {
 	Workspace string   // absolute workspace root
 	AddDirs   []string // further directories treated like the workspace
 	Home      string   // the user's home directory
-	Rules     Rules
+	NovaHome  string   // nova's own directory (default Home/.nova)
+	Rules     Rules    // rules relative to Workspace (tests, the SDK)
+	RuleSets  []RuleSet
+	// Sandboxed means Bash runs inside a working OS sandbox; with
+	// SandboxAutoAllow, Bash commands that would ask run without asking.
+	Sandboxed        bool
+	SandboxAutoAllow bool
+	// SandboxUnavailable means the sandbox is enabled in settings but cannot
+	// run on this machine: every Bash command asks.
+	SandboxUnavailable bool
 	// Persist writes an "allow always" rule to the local settings file; nil
 	// means rules added at run time live only as long as the Checker.
 	Persist func(rule string) error
@@ -29,12 +42,19 @@ type Config struct {
 // Checker is the one decision point for tool calls. It is safe for
 // concurrent use.
 type Checker struct {
-	mu    sync.RWMutex
-	cfg   Config
-	extra []string // rules allowed at run time
+	mu        sync.RWMutex
+	cfg       Config
+	home      string
+	novaHome  string
+	roots     []string // workspace and added directories, cleaned
+	realRoots []string // the same with symlinks resolved
+	allow     []Rule
+	ask       []Rule
+	deny      []Rule
 }
 
-// NewChecker returns a Checker for cfg.
+// NewChecker returns a Checker for cfg, or an error naming the bad rule or
+// mode.
 func NewChecker(cfg Config) (*Checker, error) {
 	if cfg.Mode == "" {
 		cfg.Mode = ModeDefault
@@ -42,7 +62,56 @@ func NewChecker(cfg Config) (*Checker, error) {
 	if _, ok := ParseMode(string(cfg.Mode)); !ok {
 		return nil, fmt.Errorf("unknown permission mode %q (want one of default, acceptEdits, plan, bypassPermissions)", cfg.Mode)
 	}
-	return &Checker{cfg: cfg}, nil
+	if cfg.Workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("permission checker: no workspace: %w", err)
+		}
+		cfg.Workspace = wd
+	}
+	if cfg.Home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return nil, fmt.Errorf("permission checker: no home directory: %w", err)
+		}
+		cfg.Home = h
+	}
+	if !filepath.IsAbs(cfg.Workspace) || !filepath.IsAbs(cfg.Home) {
+		return nil, errors.New("permission checker: workspace and home must be absolute paths")
+	}
+	c := &Checker{cfg: cfg, home: filepath.Clean(cfg.Home), novaHome: cfg.NovaHome}
+	if c.novaHome == "" {
+		c.novaHome = filepath.Join(c.home, ".nova")
+	}
+	c.novaHome = filepath.Clean(c.novaHome)
+	for _, d := range append([]string{cfg.Workspace}, cfg.AddDirs...) {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(cfg.Workspace, d)
+		}
+		d = filepath.Clean(d)
+		c.roots = append(c.roots, d)
+		c.realRoots = append(c.realRoots, realPath(d))
+	}
+	sets := append([]RuleSet{{Source: "config", Allow: cfg.Rules.Allow, Ask: cfg.Rules.Ask, Deny: cfg.Rules.Deny}}, cfg.RuleSets...)
+	for i := range sets {
+		if sets[i].Base == "" {
+			sets[i].Base = c.roots[0]
+		}
+	}
+	var err error
+	if c.allow, c.ask, c.deny, err = parseRules(sets); err != nil {
+		return nil, fmt.Errorf("permission rules: %w", err)
+	}
+	return c, nil
+}
+
+// CheckStartup refuses bypassPermissions for root without a sandbox:
+// nothing would stand between the model and the whole machine.
+func CheckStartup(mode Mode, sandboxOn bool, euid int) error {
+	if mode == ModeBypass && euid == 0 && !sandboxOn {
+		return errors.New("bypassPermissions refuses to run as root unless the Bash sandbox is on: run as an ordinary user, enable the sandbox (sandbox.enabled in settings), or choose another permission mode")
+	}
+	return nil
 }
 
 // Mode returns the current mode.
@@ -60,88 +129,179 @@ func (c *Checker) SetMode(m Mode) {
 }
 
 // AllowAlways adds rule to the allow list and persists it when the Checker
-// was configured to.
+// was configured to. A rule that does not parse is refused.
 func (c *Checker) AllowAlways(rule string) error {
+	r, err := ParseRule(rule)
+	if err != nil {
+		return fmt.Errorf("allow always: %w", err)
+	}
 	c.mu.Lock()
-	c.extra = append(c.extra, rule)
+	r.Source, r.Base = "session", c.roots[0]
+	c.allow = append(c.allow, r)
 	persist := c.cfg.Persist
 	c.mu.Unlock()
 	if persist != nil {
-		return persist(rule)
+		if err := persist(r.Raw); err != nil {
+			return fmt.Errorf("allow always %s: %w", r.Raw, err)
+		}
 	}
 	return nil
 }
 
-// Check decides req.
-func (c *Checker) Check(ctx context.Context, req Request) Decision {
+// Check decides req. Layers in order: dangerous commands, paths, rules,
+// mode; what none of them allows is asked.
+func (c *Checker) Check(ctx context.Context, req Request) (d Decision) {
+	defer func() {
+		// A bug in the analysis must never wave a call through.
+		if r := recover(); r != nil {
+			d = Decision{Behavior: Ask, Layer: LayerDangerous, Reason: fmt.Sprintf("the permission check failed (%v); asking instead", r)}
+		}
+	}()
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	if r, ok := matchAny(c.cfg.Rules.Deny, req); ok {
-		return Decision{Behavior: Deny, Layer: LayerRule, Rule: r, Reason: "denied by rule " + r}
+	if req.Workdir == "" {
+		req.Workdir = c.roots[0]
 	}
-	if r, ok := matchAny(c.cfg.Rules.Ask, req); ok {
-		return Decision{Behavior: Ask, Layer: LayerRule, Rule: r, Reason: "rule " + r + " asks"}
+	if req.Tool == "Bash" {
+		return c.checkBash(req)
 	}
-	if r, ok := matchAny(append(append([]string(nil), c.cfg.Rules.Allow...), c.extra...), req); ok {
-		return Decision{Behavior: Allow, Layer: LayerRule, Rule: r, Reason: "allowed by rule " + r}
-	}
-	switch c.cfg.Mode {
-	case ModeBypass:
-		return Decision{Behavior: Allow, Layer: LayerMode, Reason: "bypassPermissions mode"}
-	case ModePlan:
-		if req.Kind == KindRead {
-			return Decision{Behavior: Allow, Layer: LayerMode, Reason: "read-only tool"}
-		}
-		if req.Kind == KindOther {
-			return Decision{Behavior: Allow, Layer: LayerMode, Reason: "no side effects on files"}
-		}
-		return Decision{Behavior: Deny, Layer: LayerMode, Reason: "plan mode is read-only: present the plan with ExitPlanMode first"}
-	case ModeAcceptEdits:
-		if req.Kind == KindEdit {
-			return Decision{Behavior: Allow, Layer: LayerMode, Reason: "acceptEdits mode"}
-		}
-	}
-	if req.Kind == KindRead || req.Kind == KindOther {
-		return Decision{Behavior: Allow, Layer: LayerMode, Reason: "read-only tool"}
-	}
-	return Decision{Behavior: Ask, Layer: LayerMode, Reason: req.Tool + " needs approval", Suggestions: suggest(req)}
+	return c.checkTool(req)
 }
 
-func suggest(req Request) []string {
-	if req.Tool == "Bash" && req.Command != "" {
-		fields := strings.Fields(req.Command)
-		if len(fields) > 0 {
-			return []string{"Bash(" + fields[0] + ":*)"}
+// firstRule returns the first rule of rules for which match holds.
+func firstRule(rules []Rule, match func(Rule) bool) (Rule, bool) {
+	for _, r := range rules {
+		if match(r) {
+			return r, true
 		}
+	}
+	return Rule{}, false
+}
+
+func ruleDecision(b Behavior, r Rule, what string) Decision {
+	verb := map[Behavior]string{Deny: "denied", Ask: "needs approval", Allow: "allowed"}[b]
+	return Decision{Behavior: b, Layer: LayerRule, Rule: r.Raw, Reason: fmt.Sprintf("%s %s by rule %s (%s)", what, verb, r.Raw, r.Source)}
+}
+
+// pathRuleMatch reports whether a path rule covers access a of tool.
+func (c *Checker) pathRuleMatch(r Rule, tool string, a access) bool {
+	if !r.appliesTo(tool) {
+		return false
+	}
+	return r.matchPath(a.path, c.home) || a.real != a.path && r.matchPath(a.real, c.home)
+}
+
+// checkTool decides a call of a tool other than Bash.
+func (c *Checker) checkTool(req Request) Decision {
+	var accs []access
+	for _, p := range req.Paths {
+		accs = append(accs, c.newAccess(p.Path, req.Workdir, p.Write))
+	}
+	// Layer 2: system files are never written; sensitive files always ask.
+	hard := ""
+	for _, a := range accs {
+		if a.write && (systemPath(a.path) || systemPath(a.real)) {
+			return Decision{Behavior: Deny, Layer: LayerPath, Reason: a.path + " is a system file; nova does not write there"}
+		}
+		if why := c.sensitiveAccess(a); why != "" && hard == "" {
+			hard = why
+		}
+	}
+	// Layer 3: deny beats ask beats allow.
+	matches := func(r Rule, all bool) bool {
+		if !r.appliesTo(req.Tool) {
+			return false
+		}
+		switch {
+		case r.Spec == "":
+			return true
+		case r.Tool == "WebFetch":
+			return req.Domain != "" && r.matchDomain(req.Domain)
+		case pathTool(r.Tool):
+			if len(accs) == 0 {
+				return false
+			}
+			for _, a := range accs {
+				if c.pathRuleMatch(r, req.Tool, a) != all {
+					return !all
+				}
+			}
+			return all
+		}
+		return r.matchBash(req.Command)
+	}
+	if r, ok := firstRule(c.deny, func(r Rule) bool { return matches(r, false) }); ok {
+		return ruleDecision(Deny, r, req.Tool)
+	}
+	if hard != "" {
+		return Decision{Behavior: Ask, Layer: LayerPath, Reason: hard + "; it is never used without asking"}
+	}
+	if r, ok := firstRule(c.ask, func(r Rule) bool { return matches(r, false) }); ok {
+		return ruleDecision(Ask, r, req.Tool)
+	}
+	mode := c.cfg.Mode
+	mcp := strings.HasPrefix(req.Tool, "mcp__")
+	if mode == ModePlan && (mcp || req.Kind == KindEdit || req.Kind == KindExec) {
+		return Decision{Behavior: Deny, Layer: LayerMode, Reason: "plan mode is read-only: present the plan with ExitPlanMode first"}
+	}
+	if r, ok := firstRule(c.allow, func(r Rule) bool { return matches(r, true) }); ok {
+		return ruleDecision(Allow, r, req.Tool)
+	}
+	// Layer 4: the mode.
+	if mode == ModeBypass {
+		return Decision{Behavior: Allow, Layer: LayerMode, Reason: "bypassPermissions mode"}
+	}
+	for _, a := range accs {
+		if !c.inside(a) {
+			return Decision{Behavior: Ask, Layer: LayerPath, Reason: fmt.Sprintf("%s %s %s, outside the workspace", req.Tool, verbOf(a), a.path), Suggestions: c.toolSuggestions(req, accs)}
+		}
+	}
+	switch {
+	case mcp:
+	case req.Kind == KindRead || req.Kind == KindOther:
+		return Decision{Behavior: Allow, Layer: LayerMode, Reason: "read-only tool inside the workspace"}
+	case req.Kind == KindEdit && mode == ModeAcceptEdits && len(accs) > 0:
+		return Decision{Behavior: Allow, Layer: LayerMode, Reason: "acceptEdits mode allows edits inside the workspace"}
+	}
+	return Decision{Behavior: Ask, Layer: LayerMode, Reason: req.Tool + " needs approval in " + string(mode) + " mode", Suggestions: c.toolSuggestions(req, accs)}
+}
+
+// toolSuggestions proposes rules for a tool call that asks.
+func (c *Checker) toolSuggestions(req Request, accs []access) []string {
+	switch {
+	case req.Tool == "WebFetch" && req.Domain != "":
+		return []string{"WebFetch(domain:" + req.Domain + ")"}
+	case len(accs) > 0 && pathTool(req.Tool):
+		t := "Read"
+		if contains(editTools(), req.Tool) {
+			t = "Edit"
+		}
+		var out []string
+		for _, a := range accs {
+			if s := t + "(" + c.dirPattern(a.path) + ")"; !contains(out, s) {
+				out = append(out, s)
+			}
+		}
+		return out
 	}
 	return []string{req.Tool}
 }
 
-// matchAny returns the first rule of rules that matches req.
-func matchAny(rules []string, req Request) (string, bool) {
-	for _, r := range rules {
-		if matchRule(r, req) {
-			return r, true
+// dirPattern is a rule pattern for the directory holding p: relative to
+// the workspace inside it, //absolute outside.
+func (c *Checker) dirPattern(p string) string {
+	if rel, err := filepath.Rel(c.roots[0], p); err == nil && within(p, c.roots[0]) {
+		if !strings.Contains(rel, "/") {
+			return "./" + rel
 		}
+		return filepath.ToSlash(filepath.Dir(rel)) + "/**"
 	}
-	return "", false
+	return "/" + filepath.Dir(p) + "/**"
 }
 
-// matchRule handles "Tool" and "Bash(prefix:*)" / "Bash(exact)".
-func matchRule(rule string, req Request) bool {
-	name, spec, hasSpec := strings.Cut(rule, "(")
-	if name != req.Tool {
-		return false
+func verbOf(a access) string {
+	if a.write {
+		return "writes"
 	}
-	if !hasSpec {
-		return true
-	}
-	spec = strings.TrimSuffix(spec, ")")
-	if req.Tool != "Bash" {
-		return false
-	}
-	if p, ok := strings.CutSuffix(spec, ":*"); ok {
-		return req.Command == p || strings.HasPrefix(req.Command, p+" ")
-	}
-	return req.Command == spec
+	return "reads"
 }

@@ -90,7 +90,7 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 			sel.Provider.Key, sel.Provider.BaseURL, sel.Provider.Key, filepath.Join(novaHome, "config.json"))
 	}
 	rt.selection = sel
-	client, err := providers.New(sel.Provider.ProviderConfig(), llm.DefaultRetryPolicy())
+	client, err := providers.New(sel.Provider.ProviderConfig(file.Timeouts), llm.DefaultRetryPolicy())
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
