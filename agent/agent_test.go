@@ -1,0 +1,345 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nova-dev/nova/llm"
+	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools"
+)
+
+// scripted is a fake llm.Client: each Stream call plays the next response.
+type scripted struct {
+	mu    sync.Mutex
+	resps []func(ctx context.Context, emit func(llm.StreamEvent)) error
+	reqs  []llm.Request
+}
+
+func (s *scripted) Stream(ctx context.Context, req llm.Request, emit func(llm.StreamEvent)) error {
+	s.mu.Lock()
+	s.reqs = append(s.reqs, req)
+	if len(s.resps) == 0 {
+		s.mu.Unlock()
+		return errors.New("no scripted response left")
+	}
+	r := s.resps[0]
+	s.resps = s.resps[1:]
+	s.mu.Unlock()
+	return r(ctx, emit)
+}
+
+// reply streams text and tool calls, then stops.
+func reply(text string, calls ...llm.ToolCall) func(context.Context, func(llm.StreamEvent)) error {
+	return func(ctx context.Context, emit func(llm.StreamEvent)) error {
+		if text != "" {
+			emit(llm.StreamEvent{Type: llm.EventTextDelta, Text: text})
+		}
+		for i := range calls {
+			emit(llm.StreamEvent{Type: llm.EventToolCall, ToolCall: &calls[i]})
+		}
+		emit(llm.StreamEvent{Type: llm.EventUsage, Usage: &llm.Usage{InputTokens: 100, OutputTokens: 10}})
+		stop := llm.StopEndTurn
+		if len(calls) > 0 {
+			stop = llm.StopToolUse
+		}
+		emit(llm.StreamEvent{Type: llm.EventStop, StopReason: stop})
+		return nil
+	}
+}
+
+// fakeTool records calls and optionally waits.
+type fakeTool struct {
+	name    string
+	kind    permission.Kind
+	delay   time.Duration
+	started chan string
+	running atomic.Int32
+	maxPar  atomic.Int32
+}
+
+func (f *fakeTool) Name() string            { return f.name }
+func (f *fakeTool) Description() string     { return "test tool" }
+func (f *fakeTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (f *fakeTool) Kind() permission.Kind   { return f.kind }
+func (f *fakeTool) Permission(json.RawMessage, *tools.Env) permission.Request {
+	return permission.Request{}
+}
+func (f *fakeTool) Run(ctx context.Context, in json.RawMessage, env *tools.Env) (tools.Result, error) {
+	n := f.running.Add(1)
+	defer f.running.Add(-1)
+	for {
+		m := f.maxPar.Load()
+		if n <= m || f.maxPar.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	if f.started != nil {
+		f.started <- string(in)
+	}
+	select {
+	case <-time.After(f.delay):
+	case <-ctx.Done():
+		return tools.Result{}, ctx.Err()
+	}
+	return tools.Result{Output: f.name + " ran " + string(in)}, nil
+}
+
+type harness struct {
+	client *scripted
+	agent  *Agent
+	reg    *tools.Registry
+}
+
+func newHarness(t *testing.T, mode permission.Mode, interactive bool, ts ...tools.Tool) *harness {
+	t.Helper()
+	reg := tools.NewRegistry()
+	for _, tl := range ts {
+		if err := reg.Register(tl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checker, err := permission.NewChecker(permission.Config{Mode: mode, Workspace: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := tools.NewEnv(t.TempDir())
+	env.SpillDir = t.TempDir()
+	c := &scripted{}
+	a := New(Config{Client: c, Model: "m", System: "sys", Context: "<environment>ctx</environment>",
+		Pipeline: &tools.Pipeline{Registry: reg, Checker: checker}, Env: env, Interactive: interactive,
+		ContextWindow: 100_000, MaxTokens: 4_000})
+	return &harness{client: c, agent: a, reg: reg}
+}
+
+func drain(ch <-chan Event, onAsk func(*PermissionAsk)) []Event {
+	var evs []Event
+	for ev := range ch {
+		if ev.Type == EventPermissionAsk && onAsk != nil {
+			onAsk(ev.Ask)
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+func last(evs []Event) *Done { return evs[len(evs)-1].Done }
+
+func call(id, name, input string) llm.ToolCall {
+	return llm.ToolCall{ID: id, Name: name, Input: json.RawMessage(input)}
+}
+
+func TestRunTextOnly(t *testing.T) {
+	h := newHarness(t, permission.ModeDefault, false)
+	h.client.resps = append(h.client.resps, reply("hello"))
+	evs := drain(h.agent.Run(context.Background(), llm.UserText("hi")), nil)
+	d := last(evs)
+	if d.Subtype != SubtypeSuccess || d.Result != "hello" || d.NumTurns != 1 || d.Usage.InputTokens != 100 {
+		t.Fatalf("done = %+v", d)
+	}
+	// The environment context rides in the first user message only.
+	first := h.client.reqs[0].Messages[0]
+	if first.Parts[0].Text != "<environment>ctx</environment>" || first.Parts[1].Text != "hi" {
+		t.Errorf("first message = %+v", first)
+	}
+	for _, ev := range evs {
+		if _, err := json.Marshal(ev); err != nil {
+			t.Errorf("event %s does not marshal: %v", ev.Type, err)
+		}
+	}
+}
+
+func TestReadOnlyCallsRunInParallelWhileStreaming(t *testing.T) {
+	slow := &fakeTool{name: "Slow", kind: permission.KindRead, delay: 200 * time.Millisecond, started: make(chan string, 3)}
+	h := newHarness(t, permission.ModeDefault, false, slow)
+	streamSawStart := make(chan bool, 1)
+	h.client.resps = append(h.client.resps,
+		func(ctx context.Context, emit func(llm.StreamEvent)) error {
+			for i, in := range []string{`{"n":1}`, `{"n":2}`, `{"n":3}`} {
+				c := call("c"+string(rune('1'+i)), "Slow", in)
+				emit(llm.StreamEvent{Type: llm.EventToolCall, ToolCall: &c})
+			}
+			// The first call starts before the stream ends.
+			select {
+			case <-slow.started:
+				streamSawStart <- true
+			case <-time.After(5 * time.Second):
+				streamSawStart <- false
+			}
+			emit(llm.StreamEvent{Type: llm.EventStop, StopReason: llm.StopToolUse})
+			return nil
+		},
+		reply("done"))
+	start := time.Now()
+	evs := drain(h.agent.Run(context.Background(), llm.UserText("go")), nil)
+	elapsed := time.Since(start)
+	if !<-streamSawStart {
+		t.Fatal("read-only call did not start while the model was streaming")
+	}
+	if slow.maxPar.Load() < 2 {
+		t.Errorf("max parallel = %d, want the calls to overlap", slow.maxPar.Load())
+	}
+	if elapsed > 550*time.Millisecond {
+		t.Logf("three 200ms calls took %v (expected about 200ms; slow machine?)", elapsed)
+	}
+	// Results go back in call order.
+	msgs := h.client.reqs[1].Messages
+	res := msgs[len(msgs)-1]
+	for i, want := range []string{"c1", "c2", "c3"} {
+		if res.Parts[i].ToolResult.CallID != want {
+			t.Errorf("result %d is for %s, want %s", i, res.Parts[i].ToolResult.CallID, want)
+		}
+	}
+	if d := last(evs); d.Subtype != SubtypeSuccess || d.NumTurns != 2 {
+		t.Errorf("done = %+v", d)
+	}
+}
+
+func TestAskIsDeniedWithNobodyToAnswer(t *testing.T) {
+	w := &fakeTool{name: "Writer", kind: permission.KindEdit}
+	h := newHarness(t, permission.ModeDefault, false, w)
+	h.client.resps = append(h.client.resps, reply("", call("c1", "Writer", `{}`)), reply("ok"))
+	d := last(drain(h.agent.Run(context.Background(), llm.UserText("go")), nil))
+	if len(d.Denials) != 1 || d.Denials[0].ToolName != "Writer" || d.Denials[0].Layer != permission.LayerAsk {
+		t.Fatalf("denials = %+v", d.Denials)
+	}
+	msgs := h.client.reqs[1].Messages
+	tr := msgs[len(msgs)-1].Parts[0].ToolResult
+	if !tr.IsError || !strings.Contains(tr.Content[0].Text, "denied") {
+		t.Errorf("model was told %+v", tr)
+	}
+}
+
+func TestAskAnsweredByPerson(t *testing.T) {
+	for _, allow := range []bool{true, false} {
+		w := &fakeTool{name: "Writer", kind: permission.KindEdit}
+		h := newHarness(t, permission.ModeDefault, true, w)
+		h.client.resps = append(h.client.resps, reply("", call("c1", "Writer", `{"x":1}`)), reply("ok"))
+		var asked *PermissionAsk
+		evs := drain(h.agent.Run(context.Background(), llm.UserText("go")), func(a *PermissionAsk) {
+			asked = a
+			a.Answer(tools.PermissionAnswer{Allow: allow, Message: "not now"})
+		})
+		if asked == nil || asked.ID != "c1" || asked.Tool != "Writer" {
+			t.Fatalf("ask = %+v", asked)
+		}
+		msgs := h.client.reqs[1].Messages
+		text := msgs[len(msgs)-1].Parts[0].ToolResult.Content[0].Text
+		if allow && text != `Writer ran {"x":1}` {
+			t.Errorf("allowed call result = %q", text)
+		}
+		if !allow && (!strings.Contains(text, "not now") || len(last(evs).Denials) != 1) {
+			t.Errorf("denied call: result %q denials %+v", text, last(evs).Denials)
+		}
+	}
+}
+
+func TestStreamBrokenAfterOutputKeepsHistoryConsistent(t *testing.T) {
+	r := &fakeTool{name: "Slow", kind: permission.KindRead, delay: time.Minute}
+	h := newHarness(t, permission.ModeDefault, false, r)
+	h.client.resps = append(h.client.resps, func(ctx context.Context, emit func(llm.StreamEvent)) error {
+		emit(llm.StreamEvent{Type: llm.EventTextDelta, Text: "partial"})
+		c := call("c1", "Slow", `{}`)
+		emit(llm.StreamEvent{Type: llm.EventToolCall, ToolCall: &c})
+		return &llm.APIError{Kind: llm.ErrStream, Message: "connection reset"}
+	})
+	d := last(drain(h.agent.Run(context.Background(), llm.UserText("go")), nil))
+	if d.Subtype != SubtypeError || !strings.Contains(d.Error, "connection reset") {
+		t.Fatalf("done = %+v", d)
+	}
+	for _, m := range h.agent.History() {
+		if len(m.ToolCalls()) > 0 {
+			t.Errorf("a tool call without its result entered history: %+v", m)
+		}
+	}
+	hist := h.agent.History()
+	if got := hist[len(hist)-1].Text(); got != "partial" {
+		t.Errorf("the text shown was not kept: %q", got)
+	}
+}
+
+func TestCancelStopsToolsAndReportsInterrupted(t *testing.T) {
+	slow := &fakeTool{name: "Slow", kind: permission.KindRead, delay: time.Minute, started: make(chan string, 1)}
+	h := newHarness(t, permission.ModeDefault, false, slow)
+	h.client.resps = append(h.client.resps, reply("", call("c1", "Slow", `{}`)), reply("never"))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-slow.started; cancel() }()
+	start := time.Now()
+	evs := drain(h.agent.Run(ctx, llm.UserText("go")), nil)
+	if time.Since(start) > 10*time.Second {
+		t.Fatal("cancel did not stop the tool")
+	}
+	if d := last(evs); d.Subtype != SubtypeInterrupted {
+		t.Errorf("done = %+v", d)
+	}
+	hist := h.agent.History()
+	if n := len(hist); n != 3 || hist[2].Parts[0].ToolResult == nil {
+		t.Errorf("history after interrupt = %+v, want prompt, call, result", hist)
+	}
+}
+
+func TestMaxTurns(t *testing.T) {
+	r := &fakeTool{name: "R", kind: permission.KindRead}
+	h := newHarness(t, permission.ModeDefault, false, r)
+	h.agent.cfg.MaxTurns = 1
+	h.client.resps = append(h.client.resps, reply("", call("c1", "R", `{}`)), reply("x"))
+	d := last(drain(h.agent.Run(context.Background(), llm.UserText("go")), nil))
+	if d.Subtype != SubtypeMaxTurns || !d.IsError || d.NumTurns != 1 || len(h.client.reqs) != 1 {
+		t.Errorf("done = %+v after %d requests", d, len(h.client.reqs))
+	}
+}
+
+func TestInvalidInputIsReportedToTheModel(t *testing.T) {
+	h := newHarness(t, permission.ModeBypass, false)
+	h.client.resps = append(h.client.resps, reply("", call("c1", "NoSuchTool", `{}`)), reply("sorry"))
+	d := last(drain(h.agent.Run(context.Background(), llm.UserText("go")), nil))
+	if d.Subtype != SubtypeSuccess {
+		t.Fatalf("done = %+v", d)
+	}
+	msgs := h.client.reqs[1].Messages
+	if tr := msgs[len(msgs)-1].Parts[0].ToolResult; !tr.IsError || !strings.Contains(tr.Content[0].Text, "no tool named") {
+		t.Errorf("result = %+v", tr)
+	}
+}
+
+func TestPrefixIsStableAcrossTurns(t *testing.T) {
+	r := &fakeTool{name: "R", kind: permission.KindRead}
+	h := newHarness(t, permission.ModeDefault, false, r)
+	h.client.resps = append(h.client.resps, reply("a", call("c1", "R", `{}`)), reply("b", call("c2", "R", `{}`)), reply("c"))
+	drain(h.agent.Run(context.Background(), llm.UserText("go")), nil)
+	for i := 1; i < len(h.client.reqs); i++ {
+		prev, cur := h.client.reqs[i-1], h.client.reqs[i]
+		if prev.System != cur.System {
+			t.Errorf("system prompt changed at request %d", i)
+		}
+		pj, _ := json.Marshal(prev.Messages)
+		cj, _ := json.Marshal(cur.Messages[:len(prev.Messages)])
+		if string(pj) != string(cj) {
+			t.Errorf("request %d does not extend request %d", i, i-1)
+		}
+		tp, _ := json.Marshal(prev.Tools)
+		tc, _ := json.Marshal(cur.Tools)
+		if string(tp) != string(tc) {
+			t.Errorf("tool list changed at request %d", i)
+		}
+	}
+}
+
+func TestCompactionLimit(t *testing.T) {
+	tests := []struct{ window, out, want int }{
+		{200_000, 16_384, 200_000 - 16_384 - SummaryReserve},
+		{16_000, 16_000, 8_000},
+		{0, 100, 0},
+	}
+	for _, tt := range tests {
+		if got := CompactionLimit(tt.window, tt.out); got != tt.want {
+			t.Errorf("CompactionLimit(%d,%d) = %d, want %d", tt.window, tt.out, got, tt.want)
+		}
+	}
+}
