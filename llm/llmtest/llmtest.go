@@ -82,6 +82,7 @@ type Server struct {
 	mu    sync.Mutex
 	turns []Turn
 	reqs  []Request
+	slept time.Duration // total ChunkDelay waited, for overhead benchmarks
 }
 
 // New starts a server with the given turns. Close it when done.
@@ -110,6 +111,14 @@ func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.reqs...)
+}
+
+// ScriptedDelay is the total time the server spent in ChunkDelay waits: the
+// latency a benchmark subtracts to find the client's own overhead.
+func (s *Server) ScriptedDelay() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.slept
 }
 
 // Remaining reports how many scripted turns have not been used.
@@ -164,7 +173,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("content-type", "text/event-stream")
 	w.Header().Set("cache-control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	sse := &sseWriter{w: w, turn: turn}
+	sse := &sseWriter{w: w, turn: turn, srv: s}
 	f.stream(sse, turn, body)
 }
 
@@ -179,6 +188,7 @@ type format interface {
 
 // sseWriter writes SSE events, honouring the turn's delay and cut.
 type sseWriter struct {
+	srv  *Server
 	w    http.ResponseWriter
 	turn Turn
 	n    int
@@ -204,6 +214,11 @@ func (s *sseWriter) Event(name string, data any) {
 	}
 	if s.n > 0 && s.turn.ChunkDelay > 0 {
 		time.Sleep(s.turn.ChunkDelay)
+		if s.srv != nil {
+			s.srv.mu.Lock()
+			s.srv.slept += s.turn.ChunkDelay
+			s.srv.mu.Unlock()
+		}
 	}
 	s.n++
 	var payload string

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nova-dev/nova/llm/llmtest"
+)
+
+// BenchmarkVersion measures start-up: the median wall time of
+// `nova --version`, which must not initialise providers, tools or the TUI.
+func BenchmarkVersion(b *testing.B) {
+	var times []time.Duration
+	for range max(b.N, 21) {
+		start := time.Now()
+		if out, err := exec.Command(novaBin, "--version").Output(); err != nil || !bytes.HasPrefix(out, []byte("nova ")) {
+			b.Fatalf("--version: %v %q", err, out)
+		}
+		times = append(times, time.Since(start))
+	}
+	b.ReportMetric(float64(median(times).Microseconds())/1000, "median-ms")
+}
+
+// BenchmarkPrintOneTurn is a one-turn `nova -p` against an instant fake
+// provider: wall time and peak RSS of the whole process.
+func BenchmarkPrintOneTurn(b *testing.B) {
+	benchPrint(b, func() []llmtest.Turn { return []llmtest.Turn{{Text: "hello"}} })
+}
+
+// BenchmarkPrintThreeTurns is `nova -p` through a 3-turn tool scenario
+// (Read, Bash, answer) against an instant fake provider.
+func BenchmarkPrintThreeTurns(b *testing.B) {
+	benchPrint(b, func() []llmtest.Turn {
+		return []llmtest.Turn{
+			{ToolCalls: []llmtest.ToolCall{{ID: "t1", Name: "Read", Input: `{"file_path":"a.txt"}`}}},
+			{ToolCalls: []llmtest.ToolCall{{ID: "t2", Name: "Bash", Input: `{"command":"wc -l a.txt"}`}}},
+			{Text: "a.txt has 3 lines"},
+		}
+	})
+}
+
+// BenchmarkTurnOverhead is nova's own cost per model turn: the wall time of
+// a 3-turn run minus the fake provider's scripted latency (chunk delays),
+// divided by the turns. Process start-up is included.
+func BenchmarkTurnOverhead(b *testing.B) {
+	words := "one two three four five six seven eight nine ten"
+	turns := func() []llmtest.Turn {
+		const delay = 5 * time.Millisecond
+		return []llmtest.Turn{
+			{Text: words, ChunkDelay: delay, ToolCalls: []llmtest.ToolCall{{ID: "t1", Name: "Read", Input: `{"file_path":"a.txt"}`}}},
+			{Text: words, ChunkDelay: delay, ToolCalls: []llmtest.ToolCall{{ID: "t2", Name: "Bash", Input: `{"command":"true"}`}}},
+			{Text: words, ChunkDelay: delay},
+		}
+	}
+	var overheads []time.Duration
+	for range max(b.N, 5) {
+		srv := llmtest.New(turns()...)
+		wall, _ := runPrintOnce(b, srv)
+		overheads = append(overheads, (wall-srv.ScriptedDelay())/3)
+		srv.Close()
+	}
+	b.ReportMetric(float64(median(overheads).Microseconds())/1000, "overhead-ms/turn")
+}
+
+func benchPrint(b *testing.B, turns func() []llmtest.Turn) {
+	var walls []time.Duration
+	var peak int64
+	for range max(b.N, 5) {
+		srv := llmtest.New(turns()...)
+		wall, rss := runPrintOnce(b, srv)
+		srv.Close()
+		walls = append(walls, wall)
+		peak = max(peak, rss)
+	}
+	b.ReportMetric(float64(median(walls).Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(peak)/1024, "peak-rss-MB")
+}
+
+// runPrintOnce runs `nova -p --allowedTools Bash` in a fresh workspace and
+// returns its wall time and peak RSS in KiB.
+func runPrintOnce(b *testing.B, srv *llmtest.Server) (time.Duration, int64) {
+	ws, home := b.TempDir(), b.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("1\n2\n3\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(novaBin, "-p", "--allowedTools", "Bash", "count the lines of a.txt")
+	cmd.Dir = ws
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "NOVA_HOME=" + filepath.Join(home, ".nova"),
+		"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("nova -p: %v\n%s", err, stderr.String())
+	}
+	wall := time.Since(start)
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss
+	}
+	return wall, rss
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
