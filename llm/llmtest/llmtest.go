@@ -73,10 +73,14 @@ func (r Request) JSON() map[string]any {
 //	POST /v1/messages          Anthropic Messages (base URL: URL)
 //	POST /v1/chat/completions  OpenAI chat completions (base URL: URL+"/v1")
 //	POST /v1/responses         OpenAI Responses (base URL: URL+"/v1")
+//	GET  /v1/models            the Models list (OpenAI format)
 //
 // Each request takes the next scripted turn, whatever its endpoint.
 type Server struct {
 	URL string
+	// Models is what GET /v1/models lists (OpenAI format); it does not take
+	// a turn and is not recorded.
+	Models []string
 
 	srv   *httptest.Server
 	mu    sync.Mutex
@@ -87,7 +91,7 @@ type Server struct {
 
 // New starts a server with the given turns. Close it when done.
 func New(turns ...Turn) *Server {
-	s := &Server{turns: turns}
+	s := &Server{turns: turns, Models: []string{"test-model"}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
 	return s
@@ -129,6 +133,10 @@ func (s *Server) Remaining() int {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && r.URL.Path == "/v1/models" {
+		s.serveModels(w)
+		return
+	}
 	body, _ := io.ReadAll(r.Body)
 	s.mu.Lock()
 	s.reqs = append(s.reqs, Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
@@ -175,6 +183,27 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	sse := &sseWriter{w: w, turn: turn, srv: s}
 	f.stream(sse, turn, body)
+}
+
+func (s *Server) serveModels(w http.ResponseWriter) {
+	s.mu.Lock()
+	names := append([]string(nil), s.Models...)
+	s.mu.Unlock()
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	list := struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{Object: "list", Data: []model{}}
+	for _, n := range names {
+		list.Data = append(list.Data, model{ID: n, Object: "model", Created: 1_700_000_000, OwnedBy: "llmtest"})
+	}
+	w.Header().Set("content-type", "application/json")
+	_ = json.NewEncoder(w).Encode(list)
 }
 
 // format writes one provider's wire format.
