@@ -5,6 +5,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -35,9 +36,10 @@ type Config struct {
 	// request prefix stays byte-identical (prompt caching).
 	System       string
 	AppendSystem string
-	// Context is the environment facts message put before the first prompt
-	// of a new session (see EnvironmentContext).
-	Context string
+	// Context builds the context message: environment facts, instruction
+	// files and memory. It goes before the first prompt of a new session and
+	// into the summary after each compaction (so instructions are re-read).
+	Context func() string
 	// Pipeline runs tool calls; Env is the session's tool environment.
 	Pipeline *tools.Pipeline
 	Env      *tools.Env
@@ -148,12 +150,13 @@ func (a *Agent) notify(n tools.Notice) {
 func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 	done := &Done{Subtype: SubtypeSuccess, Denials: []Denial{}}
 	a.mu.Lock()
-	if len(a.history) == 0 && a.cfg.Context != "" {
-		// The environment facts ride in the first user message, ahead of
-		// the prompt, so every later request shares the same prefix.
-		input.Parts = append([]llm.Part{llm.TextPart(a.cfg.Context)}, input.Parts...)
-	}
+	fresh := len(a.history) == 0
 	a.mu.Unlock()
+	if fresh && a.cfg.Context != nil {
+		// The context rides in the first user message, ahead of the
+		// prompt, so every later request shares the same prefix.
+		input.Parts = append([]llm.Part{llm.TextPart(a.cfg.Context())}, input.Parts...)
+	}
 	if err := a.appendMessage(input); err != nil {
 		a.send(Event{Type: EventNotice, Text: err.Error()})
 	}
@@ -163,6 +166,12 @@ func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 		}
 		if a.cfg.MaxTurns > 0 && turn > a.cfg.MaxTurns {
 			return a.finish(done, SubtypeMaxTurns, fmt.Sprintf("stopped after the maximum of %d turns", a.cfg.MaxTurns))
+		}
+		if u := a.contextUsage(); u.Limit > 0 && u.Used >= u.Limit {
+			if err := a.Compact(ctx, ""); err != nil && !errors.Is(err, ErrNothingToCompact) {
+				a.send(Event{Type: EventError, Turn: turn, Text: err.Error()})
+				return a.finish(done, SubtypeError, err.Error())
+			}
 		}
 		done.NumTurns = turn
 		a.send(Event{Type: EventTurnStart, Turn: turn})

@@ -112,7 +112,7 @@ func newHarness(t *testing.T, mode permission.Mode, interactive bool, ts ...tool
 	env := tools.NewEnv(t.TempDir())
 	env.SpillDir = t.TempDir()
 	c := &scripted{}
-	a := New(Config{Client: c, Model: "m", System: "sys", Context: "<environment>ctx</environment>",
+	a := New(Config{Client: c, Model: "m", System: "sys", Context: func() string { return "<environment>ctx</environment>" },
 		Pipeline: &tools.Pipeline{Registry: reg, Checker: checker}, Env: env, Interactive: interactive,
 		ContextWindow: 100_000, MaxTokens: 4_000})
 	return &harness{client: c, agent: a, reg: reg}
@@ -342,4 +342,103 @@ func TestCompactionLimit(t *testing.T) {
 			t.Errorf("CompactionLimit(%d,%d) = %d, want %d", tt.window, tt.out, got, tt.want)
 		}
 	}
+}
+
+// memRecorder is an in-memory Recorder with compaction boundaries.
+type memRecorder struct {
+	mu       sync.Mutex
+	msgs     []llm.Message
+	summary  string
+	kept     []llm.Message
+	compacts int
+}
+
+func (r *memRecorder) AppendMessage(m llm.Message) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.msgs = append(r.msgs, m)
+	return nil
+}
+func (r *memRecorder) AppendDecision(string, string, permission.Decision) error { return nil }
+func (r *memRecorder) AppendUsage(llm.Usage) error                              { return nil }
+func (r *memRecorder) AppendCompaction(s string, kept []llm.Message) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.summary, r.kept = s, kept
+	r.compacts++
+	return nil
+}
+
+func TestCompactionWhenTheWindowFills(t *testing.T) {
+	big := strings.Repeat("x", 3000)
+	r := &fakeTool{name: "R", kind: permission.KindRead}
+	h := newHarness(t, permission.ModeDefault, false, r)
+	rec := &memRecorder{}
+	h.agent.cfg.Recorder = rec
+	h.agent.cfg.ContextWindow = 4000 // limit 2000 tokens ≈ 8000 chars
+	h.agent.cfg.MaxTokens = 500
+	loads := 0
+	h.agent.cfg.Context = func() string { loads++; return "<instructions>be brief</instructions>" }
+	// Three turns of big text, then the threshold is crossed.
+	for i := range 3 {
+		h.client.resps = append(h.client.resps, reply(big))
+		drain(h.agent.Run(context.Background(), llm.UserText("question "+string(rune('a'+i)))), nil)
+	}
+	h.client.resps = append(h.client.resps, reply("## Goal\nanswer questions"), reply("fine"))
+	evs := drain(h.agent.Run(context.Background(), llm.UserText("question d")), nil)
+	var comp *Compaction
+	for _, ev := range evs {
+		if ev.Type == EventCompaction {
+			comp = ev.Compaction
+		}
+	}
+	if comp == nil || comp.After >= comp.Before {
+		t.Fatalf("no compaction that shrank the context: %+v", comp)
+	}
+	if rec.compacts != 1 || !strings.Contains(rec.summary, "## Goal") || !strings.Contains(rec.summary, "be brief") {
+		t.Errorf("boundary = %d %q", rec.compacts, rec.summary)
+	}
+	if loads != 2 {
+		t.Errorf("context built %d times, want at start and after compaction", loads)
+	}
+	// The summary request carried the early history and asked for sections.
+	sumReq := h.client.reqs[3]
+	lastMsg := sumReq.Messages[len(sumReq.Messages)-1].Text()
+	if !strings.Contains(lastMsg, "## Next steps") || len(sumReq.Tools) != 0 {
+		t.Errorf("summary request: %q, %d tools", lastMsg, len(sumReq.Tools))
+	}
+	// The next request starts with the summary and keeps the newest turn.
+	next := h.client.reqs[4]
+	if !strings.Contains(next.Messages[0].Text(), "compacted") || !strings.Contains(next.Messages[0].Text(), "## Goal") {
+		t.Errorf("first message after compaction = %q", next.Messages[0].Text())
+	}
+	if !strings.Contains(next.Messages[0].Text()+next.Messages[len(next.Messages)-1].Text(), "question d") {
+		t.Errorf("the newest prompt was not kept")
+	}
+	if strings.Contains(mustJSON(next.Messages), "question a") {
+		t.Errorf("early history survived compaction")
+	}
+}
+
+func TestCompactionFailureKeepsHistory(t *testing.T) {
+	h := newHarness(t, permission.ModeDefault, false)
+	h.client.resps = append(h.client.resps, reply("one"), reply("two"))
+	drain(h.agent.Run(context.Background(), llm.UserText("a")), nil)
+	drain(h.agent.Run(context.Background(), llm.UserText("b")), nil)
+	before := len(h.agent.History())
+	h.client.resps = append(h.client.resps, func(context.Context, func(llm.StreamEvent)) error {
+		return &llm.APIError{Kind: llm.ErrServer, Message: "boom"}
+	})
+	err := h.agent.Compact(context.Background(), "")
+	if err == nil || !strings.Contains(err.Error(), "history kept") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(h.agent.History()) != before {
+		t.Errorf("history changed after a failed compaction")
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

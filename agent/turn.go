@@ -194,7 +194,7 @@ func (a *Agent) request() llm.Request {
 	return llm.Request{
 		Model:          a.cfg.Model,
 		System:         system,
-		Messages:       append([]llm.Message(nil), a.history...),
+		Messages:       mergeRoles(a.history),
 		Tools:          a.cfg.Pipeline.Registry.Specs(),
 		MaxTokens:      a.cfg.MaxTokens,
 		ThinkingBudget: a.cfg.ThinkingBudget,

@@ -123,7 +123,7 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 		ContextWindow: window,
 		System:        agent.SystemPrompt(),
 		AppendSystem:  o.appendSystem,
-		Context:       agent.EnvironmentContext(ctx, workdir, time.Now()),
+		Context:       func() string { return agent.EnvironmentContext(ctx, workdir, time.Now()) },
 		Pipeline:      &tools.Pipeline{Registry: rt.registry, Checker: rt.checker},
 		Env:           env,
 		Interactive:   o.interactive,
