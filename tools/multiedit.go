@@ -1,0 +1,75 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/nova-dev/nova/permission"
+)
+
+// MultiEdit makes several replacements in one file, all or none.
+type MultiEdit struct{}
+
+type multiEditInput struct {
+	FilePath string     `json:"file_path"`
+	Edits    []editSpec `json:"edits"`
+}
+
+// Name implements Tool.
+func (*MultiEdit) Name() string { return "MultiEdit" }
+
+// Kind implements Tool.
+func (*MultiEdit) Kind() permission.Kind { return permission.KindEdit }
+
+// Description implements Tool.
+func (*MultiEdit) Description() string {
+	return `Makes several replacements in one file in a single call. Each edit works like Edit (old_string, new_string, replace_all) and applies to the result of the edits before it, in order.
+
+- All or nothing: if any edit fails (old_string not found, not unique, unchanged), no edit is applied and the error names the failing edit; fix it and send the whole list again.
+- Read the file first; the call is refused if you have not, or if it changed since.
+- Plan the order: an earlier edit may change text a later edit looks for.
+- To create a file, give an empty old_string in the first edit and the content as its new_string.
+- CRLF line endings, a UTF-8 byte-order mark and the file's permissions are kept.`
+}
+
+// Schema implements Tool.
+func (*MultiEdit) Schema() json.RawMessage {
+	return json.RawMessage(`{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "file_path": {"type": "string", "description": "The file to change, absolute or relative to the working directory"},
+    "edits": {
+      "type": "array",
+      "minItems": 1,
+      "description": "The edits, applied in order",
+      "items": {
+        "type": "object",
+        "properties": {
+          "old_string": {"type": "string", "description": "The exact text to replace"},
+          "new_string": {"type": "string", "description": "The text to put in its place"},
+          "replace_all": {"type": "boolean", "default": false, "description": "Replace every occurrence of old_string (default false)"}
+        },
+        "required": ["old_string", "new_string"],
+        "additionalProperties": false
+      }
+    }
+  },
+  "required": ["file_path", "edits"],
+  "additionalProperties": false
+}`)
+}
+
+// Permission implements Tool.
+func (*MultiEdit) Permission(input json.RawMessage, env *Env) permission.Request {
+	return pathRequest("MultiEdit", permission.KindEdit, input, env, "file_path", true)
+}
+
+// Run implements Tool.
+func (*MultiEdit) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, error) {
+	in, err := decodeFileInput[multiEditInput]("MultiEdit", input)
+	if err != nil {
+		return Errorf("%v", err), nil
+	}
+	return editFile(ctx, env, in.FilePath, in.Edits, true)
+}
