@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // ToolCall is a scripted tool call. Input is the raw JSON the model "sends";
@@ -181,7 +182,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("content-type", "text/event-stream")
 	w.Header().Set("cache-control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	sse := &sseWriter{w: w, turn: turn, srv: s}
+	sse := &sseWriter{w: w, turn: turn, srv: s, done: r.Context().Done()}
 	f.stream(sse, turn, body)
 }
 
@@ -217,6 +218,7 @@ type format interface {
 
 // sseWriter writes SSE events, honouring the turn's delay and cut.
 type sseWriter struct {
+	done <-chan struct{} // the request's end: stop waiting when the client leaves
 	srv  *Server
 	w    http.ResponseWriter
 	turn Turn
@@ -242,7 +244,14 @@ func (s *sseWriter) Event(name string, data any) {
 		panic(http.ErrAbortHandler)
 	}
 	if s.n > 0 && s.turn.ChunkDelay > 0 {
-		time.Sleep(s.turn.ChunkDelay)
+		t := time.NewTimer(s.turn.ChunkDelay)
+		select {
+		case <-t.C:
+		case <-s.done:
+			t.Stop()
+			s.cut = true
+			return
+		}
 		if s.srv != nil {
 			s.srv.mu.Lock()
 			s.srv.slept += s.turn.ChunkDelay
@@ -284,8 +293,13 @@ func SplitJSON(s string, n int) []string {
 	}
 	size := (len(s) + n - 1) / n
 	var out []string
-	for i := 0; i < len(s); i += size {
-		out = append(out, s[i:min(i+size, len(s))])
+	for i := 0; i < len(s); {
+		j := min(i+size, len(s))
+		for j < len(s) && !utf8.RuneStart(s[j]) {
+			j++ // never split a multi-byte character
+		}
+		out = append(out, s[i:j])
+		i = j
 	}
 	return out
 }

@@ -1,0 +1,139 @@
+package anthropic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/shared"
+
+	"github.com/nova-dev/nova/llm"
+)
+
+// streamError reports a stream that broke the protocol or ended early.
+func (c *Client) streamError(format string, args ...any) error {
+	return &llm.APIError{Provider: c.provider, Kind: llm.ErrStream, Message: fmt.Sprintf(format, args...)}
+}
+
+// classify turns whatever the SDK or the transport returned into an
+// *llm.APIError, so retry decisions and messages do not depend on the SDK.
+// A cancelled ctx wins: the caller asked to stop, nothing failed.
+func (c *Client) classify(ctx context.Context, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("%s: stream: %w", c.provider, ctxErr)
+	}
+	var apiErr *sdk.Error
+	if errors.As(err, &apiErr) {
+		return c.fromSDKError(apiErr)
+	}
+	ae := &llm.APIError{Provider: c.provider, Message: err.Error(), Err: err}
+	var netErr net.Error
+	var urlErr *url.Error
+	switch {
+	case errors.Is(err, llm.ErrIdleTimeout), errors.Is(err, context.DeadlineExceeded),
+		errors.As(err, &netErr) && netErr.Timeout():
+		ae.Kind = llm.ErrTimeout
+	case isDialError(err), errors.As(err, &urlErr):
+		// A *url.Error comes from the request itself, before any response
+		// body: the connection failed, the stream never began.
+		ae.Kind = llm.ErrConnection
+	default:
+		ae.Kind = llm.ErrStream
+	}
+	return ae
+}
+
+// isDialError reports whether err is a failure to open the connection.
+func isDialError(err error) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return true
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Op == "dial" {
+		return true
+	}
+	var dnsErr *net.DNSError
+	return errors.As(err, &dnsErr)
+}
+
+// fromSDKError maps an API error, from an HTTP status or an in-stream error
+// event (whose status is the 200 of the stream), to an *llm.APIError.
+func (c *Client) fromSDKError(e *sdk.Error) *llm.APIError {
+	ae := &llm.APIError{Provider: c.provider, Message: e.Message, Err: e}
+	status := e.StatusCode
+	if status >= 400 {
+		ae.StatusCode = status
+	}
+	if ae.Message == "" {
+		if raw := strings.TrimSpace(e.RawJSON()); raw != "" {
+			ae.Message = raw
+		} else {
+			ae.Message = http.StatusText(status)
+		}
+	}
+	ae.Kind = kindForType(e.Type())
+	if ae.Kind == "" {
+		ae.Kind = llm.KindForStatus(status)
+	}
+	if ae.Kind == llm.ErrAuth {
+		ae.Hint = "check " + c.keyHint
+	}
+	if e.Response != nil {
+		ae.RetryAfter = retryAfter(e.Response.Header)
+	}
+	return ae
+}
+
+// kindForType maps Anthropic's error types to kinds; "" means the type says
+// nothing more than the status does.
+func kindForType(t shared.ErrorType) llm.ErrorKind {
+	switch t {
+	case shared.ErrorTypeOverloadedError:
+		return llm.ErrOverloaded
+	case shared.ErrorTypeRateLimitError:
+		return llm.ErrRateLimit
+	case shared.ErrorTypeAuthenticationError, shared.ErrorTypePermissionError:
+		return llm.ErrAuth
+	case shared.ErrorTypeAPIError:
+		return llm.ErrServer
+	case shared.ErrorTypeTimeoutError:
+		return llm.ErrTimeout
+	case shared.ErrorTypeInvalidRequestError, shared.ErrorTypeNotFoundError, shared.ErrorTypeBillingError:
+		return llm.ErrBadRequest
+	}
+	return ""
+}
+
+// retryAfter reads the server's wait: retry-after-ms (milliseconds, more
+// precise, so it wins) or retry-after (seconds or an HTTP date).
+func retryAfter(h http.Header) time.Duration {
+	if v := strings.TrimSpace(h.Get("retry-after-ms")); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	v := strings.TrimSpace(h.Get("retry-after"))
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s > 0 {
+			return time.Duration(s * float64(time.Second))
+		}
+		return 0
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := time.Until(t); d > 0 {
+			return d
+		}
+	}
+	return 0
+}

@@ -1,0 +1,203 @@
+package anthropic
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
+
+	"github.com/nova-dev/nova/llm"
+)
+
+const (
+	// defaultMaxTokens bounds a response when the request does not.
+	defaultMaxTokens = 8192
+	// minThinkingBudget is the smallest budget the API accepts.
+	minThinkingBudget = 1024
+	// redactedPrefix marks a thinking_done signature that carries a
+	// redacted_thinking block's data. llm.Part has no field for it, and the
+	// block must go back unchanged, so it travels in Signature.
+	redactedPrefix = "redacted_thinking:"
+)
+
+// buildParams maps a provider-neutral request onto the Messages API. Cache
+// breakpoints go on the system prompt, the last tool and the last block of
+// the newest message, so each turn reads the previous turn's prefix from
+// the cache.
+func buildParams(req llm.Request) (sdk.MessageNewParams, error) {
+	p := sdk.MessageNewParams{Model: sdk.Model(req.Model)}
+
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = defaultMaxTokens
+	}
+	if req.ThinkingBudget > 0 {
+		budget := max(req.ThinkingBudget, minThinkingBudget)
+		// The budget is part of max_tokens, which must exceed it; keep the
+		// asked-for room for the answer on top of the thinking.
+		if maxTokens <= budget {
+			maxTokens += budget
+		}
+		p.Thinking = sdk.ThinkingConfigParamUnion{OfEnabled: &sdk.ThinkingConfigEnabledParam{BudgetTokens: int64(budget)}}
+	}
+	p.MaxTokens = int64(maxTokens)
+
+	if req.System != "" {
+		p.System = []sdk.TextBlockParam{{Text: req.System, CacheControl: sdk.NewCacheControlEphemeralParam()}}
+	}
+
+	for i, t := range req.Tools {
+		schema, err := toolSchema(t.InputSchema)
+		if err != nil {
+			return p, fmt.Errorf("tool %q: %w", t.Name, err)
+		}
+		tp := &sdk.ToolParam{Name: t.Name, InputSchema: schema}
+		if t.Description != "" {
+			tp.Description = param.NewOpt(t.Description)
+		}
+		if i == len(req.Tools)-1 {
+			tp.CacheControl = sdk.NewCacheControlEphemeralParam()
+		}
+		p.Tools = append(p.Tools, sdk.ToolUnionParam{OfTool: tp})
+	}
+
+	for _, m := range req.Messages {
+		blocks, err := contentBlocks(m.Parts)
+		if err != nil {
+			return p, err
+		}
+		if len(blocks) == 0 {
+			// The API rejects empty messages; one with nothing sendable
+			// (say, only an unsigned thinking part) is left out.
+			continue
+		}
+		switch m.Role {
+		case llm.RoleUser:
+			p.Messages = append(p.Messages, sdk.MessageParam{OfUser: &sdk.UserMessageParam{Content: blocks}})
+		case llm.RoleAssistant:
+			p.Messages = append(p.Messages, sdk.MessageParam{OfAssistant: &sdk.AssistantMessageParam{Content: blocks}})
+		default:
+			return p, fmt.Errorf("message role %q is not user or assistant", m.Role)
+		}
+	}
+	markLastBlock(p.Messages)
+	return p, nil
+}
+
+// toolSchema sends a tool's JSON schema verbatim; the SDK's typed schema
+// would drop keywords it does not model.
+func toolSchema(raw json.RawMessage) (sdk.ToolInputSchemaParam, error) {
+	if len(strings.TrimSpace(string(raw))) == 0 {
+		return sdk.ToolInputSchemaParam{}, nil // marshals as {"type":"object"}
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return sdk.ToolInputSchemaParam{}, fmt.Errorf("input schema is not a JSON object: %w", err)
+	}
+	return param.Override[sdk.ToolInputSchemaParam](raw), nil
+}
+
+// contentBlocks maps message parts to content blocks.
+func contentBlocks(parts []llm.Part) ([]sdk.ContentBlockParamUnion, error) {
+	var out []sdk.ContentBlockParamUnion
+	for _, p := range parts {
+		switch p.Type {
+		case llm.PartText:
+			if p.Text == "" {
+				continue // the API rejects empty text blocks
+			}
+			out = append(out, sdk.ContentBlockParamUnion{OfText: &sdk.TextBlockParam{Text: p.Text}})
+		case llm.PartImage:
+			out = append(out, sdk.ContentBlockParamUnion{OfImage: imageBlock(p)})
+		case llm.PartThinking:
+			switch {
+			case strings.HasPrefix(p.Signature, redactedPrefix):
+				out = append(out, sdk.ContentBlockParamUnion{OfRedactedThinking: &sdk.RedactedThinkingBlockParam{
+					Data: strings.TrimPrefix(p.Signature, redactedPrefix),
+				}})
+			case p.Signature != "":
+				out = append(out, sdk.ContentBlockParamUnion{OfThinking: &sdk.ThinkingBlockParam{
+					Thinking: p.Text, Signature: p.Signature,
+				}})
+			}
+			// Unsigned thinking (from another provider, say) cannot be
+			// verified by the API and is dropped rather than rejected.
+		case llm.PartToolCall:
+			if p.ToolCall == nil {
+				return nil, fmt.Errorf("tool_call part without a call")
+			}
+			out = append(out, sdk.ContentBlockParamUnion{OfToolUse: &sdk.ToolUseBlockParam{
+				ID: p.ToolCall.ID, Name: p.ToolCall.Name, Input: callInput(p.ToolCall.Input),
+			}})
+		case llm.PartToolResult:
+			if p.ToolResult == nil {
+				return nil, fmt.Errorf("tool_result part without a result")
+			}
+			out = append(out, sdk.ContentBlockParamUnion{OfToolResult: toolResultBlock(p.ToolResult)})
+		default:
+			return nil, fmt.Errorf("unknown part type %q", p.Type)
+		}
+	}
+	return out, nil
+}
+
+// callInput is the input of a past tool call as the API wants it: an
+// object. A call whose input the model garbled was answered with an error
+// already; sending the garbage back would fail the whole request.
+func callInput(raw json.RawMessage) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &obj) != nil || obj == nil {
+		return json.RawMessage("{}")
+	}
+	return raw
+}
+
+func imageBlock(p llm.Part) *sdk.ImageBlockParam {
+	return &sdk.ImageBlockParam{Source: sdk.ImageBlockParamSourceUnion{OfBase64: &sdk.Base64ImageSourceParam{
+		Data:      base64.StdEncoding.EncodeToString(p.Data),
+		MediaType: sdk.Base64ImageSourceMediaType(p.MediaType),
+	}}}
+}
+
+func toolResultBlock(r *llm.ToolResult) *sdk.ToolResultBlockParam {
+	b := &sdk.ToolResultBlockParam{ToolUseID: r.CallID}
+	if r.IsError {
+		b.IsError = param.NewOpt(true)
+	}
+	for _, c := range r.Content {
+		switch c.Type {
+		case llm.PartText:
+			if c.Text != "" {
+				b.Content = append(b.Content, sdk.ToolResultBlockParamContentUnion{OfText: &sdk.TextBlockParam{Text: c.Text}})
+			}
+		case llm.PartImage:
+			b.Content = append(b.Content, sdk.ToolResultBlockParamContentUnion{OfImage: imageBlock(c)})
+		}
+	}
+	return b
+}
+
+// markLastBlock puts a cache breakpoint on the last block of the newest
+// message that can carry one (thinking blocks cannot).
+func markLastBlock(msgs []sdk.MessageParam) {
+	if len(msgs) == 0 {
+		return
+	}
+	m := msgs[len(msgs)-1]
+	var blocks []sdk.ContentBlockParamUnion
+	switch {
+	case m.OfUser != nil:
+		blocks = m.OfUser.Content
+	case m.OfAssistant != nil:
+		blocks = m.OfAssistant.Content
+	}
+	for i := len(blocks) - 1; i >= 0; i-- {
+		if cc := blocks[i].GetCacheControl(); cc != nil {
+			*cc = sdk.NewCacheControlEphemeralParam()
+			return
+		}
+	}
+}
