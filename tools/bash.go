@@ -1,0 +1,154 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nova-dev/nova/permission"
+)
+
+// Limits of Bash.
+const (
+	bashDefaultTimeout = 120_000 // ms
+	bashMaxTimeout     = 600_000 // ms
+	bashMaxOutput      = 30_000  // characters kept of a foreground command's output
+)
+
+// Bash runs shell commands in the session's persistent shell: the working
+// directory and exported variables carry over from one call to the next.
+type Bash struct{}
+
+// BashDisplay is what frontends get about a Bash call.
+type BashDisplay struct {
+	Command  string `json:"command"`
+	ExitCode int    `json:"exit_code"`
+	TimedOut bool   `json:"timed_out,omitempty"`
+	Cwd      string `json:"cwd"`
+}
+
+type bashInput struct {
+	Command         string   `json:"command"`
+	Timeout         *float64 `json:"timeout,omitempty"`
+	Description     string   `json:"description,omitempty"`
+	RunInBackground bool     `json:"run_in_background,omitempty"`
+}
+
+// Name implements Tool.
+func (*Bash) Name() string { return "Bash" }
+
+// Kind implements Tool.
+func (*Bash) Kind() permission.Kind { return permission.KindExec }
+
+// Description implements Tool.
+func (*Bash) Description() string {
+	return `Executes a bash command in a persistent shell session with an optional timeout.
+
+- The working directory and exported environment variables persist between calls (cd and export carry over); shell functions, aliases and unexported variables do not.
+- Stdout and stderr are returned together, in order; stdin is /dev/null, so interactive commands (editors, pagers, prompts) cannot be used — pass flags that make them non-interactive (git commit -m, --yes, --no-pager).
+- timeout is in milliseconds: default 120000 (2 minutes), at most 600000 (10 minutes). On timeout the command and every process it started are killed.
+- Output longer than 30000 characters is cut in the middle; filter it (grep, head, tail) when you expect a lot.
+- A non-zero exit is reported as "Exit code: N".
+- Processes a command leaves running with & are stopped when it returns. For long-running processes (dev servers, watchers, long builds) set run_in_background: true instead, read their output with BashOutput and stop them with KillShell.
+- Prefer the dedicated tools over shell equivalents: Read instead of cat/head/tail, Grep instead of grep/rg, Glob instead of find, Edit/Write instead of sed/echo redirection.
+- Quote paths that contain spaces. Chain dependent commands with && and independent ones with ;.
+- Give a short description (5-10 words) of what the command does.`
+}
+
+// Schema implements Tool.
+func (*Bash) Schema() json.RawMessage {
+	return json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "command": {"type": "string", "description": "The command to execute"},
+    "timeout": {"type": "number", "description": "Optional timeout in milliseconds (max 600000)"},
+    "description": {"type": "string", "description": "Clear, concise description of what this command does in 5-10 words"},
+    "run_in_background": {"type": "boolean", "description": "Set to true to run this command in the background. Use BashOutput to read the output later and KillShell to stop it."}
+  },
+  "required": ["command"],
+  "additionalProperties": false
+}`)
+}
+
+// Permission implements Tool: the command, and the directory the session's
+// shell is in now, which is where it will run.
+func (*Bash) Permission(input json.RawMessage, env *Env) permission.Request {
+	var in bashInput
+	_ = json.Unmarshal(input, &in) // a partial request is better than none; Run validates
+	cwd, _ := shellsOf(env).cwdFor(env)
+	return permission.Request{Tool: "Bash", Kind: permission.KindExec, Command: in.Command, Workdir: cwd}
+}
+
+// Run implements Tool.
+func (*Bash) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, error) {
+	var in bashInput
+	if err := json.Unmarshal(input, &in); err != nil {
+		return Errorf("invalid Bash input: %v", err), nil
+	}
+	if strings.TrimSpace(in.Command) == "" {
+		return Errorf("command is empty"), nil
+	}
+	m := shellsOf(env)
+	if in.RunInBackground {
+		return runBashBackground(m, env, in)
+	}
+	timeout := bashTimeout(in.Timeout)
+	out, err := m.run(ctx, env, in.Command, timeout)
+	if err != nil {
+		return Result{}, fmt.Errorf("bash: %w", err)
+	}
+	disp := BashDisplay{Command: in.Command, ExitCode: out.exitCode, TimedOut: out.timedOut, Cwd: out.cwd}
+	var b strings.Builder
+	if out.note != "" {
+		b.WriteString(out.note + "\n")
+	}
+	b.WriteString(strings.TrimRight(out.output, "\n"))
+	res := Result{Display: disp}
+	switch {
+	case out.timedOut:
+		fmt.Fprintf(&b, "\nCommand timed out after %s", bashSeconds(timeout))
+		res.IsError = true
+	case out.interrupted:
+		b.WriteString("\nCommand was interrupted")
+		res.IsError = true
+	case out.exitCode != 0:
+		fmt.Fprintf(&b, "\nExit code: %d", out.exitCode)
+	}
+	res.Output = strings.TrimLeft(b.String(), "\n")
+	if res.Output == "" {
+		res.Output = "(no output)"
+	}
+	return res, nil
+}
+
+func runBashBackground(m *shellManager, env *Env, in bashInput) (Result, error) {
+	s, note, err := m.background(env, in.Command, in.Description)
+	if err != nil {
+		return Result{}, fmt.Errorf("bash: %w", err)
+	}
+	var b strings.Builder
+	if note != "" {
+		b.WriteString(note + "\n")
+	}
+	fmt.Fprintf(&b, "Command running in background with ID: %s\n", s.id)
+	fmt.Fprintf(&b, "Read its output with BashOutput (bash_id %q); stop it with KillShell (shell_id %q).", s.id, s.id)
+	return Result{Output: b.String(), Display: BashDisplay{Command: in.Command, Cwd: s.cwd}}, nil
+}
+
+// bashTimeout turns the timeout input (ms) into a duration: the default
+// when absent or not positive, capped at the maximum.
+func bashTimeout(ms *float64) time.Duration {
+	v := float64(bashDefaultTimeout)
+	if ms != nil && *ms > 0 {
+		v = min(*ms, bashMaxTimeout)
+	}
+	return time.Duration(v * float64(time.Millisecond))
+}
+
+// bashSeconds formats d as "0.5s", "120s".
+func bashSeconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+}

@@ -1,0 +1,436 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// shellStateKey is where the session's shell manager lives in Env.State;
+// Bash, BashOutput and KillShell share it.
+const shellStateKey = "bash"
+
+// Limits of the shells.
+const (
+	shellKillGrace  = 2 * time.Second // SIGTERM to SIGKILL
+	shellDrainWait  = time.Second     // output still open after the group is gone (a setsid'd daemon holding the pipe)
+	bgBufferCap     = 1 << 20         // unread output kept per background shell
+	shellEnvFile    = "env"           // export -p of the last foreground command
+	shellStatusRun  = "running"
+	shellStatusDone = "completed"
+	shellStatusFail = "failed"
+	shellStatusKill = "killed"
+)
+
+// shellManager is the session's persistent shell. Each command runs in a
+// fresh bash that restores the saved working directory and exported
+// variables first and, for foreground commands, saves them again on exit;
+// a hung command is then one process group to kill, not a shell to repair.
+type shellManager struct {
+	fg chan struct{} // one foreground command at a time, as in one shell
+
+	mu      sync.Mutex
+	dir     string // private state directory, made on first use
+	cwd     string // working directory after the last foreground command
+	seq     int
+	nextID  int
+	shells  map[string]*bgShell
+	running map[*shellProc]struct{} // foreground processes, for Close
+	closed  bool
+}
+
+func newShellManager() *shellManager {
+	return &shellManager{fg: make(chan struct{}, 1), shells: map[string]*bgShell{}, running: map[*shellProc]struct{}{}}
+}
+
+// shellsOf returns the session's shell manager.
+func shellsOf(env *Env) *shellManager {
+	return env.State(shellStateKey, func() any { return newShellManager() }).(*shellManager)
+}
+
+// Close kills every background and running foreground shell and removes
+// the state directory. It implements io.Closer for Env.Close.
+func (m *shellManager) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	var procs []*shellProc
+	for p := range m.running {
+		procs = append(procs, p)
+	}
+	var bgs []*bgShell
+	for _, s := range m.shells {
+		bgs = append(bgs, s)
+	}
+	dir := m.dir
+	m.mu.Unlock()
+
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		wg.Go(p.kill)
+	}
+	for _, s := range bgs {
+		wg.Go(func() { s.kill() })
+	}
+	wg.Wait()
+	if dir != "" {
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("remove shell state directory: %w", err)
+		}
+	}
+	return nil
+}
+
+// cwdFor returns the directory the next command starts in, and a note for
+// the model when the saved one has disappeared.
+func (m *shellManager) cwdFor(env *Env) (cwd, note string) {
+	m.mu.Lock()
+	saved := m.cwd
+	m.mu.Unlock()
+	home := env.Workdir
+	if home == "" {
+		home, _ = os.Getwd()
+	}
+	if saved == "" || saved == home {
+		return home, ""
+	}
+	if st, err := os.Stat(saved); err != nil || !st.IsDir() {
+		return home, fmt.Sprintf("[the shell's working directory %s no longer exists; running in %s instead]", saved, home)
+	}
+	return saved, ""
+}
+
+// stateDir returns the private state directory, making it on first use,
+// and a number for this command's state files.
+func (m *shellManager) stateDir(env *Env) (string, int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return "", 0, errors.New("the session's shell has been closed")
+	}
+	if m.dir == "" {
+		pattern := "nova-bash-*"
+		if env.SessionID != "" {
+			pattern = "nova-bash-" + safeName(env.SessionID) + "-*"
+		}
+		dir, err := os.MkdirTemp("", pattern)
+		if err != nil {
+			return "", 0, fmt.Errorf("create shell state directory: %w", err)
+		}
+		m.dir = dir
+	}
+	m.seq++
+	return m.dir, m.seq, nil
+}
+
+// start runs script in bash in cwd, through the sandbox when there is one.
+// Foreground processes are tracked so Close can kill them.
+func (m *shellManager) start(env *Env, script, cwd string, out io.Writer, foreground bool) (*shellProc, error) {
+	argv := []string{"bash", "-c", script}
+	if env.Sandbox != nil {
+		wrapped, err := env.Sandbox.Wrap(argv, cwd)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: wrap command: %w", err)
+		}
+		argv = wrapped
+	}
+	// Starting under the lock means Close either sees the process or
+	// refuses it; none slips past.
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, errors.New("the session's shell has been closed")
+	}
+	p, err := startShellProc(argv, cwd, out)
+	if err != nil {
+		return nil, err
+	}
+	if foreground {
+		m.running[p] = struct{}{}
+	}
+	return p, nil
+}
+
+// fgOutcome is how a foreground command ended.
+type fgOutcome struct {
+	output      string
+	exitCode    int
+	timedOut    bool
+	interrupted bool
+	cwd         string // after the command
+	note        string
+}
+
+// run runs command in the foreground until it exits, timeout passes or ctx
+// is done, then saves the shell state the command left.
+func (m *shellManager) run(ctx context.Context, env *Env, command string, timeout time.Duration) (fgOutcome, error) {
+	select {
+	case m.fg <- struct{}{}:
+	case <-ctx.Done():
+		return fgOutcome{interrupted: true}, nil
+	}
+	defer func() { <-m.fg }()
+
+	dir, seq, err := m.stateDir(env)
+	if err != nil {
+		return fgOutcome{}, err
+	}
+	cwd, note := m.cwdFor(env)
+	envOut := filepath.Join(dir, shellEnvFile+"."+strconv.Itoa(seq))
+	cwdOut := filepath.Join(dir, "cwd."+strconv.Itoa(seq))
+	defer os.Remove(envOut)
+	defer os.Remove(cwdOut)
+
+	script := restoreScript(dir, cwd) + saveTrap(envOut, cwdOut) + "eval " + shellQuote(command) + "\n"
+	out := &headTail{max: bashMaxOutput}
+	p, err := m.start(env, script, cwd, out, true)
+	if err != nil {
+		return fgOutcome{}, err
+	}
+	res := fgOutcome{cwd: cwd, note: note}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-p.exited:
+	case <-timer.C:
+		res.timedOut = true
+		p.kill()
+	case <-ctx.Done():
+		res.interrupted = true
+		p.kill()
+	}
+	p.finish()
+	m.mu.Lock()
+	delete(m.running, p)
+	m.mu.Unlock()
+
+	res.output = out.String()
+	res.exitCode = shellExitCode(p.state)
+	if newCwd, ok := m.saveState(dir, envOut, cwdOut); ok {
+		res.cwd = newCwd
+	}
+	return res, nil
+}
+
+// saveState adopts the state a foreground command's exit trap wrote. The
+// trap writes the cwd last, so a complete cwd file means a complete
+// snapshot; a command killed before its trap ran leaves the state as it was.
+func (m *shellManager) saveState(dir, envOut, cwdOut string) (string, bool) {
+	b, err := os.ReadFile(cwdOut)
+	if err != nil || !bytes.HasSuffix(b, []byte("\n")) {
+		return "", false
+	}
+	cwd := strings.TrimSuffix(string(b), "\n")
+	if !filepath.IsAbs(cwd) {
+		return "", false
+	}
+	if err := os.Rename(envOut, filepath.Join(dir, shellEnvFile)); err != nil {
+		return "", false
+	}
+	m.mu.Lock()
+	m.cwd = cwd
+	m.mu.Unlock()
+	return cwd, true
+}
+
+// background starts command as a background shell and returns it.
+func (m *shellManager) background(env *Env, command, description string) (*bgShell, string, error) {
+	dir, _, err := m.stateDir(env)
+	if err != nil {
+		return nil, "", err
+	}
+	cwd, note := m.cwdFor(env)
+	s := &bgShell{command: command, description: description, cwd: cwd, status: shellStatusRun, done: make(chan struct{})}
+	script := restoreScript(dir, cwd) + "eval " + shellQuote(command) + "\n"
+	p, err := m.start(env, script, cwd, s, false)
+	if err != nil {
+		return nil, "", err
+	}
+	s.p = p
+	m.mu.Lock()
+	if m.closed { // Close ran between start and here and did not see s
+		m.mu.Unlock()
+		p.kill()
+		p.finish()
+		return nil, "", errors.New("the session's shell has been closed")
+	}
+	m.nextID++
+	s.id = "bash_" + strconv.Itoa(m.nextID)
+	m.shells[s.id] = s
+	m.mu.Unlock()
+	go s.watch()
+	return s, note, nil
+}
+
+// shell returns background shell id, or an error naming the known ones.
+func (m *shellManager) shell(id string) (*bgShell, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s, ok := m.shells[id]; ok {
+		return s, nil
+	}
+	ids := make([]string, 0, len(m.shells))
+	for k := range m.shells {
+		ids = append(ids, k)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		a, _ := strconv.Atoi(strings.TrimPrefix(ids[i], "bash_"))
+		b, _ := strconv.Atoi(strings.TrimPrefix(ids[j], "bash_"))
+		return a < b
+	})
+	known := "none have been started in this session"
+	if len(ids) > 0 {
+		known = "known shells: " + strings.Join(ids, ", ")
+	}
+	return nil, fmt.Errorf("no background shell with id %q (%s)", id, known)
+}
+
+// restoreScript brings a fresh bash to the session's state: the exported
+// variables of the last snapshot (unsetting those the session unset) and
+// the working directory, keeping OLDPWD so `cd -` still works.
+func restoreScript(dir, cwd string) string {
+	envFile := shellQuote(filepath.Join(dir, shellEnvFile))
+	var b strings.Builder
+	fmt.Fprintf(&b, "if [ -r %s ]; then\n", envFile)
+	b.WriteString("  for __nova_v in $(compgen -e 2>/dev/null); do case $__nova_v in PWD|OLDPWD|SHLVL|_) ;; *) unset -v \"$__nova_v\" 2>/dev/null ;; esac; done\n")
+	fmt.Fprintf(&b, "  . %s >/dev/null 2>&1\nfi\n", envFile)
+	if cwd != "" {
+		b.WriteString("__nova_old=${OLDPWD-}\n")
+		fmt.Fprintf(&b, "builtin cd -- %s || exit 1\n", shellQuote(cwd))
+		b.WriteString("if [ -n \"$__nova_old\" ]; then OLDPWD=$__nova_old; fi\n")
+	}
+	b.WriteString("unset -v __nova_v __nova_old\n")
+	return b.String()
+}
+
+// saveTrap saves the state on any exit, `exit N` inside the command
+// included, keeping the command's exit status.
+func saveTrap(envOut, cwdOut string) string {
+	body := fmt.Sprintf("__nova_ec=$?; builtin export -p >| %s 2>/dev/null; builtin pwd >| %s 2>/dev/null; exit $__nova_ec",
+		shellQuote(envOut), shellQuote(cwdOut))
+	return "trap " + shellQuote(body) + " EXIT\n"
+}
+
+// shellQuote quotes s as one bash word.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shellProc is one bash process, leader of its own process group, whose
+// stdout and stderr share one pipe so their order is kept.
+type shellProc struct {
+	cmd     *exec.Cmd
+	pgid    int
+	r       *os.File
+	exited  chan struct{} // closed when the leader has been reaped
+	outDone chan struct{} // closed when reading output has ended
+	state   *os.ProcessState
+}
+
+// startShellProc starts argv in dir with stdin from /dev/null, copying its
+// merged output to out.
+func startShellProc(argv []string, dir string, out io.Writer) (*shellProc, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("create output pipe: %w", err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = w, w // an *os.File: the child writes to the pipe itself, Wait waits for nobody else
+	setShellProcAttr(cmd)
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		return nil, fmt.Errorf("start %s: %w", argv[0], err)
+	}
+	w.Close()
+	p := &shellProc{cmd: cmd, pgid: cmd.Process.Pid, r: r, exited: make(chan struct{}), outDone: make(chan struct{})}
+	go func() {
+		_, _ = io.Copy(out, r)
+		close(p.outDone)
+	}()
+	go func() {
+		_ = cmd.Wait() // the status is in ProcessState; a non-zero exit is not a failure here
+		p.state = cmd.ProcessState
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// kill stops the whole process group and waits for the leader.
+func (p *shellProc) kill() {
+	killProcGroup(p.pgid, shellKillGrace)
+	<-p.exited
+}
+
+// finish runs after the leader exited: it stops what the command left
+// running in its group (`cmd &`; run_in_background is for that) and
+// collects the rest of the output.
+func (p *shellProc) finish() {
+	killProcGroup(p.pgid, shellKillGrace)
+	select {
+	case <-p.outDone:
+	case <-time.After(shellDrainWait):
+		p.r.Close() // something outside the group holds the pipe open
+		<-p.outDone
+	}
+	p.r.Close()
+}
+
+// headTail keeps the first and last max/2 bytes written to it.
+type headTail struct {
+	max   int
+	head  []byte
+	tail  []byte
+	total int
+}
+
+func (h *headTail) Write(p []byte) (int, error) {
+	n := len(p)
+	h.total += n
+	half := h.max / 2
+	if room := half - len(h.head); room > 0 {
+		k := min(room, len(p))
+		h.head = append(h.head, p[:k]...)
+		p = p[k:]
+	}
+	if len(p) >= half {
+		h.tail = append(h.tail[:0], p[len(p)-half:]...)
+		return n, nil
+	}
+	h.tail = append(h.tail, p...)
+	if len(h.tail) > 2*half {
+		h.tail = append(h.tail[:0], h.tail[len(h.tail)-half:]...)
+	}
+	return n, nil
+}
+
+// String returns everything written, or head and tail around a marker
+// saying how much was cut.
+func (h *headTail) String() string {
+	half := h.max / 2
+	tail := h.tail
+	if len(tail) > half {
+		tail = tail[len(tail)-half:]
+	}
+	cut := h.total - len(h.head) - len(tail)
+	if cut <= 0 {
+		return string(h.head) + string(tail)
+	}
+	return strings.ToValidUTF8(string(h.head), "\uFFFD") +
+		fmt.Sprintf("\n\n... [%d characters of output cut; showing the first %d and the last %d] ...\n\n", cut, len(h.head), len(tail)) +
+		strings.ToValidUTF8(string(tail), "\uFFFD")
+}
