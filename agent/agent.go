@@ -40,6 +40,10 @@ type Config struct {
 	// files and memory. It goes before the first prompt of a new session and
 	// into the summary after each compaction (so instructions are re-read).
 	Context func() string
+	// Discover, when set, is told the paths each tool call touched and
+	// returns text to add to that call's result (instruction files of a
+	// directory met for the first time), or "".
+	Discover func(paths []string) string
 	// Pipeline runs tool calls; Env is the session's tool environment.
 	Pipeline *tools.Pipeline
 	Env      *tools.Env

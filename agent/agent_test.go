@@ -379,9 +379,16 @@ func TestCompactionWhenTheWindowFills(t *testing.T) {
 	h.agent.cfg.MaxTokens = 500
 	loads := 0
 	h.agent.cfg.Context = func() string { loads++; return "<instructions>be brief</instructions>" }
-	// Three turns of big text, then the threshold is crossed.
+	// Three turns of big text; the provider's input count grows with them
+	// until the threshold is crossed.
 	for i := range 3 {
-		h.client.resps = append(h.client.resps, reply(big))
+		in := 500 * (i + 1)
+		h.client.resps = append(h.client.resps, func(ctx context.Context, emit func(llm.StreamEvent)) error {
+			emit(llm.StreamEvent{Type: llm.EventTextDelta, Text: big})
+			emit(llm.StreamEvent{Type: llm.EventUsage, Usage: &llm.Usage{InputTokens: in, OutputTokens: 750}})
+			emit(llm.StreamEvent{Type: llm.EventStop, StopReason: llm.StopEndTurn})
+			return nil
+		})
 		drain(h.agent.Run(context.Background(), llm.UserText("question "+string(rune('a'+i)))), nil)
 	}
 	h.client.resps = append(h.client.resps, reply("## Goal\nanswer questions"), reply("fine"))

@@ -88,9 +88,6 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 	res.text = text.String()
 	a.mu.Lock()
 	a.usage.Add(res.usage)
-	if res.usage != (llm.Usage{}) {
-		a.last, a.added = res.usage, 0
-	}
 	a.mu.Unlock()
 	if rec := a.cfg.Recorder; rec != nil && res.usage != (llm.Usage{}) {
 		_ = rec.AppendUsage(res.usage)
@@ -126,6 +123,12 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 	if err := a.appendMessage(msg); err != nil {
 		a.send(Event{Type: EventNotice, Turn: turn, Text: err.Error()})
 	}
+	if res.usage != (llm.Usage{}) {
+		// The provider's counts now cover everything up to this answer.
+		a.mu.Lock()
+		a.last, a.added = res.usage, 0
+		a.mu.Unlock()
+	}
 	if len(calls) == 0 {
 		return res
 	}
@@ -149,6 +152,15 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 	outs := make([]tools.Outcome, len(calls))
 	for i, p := range calls {
 		outs[i] = p.out
+		if a.cfg.Discover != nil && len(p.out.Paths) > 0 {
+			paths := make([]string, len(p.out.Paths))
+			for j, acc := range p.out.Paths {
+				paths[j] = acc.Path
+			}
+			if extra := a.cfg.Discover(paths); extra != "" {
+				outs[i].Result.Output += "\n\n" + extra
+			}
+		}
 		if p.out.Denied {
 			done.Denials = append(done.Denials, Denial{ToolName: p.call.Name, ToolUseID: p.call.ID, ToolInput: p.call.Input,
 				Layer: p.out.Decision.Layer, Reason: p.out.Decision.Reason})

@@ -48,8 +48,10 @@ type Outcome struct {
 	// or a person said no.
 	Denied bool `json:"denied,omitempty"`
 	// SpillPath is where the full output went when it was too large.
-	SpillPath string        `json:"spill_path,omitempty"`
-	Duration  time.Duration `json:"duration_ns"`
+	SpillPath string `json:"spill_path,omitempty"`
+	// Paths are the files the call touched, as the permission check saw them.
+	Paths    []permission.Access `json:"paths,omitempty"`
+	Duration time.Duration       `json:"duration_ns"`
 }
 
 // Pipeline is the one execution path of tool calls:
@@ -160,7 +162,7 @@ func (pr *Prepared) Execute(ctx context.Context) Outcome {
 	if pr.p.Hooks != nil {
 		res = pr.p.Hooks.PostToolUse(ctx, pr.call, res)
 	}
-	out := Outcome{Call: pr.call, Decision: pr.decision, Duration: time.Since(start)}
+	out := Outcome{Call: pr.call, Decision: pr.decision, Duration: time.Since(start), Paths: pr.req.Paths}
 	out.Result, out.SpillPath = pr.p.shape(pr.call, pr.req, res, pr.env)
 	return out
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/config"
@@ -99,7 +98,7 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 		return nil, err
 	}
 	rt.registry = tools.NewRegistry()
-	for _, t := range tools.Builtin() {
+	for _, t := range append(tools.Builtin(), &tools.Remember{NovaHome: novaHome}) {
 		if err := rt.registry.Register(t); err != nil {
 			return nil, fmt.Errorf("register tools: %w", err)
 		}
@@ -115,6 +114,8 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 	env.SpillDir = rt.session.SpillDir()
 	rt.env = env
 
+	home, _ := os.UserHomeDir()
+	src := &agent.ContextSource{NovaHome: novaHome, Workdir: workdir, Home: home}
 	window, maxOut := sel.Model.Limits()
 	rt.agent = agent.New(agent.Config{
 		Client:        client,
@@ -123,7 +124,8 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 		ContextWindow: window,
 		System:        agent.SystemPrompt(),
 		AppendSystem:  o.appendSystem,
-		Context:       func() string { return agent.EnvironmentContext(ctx, workdir, time.Now()) },
+		Context:       func() string { return src.Message(ctx) },
+		Discover:      src.Discover,
 		Pipeline:      &tools.Pipeline{Registry: rt.registry, Checker: rt.checker},
 		Env:           env,
 		Interactive:   o.interactive,
