@@ -92,7 +92,9 @@ func NewChecker(cfg Config) (*Checker, error) {
 		c.roots = append(c.roots, d)
 		c.realRoots = append(c.realRoots, realPath(d))
 	}
-	sets := append([]RuleSet{{Source: "config", Allow: cfg.Rules.Allow, Ask: cfg.Rules.Ask, Deny: cfg.Rules.Deny}}, cfg.RuleSets...)
+	// Rules may come straight from --allowedTools values, which can hold
+	// several rules each ("Bash(git log:*),Edit").
+	sets := append([]RuleSet{{Source: "command line", Allow: splitAll(cfg.Rules.Allow), Ask: splitAll(cfg.Rules.Ask), Deny: splitAll(cfg.Rules.Deny)}}, cfg.RuleSets...)
 	for i := range sets {
 		if sets[i].Base == "" {
 			sets[i].Base = c.roots[0]
@@ -103,6 +105,14 @@ func NewChecker(cfg Config) (*Checker, error) {
 		return nil, fmt.Errorf("permission rules: %w", err)
 	}
 	return c, nil
+}
+
+func splitAll(list []string) []string {
+	var out []string
+	for _, s := range list {
+		out = append(out, SplitToolList(s)...)
+	}
+	return out
 }
 
 // CheckStartup refuses bypassPermissions for root without a sandbox:

@@ -1,0 +1,307 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gofrs/flock"
+
+	"github.com/nova-dev/nova/atomicfile"
+	"github.com/nova-dev/nova/permission"
+)
+
+// Settings is the content of one settings.json, or of several merged
+// (user, then project, then local). Keys nova does not know are ignored.
+type Settings struct {
+	Permissions Permissions       `json:"permissions"`
+	Sandbox     SandboxSettings   `json:"sandbox"`
+	Env         map[string]string `json:"env,omitempty"`
+	// RuleSets are the permission lists of each file loaded, in order, with
+	// the file and project directory their rules belong to.
+	RuleSets []permission.RuleSet `json:"-"`
+}
+
+// Permissions is the "permissions" object of a settings file.
+type Permissions struct {
+	Allow                 []string `json:"allow,omitempty"`
+	Ask                   []string `json:"ask,omitempty"`
+	Deny                  []string `json:"deny,omitempty"`
+	DefaultMode           string   `json:"defaultMode,omitempty"`
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+}
+
+// SandboxSettings is the "sandbox" object of a settings file; nil fields
+// were not set and leave earlier files' values alone.
+type SandboxSettings struct {
+	Enabled   *bool `json:"enabled,omitempty"`
+	Network   *bool `json:"network,omitempty"`   // allow network access inside the sandbox
+	AutoAllow *bool `json:"autoAllow,omitempty"` // run Bash without asking when sandboxed
+}
+
+// SettingsFiles returns the settings files in the order they are merged:
+// user, project (committed), local (git-ignored).
+func SettingsFiles(novaHome, projectDir string) []string {
+	return []string{
+		filepath.Join(novaHome, "settings.json"),
+		filepath.Join(projectDir, ".nova", "settings.json"),
+		filepath.Join(projectDir, ".nova", "settings.local.json"),
+	}
+}
+
+// LoadSettings reads and merges the user, project and local settings
+// files, returning the merged settings and the files that existed. A file
+// that does not parse, or holds a bad rule or mode, is an error naming the
+// file, line and column: nova never starts with half its permissions.
+func LoadSettings(novaHome, projectDir string) (*Settings, []string, error) {
+	merged := &Settings{Env: map[string]string{}}
+	var loaded []string
+	for i, path := range SettingsFiles(novaHome, projectDir) {
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, loaded, fmt.Errorf("read settings %s: %w", path, err)
+		}
+		s, err := parseSettings(path, data, i == 1)
+		if err != nil {
+			return nil, loaded, err
+		}
+		loaded = append(loaded, path)
+		merged.merge(s, path, projectDir)
+	}
+	return merged, loaded, nil
+}
+
+// parseSettings decodes one file and checks its rules and mode.
+func parseSettings(path string, data []byte, project bool) (*Settings, error) {
+	var s Settings
+	if len(bytes.TrimSpace(data)) == 0 {
+		return &s, nil
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("settings %s: %s", path, describeJSONError(data, err))
+	}
+	at := func(needle string) string {
+		enc, _ := json.Marshal(needle)
+		off := bytes.Index(data, enc)
+		if off < 0 {
+			return path
+		}
+		line, col := LineCol(data, int64(off))
+		return fmt.Sprintf("%s: line %d, column %d", path, line, col)
+	}
+	for _, list := range [][]string{s.Permissions.Allow, s.Permissions.Ask, s.Permissions.Deny} {
+		for _, r := range list {
+			if _, err := permission.ParseRule(r); err != nil {
+				return nil, fmt.Errorf("settings %s: %w", at(r), err)
+			}
+		}
+	}
+	if m := s.Permissions.DefaultMode; m != "" {
+		if _, ok := permission.ParseMode(m); !ok {
+			return nil, fmt.Errorf("settings %s: unknown defaultMode %q (want default, acceptEdits, plan or bypassPermissions)", at(m), m)
+		}
+		if project && permission.Mode(m) == permission.ModeBypass {
+			// A committed file must not switch off every question for
+			// whoever clones the repository.
+			return nil, fmt.Errorf("settings %s: defaultMode bypassPermissions may be set only in user or local settings, not in the committed project file", at(m))
+		}
+	}
+	return &s, nil
+}
+
+// merge folds s, read from path, into the merged settings: lists add up,
+// later scalar values win.
+func (m *Settings) merge(s *Settings, path, projectDir string) {
+	p := s.Permissions
+	m.Permissions.Allow = append(m.Permissions.Allow, p.Allow...)
+	m.Permissions.Ask = append(m.Permissions.Ask, p.Ask...)
+	m.Permissions.Deny = append(m.Permissions.Deny, p.Deny...)
+	if p.DefaultMode != "" {
+		m.Permissions.DefaultMode = p.DefaultMode
+	}
+	for _, d := range p.AdditionalDirectories {
+		d = expandDir(d, projectDir)
+		if !contains(m.Permissions.AdditionalDirectories, d) {
+			m.Permissions.AdditionalDirectories = append(m.Permissions.AdditionalDirectories, d)
+		}
+	}
+	for _, b := range []struct{ from, to **bool }{
+		{&s.Sandbox.Enabled, &m.Sandbox.Enabled}, {&s.Sandbox.Network, &m.Sandbox.Network}, {&s.Sandbox.AutoAllow, &m.Sandbox.AutoAllow},
+	} {
+		if *b.from != nil {
+			*b.to = *b.from
+		}
+	}
+	for k, v := range s.Env {
+		m.Env[k] = v
+	}
+	// Rules of every file are relative to the project; the user file's
+	// ./ patterns too, since it applies to whichever project is open.
+	m.RuleSets = append(m.RuleSets, permission.RuleSet{Source: path, Base: projectDir, Allow: p.Allow, Ask: p.Ask, Deny: p.Deny})
+}
+
+func expandDir(d, base string) string {
+	if home, err := os.UserHomeDir(); err == nil && (d == "~" || strings.HasPrefix(d, "~/")) {
+		d = filepath.Join(home, d[1:])
+	}
+	if !filepath.IsAbs(d) {
+		d = filepath.Join(base, d)
+	}
+	return filepath.Clean(d)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// PermissionOptions is what the command line adds to the settings when
+// building the permission checker.
+type PermissionOptions struct {
+	Workspace string // absolute project directory
+	Home      string // the user's home directory
+	NovaHome  string
+	// Mode is --permission-mode; "" takes the settings' defaultMode.
+	Mode permission.Mode
+	// AddDirs are --add-dir directories, on top of additionalDirectories.
+	AddDirs []string
+	// AllowedTools and DisallowedTools are the raw --allowedTools and
+	// --disallowedTools values; each may hold several rules.
+	AllowedTools    []string
+	DisallowedTools []string
+	// SandboxAvailable is whether the OS sandbox works on this machine.
+	SandboxAvailable bool
+	// Persist overrides where "allow always" rules go; nil writes them to
+	// the project's .nova/settings.local.json.
+	Persist func(rule string) error
+}
+
+// PermissionConfig builds the permission checker's configuration from the
+// merged settings and the command line.
+func (s *Settings) PermissionConfig(o PermissionOptions) (permission.Config, error) {
+	cfg := permission.Config{
+		Mode:      o.Mode,
+		Workspace: o.Workspace,
+		Home:      o.Home,
+		NovaHome:  o.NovaHome,
+		AddDirs:   append(append([]string(nil), s.Permissions.AdditionalDirectories...), o.AddDirs...),
+		RuleSets:  append([]permission.RuleSet(nil), s.RuleSets...),
+		Persist:   o.Persist,
+	}
+	if cfg.Mode == "" {
+		cfg.Mode = permission.Mode(s.Permissions.DefaultMode)
+	}
+	if cfg.Mode == "" {
+		cfg.Mode = permission.ModeDefault
+	}
+	if _, ok := permission.ParseMode(string(cfg.Mode)); !ok {
+		return cfg, fmt.Errorf("unknown permission mode %q (want default, acceptEdits, plan or bypassPermissions)", cfg.Mode)
+	}
+	for _, flag := range []struct {
+		name  string
+		vals  []string
+		allow bool
+	}{{"--allowedTools", o.AllowedTools, true}, {"--disallowedTools", o.DisallowedTools, false}} {
+		set := permission.RuleSet{Source: flag.name, Base: o.Workspace}
+		for _, v := range flag.vals {
+			for _, r := range permission.SplitToolList(v) {
+				if _, err := permission.ParseRule(r); err != nil {
+					return cfg, fmt.Errorf("%s: %w", flag.name, err)
+				}
+				if flag.allow {
+					set.Allow = append(set.Allow, r)
+				} else {
+					set.Deny = append(set.Deny, r)
+				}
+			}
+		}
+		cfg.RuleSets = append(cfg.RuleSets, set)
+	}
+	enabled := s.Sandbox.Enabled != nil && *s.Sandbox.Enabled
+	cfg.Sandboxed = enabled && o.SandboxAvailable
+	cfg.SandboxUnavailable = enabled && !o.SandboxAvailable
+	cfg.SandboxAutoAllow = s.Sandbox.AutoAllow != nil && *s.Sandbox.AutoAllow
+	if cfg.Persist == nil && o.Workspace != "" {
+		dir := o.Workspace
+		cfg.Persist = func(rule string) error { return AddLocalRule(dir, "allow", rule) }
+	}
+	return cfg, nil
+}
+
+// AddLocalRule adds rule to the list ("allow", "ask" or "deny") of the
+// project's .nova/settings.local.json, keeping every other key. It locks
+// the file against other nova processes and replaces it atomically.
+func AddLocalRule(projectDir, list, rule string) error {
+	if list != "allow" && list != "ask" && list != "deny" {
+		return fmt.Errorf("add rule: unknown list %q (want allow, ask or deny)", list)
+	}
+	if _, err := permission.ParseRule(rule); err != nil {
+		return fmt.Errorf("add rule: %w", err)
+	}
+	dir := filepath.Join(projectDir, ".nova")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("add rule: %w", err)
+	}
+	path := filepath.Join(dir, "settings.local.json")
+	lock := flock.New(path + ".lock")
+	if err := lock.Lock(); err != nil {
+		return fmt.Errorf("add rule: lock %s: %w", path, err)
+	}
+	defer lock.Unlock()
+
+	doc := map[string]json.RawMessage{}
+	perm := os.FileMode(0o600)
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("add rule: read %s: %w", path, err)
+	case len(bytes.TrimSpace(data)) > 0:
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return fmt.Errorf("add rule: %s: %s (fix or remove the file)", path, describeJSONError(data, err))
+		}
+		if st, err := os.Stat(path); err == nil {
+			perm = st.Mode().Perm()
+		}
+	}
+	perms := map[string]json.RawMessage{}
+	if raw, ok := doc["permissions"]; ok {
+		if err := json.Unmarshal(raw, &perms); err != nil {
+			return fmt.Errorf("add rule: %s: \"permissions\" is not an object: %w", path, err)
+		}
+	}
+	var rules []string
+	if raw, ok := perms[list]; ok {
+		if err := json.Unmarshal(raw, &rules); err != nil {
+			return fmt.Errorf("add rule: %s: permissions.%s is not a list of strings: %w", path, list, err)
+		}
+	}
+	if contains(rules, rule) {
+		return nil
+	}
+	rules = append(rules, rule)
+	var merr error
+	if perms[list], merr = json.Marshal(rules); merr != nil {
+		return fmt.Errorf("add rule: %w", merr)
+	}
+	if doc["permissions"], merr = json.Marshal(perms); merr != nil {
+		return fmt.Errorf("add rule: %w", merr)
+	}
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return fmt.Errorf("add rule: %w", err)
+	}
+	return atomicfile.Write(path, append(out, '\n'), perm)
+}

@@ -1,0 +1,207 @@
+package config
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/nova-dev/nova/permission"
+)
+
+func writeFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoadSettingsMerges(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(home, "settings.json"), `{
+  "permissions": {"allow": ["Bash(make)"], "deny": ["Read(./secrets/**)"], "defaultMode": "plan"},
+  "sandbox": {"enabled": true, "autoAllow": true},
+  "env": {"A": "user", "B": "user"},
+  "theme": "dark"
+}`)
+	writeFile(t, filepath.Join(proj, ".nova", "settings.json"), `{
+  "permissions": {"allow": ["Bash(npm run test:*)"], "ask": ["Bash(git push:*)"], "additionalDirectories": ["../shared"]},
+  "env": {"B": "project"}
+}`)
+	writeFile(t, filepath.Join(proj, ".nova", "settings.local.json"), `{
+  "permissions": {"defaultMode": "acceptEdits", "allow": ["Edit(src/**)"]},
+  "sandbox": {"autoAllow": false}
+}`)
+	s, files, err := LoadSettings(home, proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 3 {
+		t.Fatalf("files %v", files)
+	}
+	if want := []string{"Bash(make)", "Bash(npm run test:*)", "Edit(src/**)"}; !slices.Equal(s.Permissions.Allow, want) {
+		t.Errorf("allow %v", s.Permissions.Allow)
+	}
+	if s.Permissions.DefaultMode != "acceptEdits" {
+		t.Errorf("defaultMode %q: the local file should win", s.Permissions.DefaultMode)
+	}
+	if s.Env["A"] != "user" || s.Env["B"] != "project" {
+		t.Errorf("env %v", s.Env)
+	}
+	if *s.Sandbox.Enabled != true || *s.Sandbox.AutoAllow != false {
+		t.Errorf("sandbox %+v", s.Sandbox)
+	}
+	if want := filepath.Join(filepath.Dir(proj), "shared"); !slices.Equal(s.Permissions.AdditionalDirectories, []string{want}) {
+		t.Errorf("dirs %v", s.Permissions.AdditionalDirectories)
+	}
+	if len(s.RuleSets) != 3 || s.RuleSets[0].Source != files[0] || s.RuleSets[1].Base != proj {
+		t.Errorf("rule sets %+v", s.RuleSets)
+	}
+}
+
+func TestLoadSettingsErrors(t *testing.T) {
+	tests := []struct {
+		name, file, data, want string
+	}{
+		{"syntax", "local", "{\n  \"permissions\": {\n    \"allow\": [\"Bash\",]\n  }\n}", "line 3, column"},
+		{"type", "user", `{"permissions": {"allow": "Bash"}}`, "line 1, column"},
+		{"bad rule", "project", "{\"permissions\": {\n\"deny\": [\"Bash(\"]}}", "line 2, column 10"},
+		{"bad mode", "local", `{"permissions": {"defaultMode": "yolo"}}`, "unknown defaultMode"},
+		{"committed bypass", "project", `{"permissions": {"defaultMode": "bypassPermissions"}}`, "only in user or local"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home, proj := t.TempDir(), t.TempDir()
+			path := map[string]string{
+				"user":    filepath.Join(home, "settings.json"),
+				"project": filepath.Join(proj, ".nova", "settings.json"),
+				"local":   filepath.Join(proj, ".nova", "settings.local.json"),
+			}[tt.file]
+			writeFile(t, path, tt.data)
+			_, _, err := LoadSettings(home, proj)
+			if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want it to name %s and %q", err, path, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadSettingsNone(t *testing.T) {
+	s, files, err := LoadSettings(t.TempDir(), t.TempDir())
+	if err != nil || len(files) != 0 || len(s.Permissions.Allow) != 0 {
+		t.Fatalf("%+v %v %v", s, files, err)
+	}
+}
+
+func TestPermissionConfig(t *testing.T) {
+	proj := t.TempDir()
+	on, off := true, false
+	s := &Settings{Permissions: Permissions{DefaultMode: "plan", AdditionalDirectories: []string{"/data"}}, Sandbox: SandboxSettings{Enabled: &on, AutoAllow: &on}}
+	s.RuleSets = []permission.RuleSet{{Source: "x", Base: proj, Allow: []string{"Bash(make)"}}}
+	cfg, err := s.PermissionConfig(PermissionOptions{
+		Workspace: proj, Home: "/home/u",
+		AllowedTools:     []string{"Bash(git log:*),Read", "Edit"},
+		DisallowedTools:  []string{"Bash(curl:*)"},
+		AddDirs:          []string{"/extra"},
+		SandboxAvailable: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Mode != permission.ModePlan || !cfg.Sandboxed || !cfg.SandboxAutoAllow || cfg.SandboxUnavailable {
+		t.Errorf("cfg %+v", cfg)
+	}
+	if !slices.Equal(cfg.AddDirs, []string{"/data", "/extra"}) {
+		t.Errorf("dirs %v", cfg.AddDirs)
+	}
+	last := cfg.RuleSets[len(cfg.RuleSets)-2:]
+	if !slices.Equal(last[0].Allow, []string{"Bash(git log:*)", "Read", "Edit"}) || !slices.Equal(last[1].Deny, []string{"Bash(curl:*)"}) {
+		t.Errorf("cli rules %+v", last)
+	}
+	c, err := permission.NewChecker(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AllowAlways("Bash(npm run test:*)"); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(proj, ".nova", "settings.local.json"))
+	if err != nil || !strings.Contains(string(data), "npm run test") {
+		t.Fatalf("allow always was not persisted: %s %v", data, err)
+	}
+
+	s.Sandbox.AutoAllow = &off
+	cfg, err = s.PermissionConfig(PermissionOptions{Workspace: proj, Mode: permission.ModeAcceptEdits})
+	if err != nil || cfg.Mode != permission.ModeAcceptEdits || !cfg.SandboxUnavailable || cfg.Sandboxed {
+		t.Errorf("cfg %+v %v", cfg, err)
+	}
+	if _, err := s.PermissionConfig(PermissionOptions{Workspace: proj, AllowedTools: []string{"Bash("}}); err == nil || !strings.Contains(err.Error(), "--allowedTools") {
+		t.Errorf("bad CLI rule: %v", err)
+	}
+}
+
+func TestAddLocalRule(t *testing.T) {
+	proj := t.TempDir()
+	path := filepath.Join(proj, ".nova", "settings.local.json")
+	writeFile(t, path, `{"theme": "dark", "permissions": {"allow": ["Read"], "defaultMode": "plan"}}`)
+	if err := AddLocalRule(proj, "allow", "Bash(npm run test:*)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := AddLocalRule(proj, "allow", "Bash(npm run test:*)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := AddLocalRule(proj, "deny", "Bash(curl:*)"); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Theme       string      `json:"theme"`
+		Permissions Permissions `json:"permissions"`
+	}
+	data, _ := os.ReadFile(path)
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Theme != "dark" || doc.Permissions.DefaultMode != "plan" ||
+		!slices.Equal(doc.Permissions.Allow, []string{"Read", "Bash(npm run test:*)"}) || !slices.Equal(doc.Permissions.Deny, []string{"Bash(curl:*)"}) {
+		t.Errorf("file %s", data)
+	}
+	if err := AddLocalRule(proj, "maybe", "Read"); err == nil {
+		t.Error("unknown list accepted")
+	}
+	if err := AddLocalRule(proj, "allow", "Bash("); err == nil {
+		t.Error("bad rule accepted")
+	}
+	writeFile(t, path, `{broken`)
+	if err := AddLocalRule(proj, "allow", "Read"); err == nil {
+		t.Error("a broken file was overwritten")
+	}
+}
+
+func TestAddLocalRuleConcurrent(t *testing.T) {
+	proj := t.TempDir()
+	var wg sync.WaitGroup
+	for i := range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := AddLocalRule(proj, "allow", "Bash(make t"+string(rune('0'+i))+")"); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	home := t.TempDir()
+	s, _, err := LoadSettings(home, proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Permissions.Allow) != 10 {
+		t.Errorf("lost updates: %v", s.Permissions.Allow)
+	}
+}

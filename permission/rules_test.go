@@ -1,0 +1,137 @@
+package permission
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestParseRule(t *testing.T) {
+	tests := []struct {
+		in         string
+		tool, spec string
+		ok         bool
+	}{
+		{"Bash", "Bash", "", true},
+		{"Bash(npm run test:*)", "Bash", "npm run test:*", true},
+		{" Bash(git status) ", "Bash", "git status", true},
+		{"Bash(*)", "Bash", "", true},
+		{"Read(./secrets/**)", "Read", "./secrets/**", true},
+		{"Edit(src/**)", "Edit", "src/**", true},
+		{"Read(~/x)", "Read", "~/x", true},
+		{"Read(//etc/hosts)", "Read", "//etc/hosts", true},
+		{"WebFetch(domain:example.com)", "WebFetch", "domain:example.com", true},
+		{"mcp__server", "mcp__server", "", true},
+		{"mcp__server__tool", "mcp__server__tool", "", true},
+		{"mcp__server__*", "mcp__server__*", "", true},
+		{"", "", "", false},
+		{"(x)", "", "", false},
+		{"Bash(", "", "", false},
+		{"Bash()", "", "", false},
+		{"Bash(npm:*:x)", "", "", false},
+		{"Ba sh", "", "", false},
+		{"WebFetch(example.com)", "", "", false},
+		{"Read([)", "", "", false},
+		{"mcp__s(x)", "", "", false},
+	}
+	for _, tt := range tests {
+		r, err := ParseRule(tt.in)
+		if (err == nil) != tt.ok {
+			t.Errorf("ParseRule(%q) error = %v, want ok=%v", tt.in, err, tt.ok)
+			continue
+		}
+		if tt.ok && (r.Tool != tt.tool || r.Spec != tt.spec) {
+			t.Errorf("ParseRule(%q) = %q %q, want %q %q", tt.in, r.Tool, r.Spec, tt.tool, tt.spec)
+		}
+	}
+}
+
+func TestMatchBash(t *testing.T) {
+	tests := []struct {
+		rule, text string
+		want       bool
+	}{
+		{"Bash(npm run test:*)", "npm run test", true},
+		{"Bash(npm run test:*)", "npm run test -- -x", true},
+		{"Bash(npm run test:*)", "npm run testing", false},
+		{"Bash(git status)", "git status", true},
+		{"Bash(git status)", "git  status", true},
+		{"Bash(git status)", "git status -s", false},
+		{"Bash(git * main)", "git push origin main", true},
+		{"Bash(git * main)", "git push origin dev", false},
+		{"Bash", "anything", true},
+	}
+	for _, tt := range tests {
+		r, err := ParseRule(tt.rule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.matchBash(tt.text); got != tt.want {
+			t.Errorf("%s on %q = %v", tt.rule, tt.text, got)
+		}
+	}
+}
+
+func TestMatchPath(t *testing.T) {
+	tests := []struct {
+		rule, path string
+		want       bool
+	}{
+		{"Read(./secrets/**)", "/p/secrets/a/b", true},
+		{"Read(./secrets/**)", "/p/secrets", true},
+		{"Read(./secrets/**)", "/p/src/secrets/a", false},
+		{"Read(secrets)", "/p/src/secrets/a", true},
+		{"Read(*.pem)", "/p/deep/dir/key.pem", true},
+		{"Edit(src/**)", "/p/src/a.go", true},
+		{"Edit(src/**)", "/q/src/a.go", false},
+		{"Edit(/src/**)", "/p/src/a.go", true},
+		{"Read(~/notes/**)", "/home/u/notes/x", true},
+		{"Read(//etc/hosts)", "/etc/hosts", true},
+		{"Read(//etc/hosts)", "/p/etc/hosts", false},
+		{"Read(docs/)", "/p/docs/a.md", true},
+	}
+	for _, tt := range tests {
+		r, err := ParseRule(tt.rule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Base = "/p"
+		if got := r.matchPath(tt.path, "/home/u"); got != tt.want {
+			t.Errorf("%s (%s) on %s = %v", tt.rule, r.pattern("/home/u"), tt.path, got)
+		}
+	}
+}
+
+func TestSplitToolList(t *testing.T) {
+	got := SplitToolList("Bash(git log:*),Edit  Read, Bash(npm run test:*)")
+	want := []string{"Bash(git log:*)", "Edit", "Read", "Bash(npm run test:*)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestSedScriptSafe(t *testing.T) {
+	tests := []struct {
+		script string
+		want   bool
+	}{
+		{"s/a/b/", true},
+		{"s/hello world/bye/g", true},
+		{"s|a|b|gI", true},
+		{"1,10p", true},
+		{"/foo/d", true},
+		{"$!N;P;D", true},
+		{"y/abc/xyz/", true},
+		{"s/a/b/w out", false},
+		{"s/a/b/e", false},
+		{"w out", false},
+		{"1e date", false},
+		{"/x/W out", false},
+		{"s/a/b", false},
+		{"", true},
+	}
+	for _, tt := range tests {
+		if got := sedScriptSafe(tt.script); got != tt.want {
+			t.Errorf("sedScriptSafe(%q) = %v", tt.script, got)
+		}
+	}
+}
