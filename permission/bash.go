@@ -97,13 +97,16 @@ func (c *Checker) checkBash(req Request) Decision {
 			unapproved = append(unapproved, bc.sc)
 		}
 	}
+	// A bare "Bash" allow rule already lets any command write anywhere in
+	// the workspace (cp, tee ...), so a redirection there needs no question.
+	_, wholeBash := firstRule(c.allow, func(r Rule) bool { return r.Tool == "Bash" && r.Spec == "" })
 	var pending []access
 	for _, acc := range accs {
 		if r, ok := firstRule(c.allow, func(r Rule) bool { return c.bashPathRule(r, acc) }); ok {
 			used = r.Raw
 			continue
 		}
-		if acc.path != "" && c.inside(acc) && (!acc.write || mode == ModeAcceptEdits) {
+		if acc.path != "" && c.inside(acc) && (!acc.write || mode == ModeAcceptEdits || wholeBash) {
 			continue
 		}
 		pending = append(pending, acc)

@@ -131,10 +131,11 @@ func TestPrintModeTrajectory(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			e := newE2E(t, trajectory()...)
 			e.write("greet.txt", "hello world\n")
-			r := e.run("", "-p", "--output-format", format, "--allowedTools", "Edit,Bash", "update the greeting")
+			r := e.run("", "-p", "--verbose", "--output-format", format, "--allowedTools", "Edit,Bash", "update the greeting")
 			if r.code != 0 {
 				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 			}
+			t.Logf("stderr:\n%s", r.stderr)
 			if got := e.read("greet.txt"); got != "hello nova\n" {
 				t.Errorf("greet.txt = %q, want edited", got)
 			}
@@ -155,8 +156,8 @@ func TestPrintModeTrajectory(t *testing.T) {
 			case "stream-json":
 				checkStream(t, r.stdout)
 			}
-			if r.stderr != "" {
-				t.Errorf("unexpected stderr: %s", r.stderr)
+			if strings.Contains(r.stderr, "denied") || strings.Contains(r.stderr, "✗") {
+				t.Errorf("a call failed: %s", r.stderr)
 			}
 			reqs := e.srv.Requests()
 			if len(reqs) != 4 {
