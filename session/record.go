@@ -1,0 +1,91 @@
+// Package session keeps conversations on disk: an append-only JSONL
+// transcript per session under NOVA_HOME/sessions/<id>/, a small meta.json
+// beside it for listing, and a lock so that two nova processes never write
+// one session at once. It loads, lists, resumes, deletes and exports them.
+//
+// The transcript is the truth; meta.json is a cache rebuilt from it on Open.
+package session
+
+import (
+	"time"
+
+	"github.com/nova-dev/nova/llm"
+	"github.com/nova-dev/nova/permission"
+)
+
+// SchemaVersion is the record format this package writes. Records with a
+// higher version are skipped with a warning rather than misread.
+const SchemaVersion = 1
+
+// RecordType names the kind of a transcript record.
+type RecordType string
+
+// The record kinds of a transcript.
+const (
+	// RecordSession is the first line of every transcript: the session's
+	// identity (id, workspace, agent, model, creation time), so a transcript
+	// is self-contained even if meta.json is lost.
+	RecordSession RecordType = "session"
+	// RecordMessage carries one llm.Message (text, tool calls, tool results).
+	RecordMessage RecordType = "message"
+	// RecordDecision carries the permission decision about one tool call.
+	RecordDecision RecordType = "decision"
+	// RecordUsage carries one turn's token usage and the running total.
+	RecordUsage RecordType = "usage"
+	// RecordCompaction marks a compaction boundary.
+	RecordCompaction RecordType = "compaction"
+	// RecordTitle sets the session's title; the last one wins.
+	RecordTitle RecordType = "title"
+)
+
+// Record is one line of a transcript. Exactly the field of its Type is set.
+type Record struct {
+	V    int        `json:"v"`
+	Type RecordType `json:"type"`
+	Time time.Time  `json:"ts"`
+
+	Session    *Meta        `json:"session,omitempty"`
+	Message    *llm.Message `json:"message,omitempty"`
+	Decision   *Decision    `json:"decision,omitempty"`
+	Usage      *UsageRecord `json:"usage,omitempty"`
+	Compaction *Compaction  `json:"compaction,omitempty"`
+	Title      *string      `json:"title,omitempty"`
+}
+
+// Decision is the permission decision recorded for one tool call.
+type Decision struct {
+	CallID   string              `json:"call_id"`
+	Tool     string              `json:"tool"`
+	Decision permission.Decision `json:"decision"`
+}
+
+// UsageRecord is one turn's usage and the session's total after it.
+type UsageRecord struct {
+	Turn  llm.Usage `json:"turn"`
+	Total llm.Usage `json:"total"`
+}
+
+// Compaction is a boundary: the history before it is replaced, for the
+// model, by Summary followed by Kept.
+type Compaction struct {
+	Summary string `json:"summary"`
+	// Kept are the messages carried over verbatim after the summary. They
+	// are stored whole, not as indices, so the boundary stays meaningful
+	// even if the caller trimmed or rewrote them while compacting.
+	Kept []llm.Message `json:"kept"`
+	// Before is how many messages the transcript held when compacting, so an
+	// export can show where the boundary falls in the full history.
+	Before int `json:"before"`
+}
+
+// summaryPreamble marks the summary message, so the model (and a person
+// reading an export) can tell it apart from something the user typed.
+const summaryPreamble = "[nova: the earlier part of this conversation was compacted. " +
+	"What follows is a summary of it, not a message from the user.]\n\n"
+
+// SummaryMessage returns the user message that stands in for the history
+// before a compaction boundary. The agent can use it to build its live
+// history so that what it sends matches what a resumed session sends.
+func SummaryMessage(summary string) llm.Message {
+	return llm.UserText(summaryPreamble + summary)
+}
