@@ -11,6 +11,7 @@ import (
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/llm/providers"
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/sandbox"
 	"github.com/nova-dev/nova/session"
 	"github.com/nova-dev/nova/tools"
 )
@@ -94,8 +95,15 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 		return nil, usageErr("%v", err)
 	}
 
-	if rt.checker, err = buildChecker(workdir, o); err != nil {
+	tr, err := loadTrust(ctx, novaHome, workdir, o)
+	if err != nil {
 		return nil, err
+	}
+	if tr.notice != "" {
+		rt.warnings = append(rt.warnings, tr.notice)
+	}
+	if rt.checker, err = permission.NewChecker(tr.cfg); err != nil {
+		return nil, usageErr("%v", err)
 	}
 	rt.registry = tools.NewRegistry()
 	for _, t := range append(tools.Builtin(), &tools.Remember{NovaHome: novaHome}) {
@@ -109,7 +117,10 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 		return nil, err
 	}
 	env := tools.NewEnv(workdir)
-	env.AddDirs = o.addDirs
+	env.AddDirs = tr.cfg.AddDirs
+	if tr.sandbox != nil {
+		env.Sandbox = tr.sandbox
+	}
 	env.SessionID = rt.session.ID()
 	env.SpillDir = rt.session.SpillDir()
 	rt.env = env
@@ -168,23 +179,60 @@ func (rt *runtime) openSession(o buildOptions, sel config.Selection) ([]llm.Mess
 	return sess.Messages(), nil
 }
 
-// buildChecker makes the permission checker from flags.
-func buildChecker(workdir string, o buildOptions) (*permission.Checker, error) {
-	mode := permission.ModeDefault
+// trust is the permission and sandbox set-up of a runtime, for the
+// checker, the tools and nova doctor.
+type trust struct {
+	settings *config.Settings
+	files    []string // settings files loaded
+	cfg      permission.Config
+	probe    *sandbox.Report // nil when the sandbox is off
+	sandbox  *sandbox.Sandbox
+	notice   string // said at start when the sandbox is on but cannot run
+}
+
+// loadTrust reads the settings files, probes the sandbox when it is on and
+// builds the permission configuration. Errors are configuration errors.
+func loadTrust(ctx context.Context, novaHome, workdir string, o buildOptions) (*trust, error) {
+	st, files, err := config.LoadSettings(novaHome, workdir)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	if o.sandbox {
+		on := true
+		st.Sandbox.Enabled = &on
+	}
+	t := &trust{settings: st, files: files}
+	mode := permission.Mode(o.permissionMode)
 	if o.permissionMode != "" {
-		m, ok := permission.ParseMode(o.permissionMode)
-		if !ok {
+		if _, ok := permission.ParseMode(o.permissionMode); !ok {
 			return nil, usageErr("--permission-mode %q: want default, acceptEdits, plan or bypassPermissions", o.permissionMode)
 		}
-		mode = m
+	}
+	enabled := st.Sandbox.Enabled != nil && *st.Sandbox.Enabled
+	available := false
+	if enabled {
+		r := sandbox.Probe(ctx)
+		t.probe = &r
+		network := st.Sandbox.Network != nil && *st.Sandbox.Network
+		sb, err := sandbox.New(sandbox.Config{Workspace: workdir, AddDirs: append(append([]string(nil), st.Permissions.AdditionalDirectories...), o.addDirs...),
+			Network: network, Probed: &r})
+		if err != nil {
+			t.notice = fmt.Sprintf("the Bash sandbox is enabled but cannot run: %v. Bash commands will need approval (and are refused in print mode).", err)
+		} else {
+			t.sandbox, available = sb, true
+		}
 	}
 	home, _ := os.UserHomeDir()
-	c, err := permission.NewChecker(permission.Config{
-		Mode: mode, Workspace: workdir, AddDirs: o.addDirs, Home: home,
-		Rules: permission.Rules{Allow: o.allowedTools, Deny: o.disallowedTools},
+	cfg, err := st.PermissionConfig(config.PermissionOptions{
+		Workspace: workdir, Home: home, NovaHome: novaHome, Mode: mode, AddDirs: o.addDirs,
+		AllowedTools: o.allowedTools, DisallowedTools: o.disallowedTools, SandboxAvailable: available,
 	})
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	return c, nil
+	if err := permission.CheckStartup(cfg.Mode, cfg.Sandboxed, os.Geteuid()); err != nil {
+		return nil, usageErr("%v", err)
+	}
+	t.cfg = cfg
+	return t, nil
 }
