@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/llm"
+	"github.com/nova-dev/nova/llm/openai"
 	"github.com/nova-dev/nova/llm/providers"
 	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/sandbox"
@@ -86,8 +88,17 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 		return nil, usageErr("%v", err)
 	}
 	if sel.Model.Model == "" {
-		return nil, usageErr("provider %q (%s) serves many models and none was named: pass --model %s:<model>, set NOVA_MODEL, or add models to %s",
-			sel.Provider.Key, sel.Provider.BaseURL, sel.Provider.Key, filepath.Join(novaHome, "config.json"))
+		// An OpenAI-compatible server hosts whatever it hosts: ask it.
+		lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		names, err := openai.ListModels(lctx, sel.Provider.ProviderConfig(file.Timeouts))
+		cancel()
+		if err != nil {
+			return nil, usageErr("provider %q serves many models and none was named, and asking it failed (%v): pass --model %s:<model>, set NOVA_MODEL, or add models to %s",
+				sel.Provider.Key, err, sel.Provider.Key, filepath.Join(novaHome, "config.json"))
+		}
+		sel.Model.Model = names[0]
+		rt.warnings = append(rt.warnings, fmt.Sprintf("using model %s, the first of %d that %s lists; choose another with --model %s:<model>",
+			names[0], len(names), sel.Provider.Key, sel.Provider.Key))
 	}
 	rt.selection = sel
 	client, err := providers.New(sel.Provider.ProviderConfig(file.Timeouts), llm.DefaultRetryPolicy())
