@@ -75,6 +75,11 @@ type Agent struct {
 // questions and tool notices become events of the current run.
 func New(cfg Config) *Agent {
 	a := &Agent{cfg: cfg, history: append([]llm.Message(nil), cfg.History...)}
+	for _, m := range a.history {
+		// A resumed history counts toward the window until the provider
+		// reports its own figure.
+		a.added += messageChars(m)
+	}
 	if cfg.Env != nil {
 		if cfg.Interactive {
 			cfg.Env.Ask = asker{a}
@@ -161,6 +166,9 @@ func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 		// prompt, so every later request shares the same prefix.
 		input.Parts = append([]llm.Part{llm.TextPart(a.cfg.Context())}, input.Parts...)
 	}
+	if err := a.closeDanglingCalls(); err != nil {
+		a.send(Event{Type: EventNotice, Text: err.Error()})
+	}
 	if err := a.appendMessage(input); err != nil {
 		a.send(Event{Type: EventNotice, Text: err.Error()})
 	}
@@ -204,6 +212,29 @@ func (a *Agent) finish(d *Done, subtype, msg string) *Done {
 	d.IsError = true
 	d.Error = msg
 	return d
+}
+
+// closeDanglingCalls answers tool calls left without results, which a
+// process killed mid-tool leaves at the end of a transcript: providers
+// refuse a call without its result, so the session could never go on.
+func (a *Agent) closeDanglingCalls() error {
+	a.mu.Lock()
+	var calls []llm.ToolCall
+	if n := len(a.history); n > 0 && a.history[n-1].Role == llm.RoleAssistant {
+		calls = a.history[n-1].ToolCalls()
+	}
+	a.mu.Unlock()
+	if len(calls) == 0 {
+		return nil
+	}
+	msg := llm.Message{Role: llm.RoleUser}
+	for _, c := range calls {
+		msg.Parts = append(msg.Parts, llm.Part{Type: llm.PartToolResult, ToolResult: &llm.ToolResult{
+			CallID: c.ID, Name: c.Name, IsError: true,
+			Content: []llm.Part{llm.TextPart("not run to completion: nova stopped before this call finished")},
+		}})
+	}
+	return a.appendMessage(msg)
 }
 
 // appendMessage adds msg to history and the transcript.

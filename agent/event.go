@@ -143,7 +143,7 @@ type Done struct {
 type Denial struct {
 	ToolName  string           `json:"tool_name"`
 	ToolUseID string           `json:"tool_use_id"`
-	ToolInput []byte           `json:"tool_input"`
+	ToolInput json.RawMessage  `json:"tool_input"`
 	Layer     permission.Layer `json:"layer"`
 	Reason    string           `json:"reason"`
 }

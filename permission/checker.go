@@ -223,6 +223,15 @@ func (c *Checker) checkTool(req Request) Decision {
 			return false
 		}
 		switch {
+		case r.Spec == "" && all && pathTool(r.Tool):
+			// A bare "Write" or "Read" allows the tool inside the workspace;
+			// outside it only an explicit path rule opens a path.
+			for _, a := range accs {
+				if !c.inside(a) {
+					return false
+				}
+			}
+			return true
 		case r.Spec == "":
 			return true
 		case r.Tool == "WebFetch":

@@ -79,6 +79,10 @@ func TestFileTools(t *testing.T) {
 		{"mcp tool deny", ModeBypass, dev, Request{Tool: "mcp__shell__exec", Kind: KindExec}, Deny, LayerRule, nil},
 		{"mcp in plan", ModePlan, Rules{}, Request{Tool: "mcp__db__query", Kind: KindOther}, Deny, LayerMode, nil},
 		{"other tool", "", Rules{}, Request{Tool: "TodoWrite", Kind: KindOther}, Allow, LayerMode, nil},
+		{"bare Write rule inside", "", Rules{Allow: []string{"Write"}}, edit("Write", "/work/ws/a.go"), Allow, LayerRule, nil},
+		{"bare Write rule does not open outside", "", Rules{Allow: []string{"Write", "Edit"}}, edit("Write", "/tmp/pwned.txt"), Ask, LayerPath, nil},
+		{"bare Read rule does not open outside", "", Rules{Allow: []string{"Read"}}, read("/etc/hosts"), Ask, LayerPath, nil},
+		{"bare deny rule applies everywhere", "", Rules{Deny: []string{"Write"}}, edit("Write", "/work/ws/a.go"), Deny, LayerRule, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

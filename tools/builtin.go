@@ -8,5 +8,6 @@ func Builtin() []Tool {
 		&Glob{}, &Grep{}, &LS{},
 		&Bash{}, &BashOutput{}, &KillShell{},
 		&WebFetch{}, &TodoWrite{}, &AskUserQuestion{},
+		&EnterPlanMode{}, &ExitPlanMode{},
 	}
 }

@@ -67,6 +67,10 @@ type Env struct {
 	// Ask puts questions to a person (AskUserQuestion, plan approval); nil
 	// when nobody can answer (print mode).
 	Ask Asker
+	// Modes switches the permission mode (EnterPlanMode, ExitPlanMode);
+	// nil when the session has no mode to switch, and plan mode is then
+	// unavailable.
+	Modes ModeSwitch
 	// Extra holds session state owned by individual tools (shells, todos),
 	// keyed by the tool that owns it. Use State to reach it.
 	extra stateMap

@@ -132,6 +132,7 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 	if tr.sandbox != nil {
 		env.Sandbox = tr.sandbox
 	}
+	env.Modes = rt.checker
 	env.SessionID = rt.session.ID()
 	env.SpillDir = rt.session.SpillDir()
 	rt.env = env
@@ -164,6 +165,13 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 func (rt *runtime) openSession(o buildOptions, sel config.Selection) ([]llm.Message, error) {
 	store := session.NewStore(rt.novaHome)
 	id := o.resume
+	if id != "" {
+		full, err := store.Resolve(id)
+		if err != nil {
+			return nil, usageErr("--resume %s: %v", id, err)
+		}
+		id = full
+	}
 	if o.cont && id == "" {
 		meta, err := store.Latest(rt.workdir)
 		if err != nil {

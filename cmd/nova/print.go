@@ -27,6 +27,11 @@ func runPrint(ctx context.Context, opts *rootOptions, prompt string) error {
 		Model: rt.selection.ID(), Tools: rt.registry.Names(), PermissionMode: string(rt.checker.Mode()), Cwd: rt.workdir,
 		Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
 	})
+	if rt.session.Meta().Title == "" {
+		// Print mode names the session after its prompt rather than pay
+		// for a model call; the TUI asks the model.
+		_ = rt.session.SetTitle(shortTitle(prompt))
+	}
 	if code != 0 {
 		return &exitError{code: code}
 	}

@@ -66,12 +66,16 @@ OLLAMA_HOST or NOVA_HOME/config.json. See docs/ for more.`,
 	f.BoolVar(&opts.sandbox, "sandbox", false, "run Bash commands inside the OS sandbox (bwrap / sandbox-exec)")
 	f.StringSliceVar(&opts.addDirs, "add-dir", nil, "further directories the agent may use")
 	cmd.AddCommand(newDoctorCmd(s))
+	cmd.AddCommand(newSessionsCmd(s))
 	return cmd
 }
 
 func runRoot(cmd *cobra.Command, opts *rootOptions, args []string) error {
 	if !opts.print {
-		return usageErr("the interactive terminal UI is not available in this build yet; use print mode: nova -p \"your prompt\"")
+		if opts.io.InIsPipe {
+			return usageErr("the interactive terminal UI needs a terminal on stdin; use print mode for pipes: nova -p \"your prompt\"")
+		}
+		return runInteractive(cmd.Context(), opts, strings.TrimSpace(strings.Join(args, " ")))
 	}
 	switch opts.outputFormat {
 	case headless.FormatText, headless.FormatJSON, headless.FormatStreamJSON:
