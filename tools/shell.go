@@ -126,7 +126,7 @@ func (m *shellManager) stateDir(env *Env) (string, int, error) {
 		if env.SessionID != "" {
 			pattern = "nova-bash-" + safeName(env.SessionID) + "-*"
 		}
-		dir, err := os.MkdirTemp("", pattern)
+		dir, err := os.MkdirTemp(env.ScratchDir, pattern)
 		if err != nil {
 			return "", 0, fmt.Errorf("create shell state directory: %w", err)
 		}

@@ -58,6 +58,10 @@ type Env struct {
 	SessionID string
 	// SpillDir is where large results are written (NOVA_HOME/sessions/<id>/tool-results).
 	SpillDir string
+	// ScratchDir is a private directory for tools' own files (the shell's
+	// saved state). It is writable inside the sandbox; "" means the
+	// system's temporary directory.
+	ScratchDir string
 	// Files remembers what was read, for the read-before-write guard.
 	Files *FileTracker
 	// Sandbox wraps commands when the OS sandbox is on; nil means none.

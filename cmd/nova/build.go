@@ -29,6 +29,7 @@ type runtime struct {
 	env       *tools.Env
 	session   *session.Session
 	agent     *agent.Agent
+	scratch   string // removed on Close
 	warnings  []string
 }
 
@@ -39,6 +40,9 @@ func (r *runtime) Close() {
 	}
 	if r.session != nil {
 		_ = r.session.Close()
+	}
+	if r.scratch != "" {
+		_ = os.RemoveAll(r.scratch)
 	}
 }
 
@@ -106,7 +110,14 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 		return nil, usageErr("%v", err)
 	}
 
-	tr, err := loadTrust(ctx, novaHome, workdir, o)
+	// The shell keeps its state here; the sandbox must let it write there.
+	if err := os.MkdirAll(filepath.Join(novaHome, "tmp"), 0o700); err != nil {
+		return nil, fmt.Errorf("create %s: %w", filepath.Join(novaHome, "tmp"), err)
+	}
+	if rt.scratch, err = os.MkdirTemp(filepath.Join(novaHome, "tmp"), "run-*"); err != nil {
+		return nil, fmt.Errorf("create scratch directory: %w", err)
+	}
+	tr, err := loadTrust(ctx, novaHome, workdir, o, rt.scratch)
 	if err != nil {
 		return nil, err
 	}
@@ -135,6 +146,7 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 	env.Modes = rt.checker
 	env.SessionID = rt.session.ID()
 	env.SpillDir = rt.session.SpillDir()
+	env.ScratchDir = rt.scratch
 	rt.env = env
 
 	home, _ := os.UserHomeDir()
@@ -211,7 +223,8 @@ type trust struct {
 
 // loadTrust reads the settings files, probes the sandbox when it is on and
 // builds the permission configuration. Errors are configuration errors.
-func loadTrust(ctx context.Context, novaHome, workdir string, o buildOptions) (*trust, error) {
+// scratch, when set, is a directory the sandboxed shell must be able to write.
+func loadTrust(ctx context.Context, novaHome, workdir string, o buildOptions, scratch string) (*trust, error) {
 	st, files, err := config.LoadSettings(novaHome, workdir)
 	if err != nil {
 		return nil, usageErr("%v", err)
@@ -233,8 +246,11 @@ func loadTrust(ctx context.Context, novaHome, workdir string, o buildOptions) (*
 		r := sandbox.Probe(ctx)
 		t.probe = &r
 		network := st.Sandbox.Network != nil && *st.Sandbox.Network
-		sb, err := sandbox.New(sandbox.Config{Workspace: workdir, AddDirs: append(append([]string(nil), st.Permissions.AdditionalDirectories...), o.addDirs...),
-			Network: network, Probed: &r})
+		dirs := append(append([]string(nil), st.Permissions.AdditionalDirectories...), o.addDirs...)
+		if scratch != "" {
+			dirs = append(dirs, scratch)
+		}
+		sb, err := sandbox.New(sandbox.Config{Workspace: workdir, AddDirs: dirs, Network: network, Probed: &r})
 		if err != nil {
 			t.notice = fmt.Sprintf("the Bash sandbox is enabled but cannot run: %v. Bash commands will need approval (and are refused in print mode).", err)
 		} else {

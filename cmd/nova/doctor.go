@@ -68,7 +68,7 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 		fmt.Fprintf(w, "  default model: %s\n", sel.ID())
 	}
 
-	tr, err := loadTrust(ctx, novaHome, workdir, o)
+	tr, err := loadTrust(ctx, novaHome, workdir, o, "")
 	if err != nil {
 		return err
 	}

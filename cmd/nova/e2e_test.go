@@ -348,3 +348,26 @@ func TestVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxedShellKeepsState: inside bwrap the shell's cwd and exported
+// variables still carry over from one Bash call to the next.
+func TestSandboxedShellKeepsState(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bwrap not installed")
+	}
+	e := newE2E(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "b1", Name: "Bash", Input: jsonInput(map[string]any{"command": "mkdir -p sub && cd sub && export GREETING=hi"})}}},
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "b2", Name: "Bash", Input: jsonInput(map[string]any{"command": "echo \"$GREETING from $(basename \"$PWD\")\" > said.txt"})}}},
+		llmtest.Turn{Text: "done"},
+	)
+	r := e.run("", "-p", "--sandbox", "--allowedTools", "Bash", "go")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "cannot run") {
+		t.Skipf("sandbox unavailable here: %s", r.stderr)
+	}
+	if got := e.read("sub/said.txt"); got != "hi from sub\n" {
+		t.Errorf("said.txt = %q, want the state of the first call", got)
+	}
+}

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/config"
+	"github.com/nova-dev/nova/llm"
+	"github.com/nova-dev/nova/memory"
+	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/session"
+	"github.com/nova-dev/nova/tools"
+	"github.com/nova-dev/nova/tui"
+)
+
+// runInteractive starts the terminal UI on a runtime built with
+// interactive: true, so permission asks and questions become events the
+// UI answers.
+func runInteractive(ctx context.Context, opts *rootOptions, prompt string) error {
+	b, err := newInteractiveBackend(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	return tui.Run(ctx, b, tui.Options{In: opts.io.In, Out: opts.io.Out, Prompt: prompt, Notices: b.rt.warnings})
+}
+
+// interactiveBackend implements tui.Backend on a runtime. /clear, /resume
+// and /model replace the runtime: the old session is closed (releasing its
+// lock) and a new one built with the same options.
+type interactiveBackend struct {
+	ctx  context.Context
+	io   *IOStreams
+	opts buildOptions
+
+	mu     sync.Mutex
+	rt     *runtime
+	branch string
+}
+
+func newInteractiveBackend(ctx context.Context, opts *rootOptions) (*interactiveBackend, error) {
+	o := buildOptions{
+		model: opts.model, maxTurns: opts.maxTurns, permissionMode: opts.permissionMode,
+		allowedTools: opts.allowedTools, disallowedTools: opts.disallowedTools, appendSystem: opts.appendSystem,
+		cont: opts.cont, resume: opts.resume, sandbox: opts.sandbox, addDirs: opts.addDirs, interactive: true,
+	}
+	rt, err := build(ctx, opts.io, o)
+	if err != nil {
+		return nil, err
+	}
+	b := &interactiveBackend{ctx: ctx, io: opts.io, opts: o, rt: rt}
+	b.branch = gitBranch(ctx, rt.workdir)
+	return b, nil
+}
+
+// Close releases the current runtime.
+func (b *interactiveBackend) Close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.rt.Close()
+}
+
+func (b *interactiveBackend) runtime() *runtime {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.rt
+}
+
+// Run implements tui.Backend.
+func (b *interactiveBackend) Run(ctx context.Context, input llm.Message) <-chan agent.Event {
+	return b.runtime().agent.Run(ctx, input)
+}
+
+// Compact implements tui.Backend.
+func (b *interactiveBackend) Compact(ctx context.Context, instructions string) error {
+	return b.runtime().agent.Compact(ctx, instructions)
+}
+
+// Status implements tui.Backend. Cost is left unknown: no model prices
+// are configured anywhere yet.
+func (b *interactiveBackend) Status() tui.Status {
+	rt := b.runtime()
+	return tui.Status{Model: rt.selection.ID(), Mode: rt.checker.Mode(), Cwd: rt.workdir, Branch: b.branch,
+		SessionID: rt.session.ID(), Usage: rt.agent.Usage()}
+}
+
+// CycleMode implements tui.Backend: default, acceptEdits, plan, and
+// bypassPermissions only when the session was started in it (it is never
+// entered by accident).
+func (b *interactiveBackend) CycleMode() permission.Mode {
+	rt := b.runtime()
+	modes := []permission.Mode{permission.ModeDefault, permission.ModeAcceptEdits, permission.ModePlan}
+	if b.opts.permissionMode == string(permission.ModeBypass) {
+		modes = append(modes, permission.ModeBypass)
+	}
+	cur := rt.checker.Mode()
+	next := modes[0]
+	for i, m := range modes {
+		if m == cur {
+			next = modes[(i+1)%len(modes)]
+		}
+	}
+	rt.checker.SetMode(next)
+	return next
+}
+
+// rebuild replaces the runtime with one built from o, keeping the
+// permission mode the person chose.
+func (b *interactiveBackend) rebuild(o buildOptions) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	mode := b.rt.checker.Mode()
+	b.rt.Close()
+	rt, err := build(b.ctx, b.io, o)
+	if err != nil {
+		// Fall back to a fresh session so the UI keeps a working agent.
+		fresh := b.opts
+		fresh.resume, fresh.cont = "", false
+		rt2, err2 := build(b.ctx, b.io, fresh)
+		if err2 != nil {
+			return fmt.Errorf("%v; and a new session could not be started: %v", err, err2)
+		}
+		b.rt = rt2
+		return err
+	}
+	rt.checker.SetMode(mode)
+	b.rt = rt
+	b.opts.model = o.model
+	b.branch = gitBranch(b.ctx, rt.workdir)
+	return nil
+}
+
+// NewSession implements tui.Backend (/clear).
+func (b *interactiveBackend) NewSession() error {
+	o := b.opts
+	o.resume, o.cont = "", false
+	return b.rebuild(o)
+}
+
+// Sessions implements tui.Backend: the sessions of this directory.
+func (b *interactiveBackend) Sessions() ([]session.Meta, error) {
+	rt := b.runtime()
+	return session.NewStore(rt.novaHome).List(session.Filter{Workspace: rt.workdir, Limit: 50})
+}
+
+// Resume implements tui.Backend.
+func (b *interactiveBackend) Resume(id string) error {
+	o := b.opts
+	o.resume, o.cont = id, false
+	return b.rebuild(o)
+}
+
+// History implements tui.Backend.
+func (b *interactiveBackend) History() []llm.Message { return b.runtime().agent.History() }
+
+// Shell implements tui.Backend for "!cmd": a Bash call through the same
+// pipeline and checker as the agent's. The person typed the command, which
+// is the approval an ask would get; denials (dangerous commands, deny
+// rules, plan mode) still stop it.
+func (b *interactiveBackend) Shell(ctx context.Context, command string) (string, error) {
+	rt := b.runtime()
+	input, _ := json.Marshal(map[string]any{"command": command})
+	p := &tools.Pipeline{Registry: rt.registry, Checker: typedCommand{rt.checker}}
+	out := p.Run(ctx, tools.Call{ID: fmt.Sprintf("shell_%d", time.Now().UnixNano()), Name: "Bash", Input: input}, rt.env)
+	if out.Denied {
+		return "", fmt.Errorf("denied (%s): %s", out.Decision.Layer, out.Decision.Reason)
+	}
+	return out.Result.Output, nil
+}
+
+// typedCommand is the checker for commands a person typed: an ask is
+// answered yes by the typing itself; everything else is the real checker's.
+type typedCommand struct{ *permission.Checker }
+
+func (c typedCommand) Check(ctx context.Context, req permission.Request) permission.Decision {
+	d := c.Checker.Check(ctx, req)
+	if d.Behavior == permission.Ask {
+		return permission.Decision{Behavior: permission.Allow, Layer: permission.LayerAsk, Reason: "typed by the user"}
+	}
+	return d
+}
+
+// Models implements tui.ModelSwitcher: the models of config.json and the
+// default model of each provider found in the environment.
+func (b *interactiveBackend) Models() []string {
+	rt := b.runtime()
+	file, err := config.LoadFile(rt.novaHome)
+	if err != nil {
+		return nil
+	}
+	var ids []string
+	for _, p := range config.Providers(file, b.io.Getenv) {
+		for _, m := range p.Models {
+			ids = append(ids, p.Key+":"+m.Model)
+		}
+		if len(p.Models) == 0 {
+			if d := config.DefaultModelName(p.Type); d != "" {
+				ids = append(ids, p.Key+":"+d)
+			}
+		}
+	}
+	return ids
+}
+
+// SetModel implements tui.ModelSwitcher: the session carries on with the
+// new model.
+func (b *interactiveBackend) SetModel(id string) error {
+	o := b.opts
+	o.model, o.resume, o.cont = id, b.runtime().session.ID(), false
+	return b.rebuild(o)
+}
+
+// Doctor implements tui.Doctor.
+func (b *interactiveBackend) Doctor() (string, error) {
+	var buf bytes.Buffer
+	err := runDoctor(b.ctx, b.io, &buf, b.opts)
+	return buf.String(), err
+}
+
+// Memory implements tui.Memory: the instruction files in effect and the
+// auto memory file.
+func (b *interactiveBackend) Memory() (string, error) {
+	rt := b.runtime()
+	home, _ := os.UserHomeDir()
+	files, warns, err := memory.LoadInstructions(rt.novaHome, rt.workdir, home)
+	if err != nil {
+		return "", err
+	}
+	var s strings.Builder
+	s.WriteString("Instruction files:\n")
+	if len(files) == 0 {
+		s.WriteString("  none (add NOVACODE.md, AGENTS.md or CLAUDE.md)\n")
+	}
+	for _, f := range files {
+		fmt.Fprintf(&s, "  %s (%d lines)\n", f.Path, strings.Count(f.Content, "\n")+1)
+	}
+	for _, w := range warns {
+		fmt.Fprintf(&s, "  warning: %s\n", w)
+	}
+	path := memory.MemoryPath(rt.novaHome, rt.workdir)
+	if st, err := os.Stat(path); err == nil {
+		fmt.Fprintf(&s, "Memory: %s (%d bytes)\n", path, st.Size())
+	} else {
+		fmt.Fprintf(&s, "Memory: %s (none yet)\n", filepath.Clean(path))
+	}
+	return s.String(), nil
+}
+
+// gitBranch is the branch of dir, or "" outside a repository.
+func gitBranch(ctx context.Context, dir string) string {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "--abbrev-ref", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}

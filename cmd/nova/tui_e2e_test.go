@@ -1,0 +1,200 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nova-dev/nova/llm/llmtest"
+)
+
+// tmuxTerm is a nova running in a detached tmux pane, on a tmux server of
+// its own so tests never touch a person's sessions.
+type tmuxTerm struct {
+	t      testing.TB
+	socket string
+	name   string
+}
+
+// startTUI runs the real binary in a 100x30 tmux pane in e's workspace.
+func (e *e2e) startTUI(args ...string) *tmuxTerm {
+	e.t.Helper()
+	return startTmux(e.t, e.ws, e.env, args...)
+}
+
+func startTmux(t testing.TB, dir string, env []string, args ...string) *tmuxTerm {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	tm := &tmuxTerm{t: t, socket: fmt.Sprintf("nova-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), name: "nova"}
+	cmdline := []string{"-L", tm.socket, "-f", "/dev/null", "new-session", "-d", "-x", "100", "-y", "30", "-s", tm.name, "-c", dir}
+	for _, kv := range append(env, "TERM=xterm-256color") {
+		cmdline = append(cmdline, "-e", kv)
+	}
+	cmdline = append(cmdline, append([]string{novaBin}, args...)...)
+	if out, err := exec.Command("tmux", cmdline...).CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v: %s", err, out)
+	}
+	// Keep the pane after nova exits so its last screen can be read.
+	_ = exec.Command("tmux", "-L", tm.socket, "set-option", "-t", tm.name, "remain-on-exit", "on").Run()
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", tm.socket, "kill-server").Run() })
+	return tm
+}
+
+func (tm *tmuxTerm) tmux(args ...string) string {
+	out, err := exec.Command("tmux", append([]string{"-L", tm.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		tm.t.Fatalf("tmux %v: %v: %s", args, err, out)
+	}
+	return string(out)
+}
+
+// keys sends tmux key names ("Enter", "Escape", "C-c") or literal text.
+func (tm *tmuxTerm) keys(keys ...string) {
+	tm.tmux(append([]string{"send-keys", "-t", tm.name}, keys...)...)
+}
+
+// typeText sends text literally.
+func (tm *tmuxTerm) typeText(s string) { tm.tmux("send-keys", "-t", tm.name, "-l", s) }
+
+func (tm *tmuxTerm) screen() string { return tm.tmux("capture-pane", "-p", "-t", tm.name) }
+
+// waitFor polls the screen until it shows want, failing at the deadline.
+func (tm *tmuxTerm) waitFor(want string) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		s := tm.screen()
+		if strings.Contains(s, want) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("screen never showed %q; last screen:\n%s", want, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// exited reports whether nova has exited (the pane is dead).
+func (tm *tmuxTerm) waitExit() {
+	tm.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if strings.TrimSpace(tm.tmux("display-message", "-p", "-t", tm.name, "#{pane_dead}")) == "1" {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	tm.t.Fatalf("nova did not exit; screen:\n%s", tm.screen())
+}
+
+func TestTUIEndToEnd(t *testing.T) {
+	long := strings.Repeat("This answer goes on and on. ", 60)
+	e := newE2E(t,
+		llmtest.Turn{Text: "Hello from nova, streamed.", ChunkDelay: 5 * time.Millisecond},
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "toolu_1", Name: "Bash", Input: jsonInput(map[string]any{"command": "echo approved > approved.txt && echo wrote-it"})}}},
+		llmtest.Turn{Text: "Created approved.txt."},
+		llmtest.Turn{Text: long, ChunkDelay: 100 * time.Millisecond},
+		llmtest.Turn{Text: "Welcome back."},
+	)
+	tm := e.startTUI()
+	tm.waitFor("Ask nova anything")
+
+	tm.typeText("say hello")
+	tm.keys("Enter")
+	tm.waitFor("Hello from nova, streamed.")
+
+	tm.typeText("make a file")
+	tm.keys("Enter")
+	tm.waitFor("Allow Bash?")
+	tm.keys("y")
+	tm.waitFor("Created approved.txt.")
+	tm.waitFor("Bash(echo approved > approved.txt && echo wrote-it)")
+	tm.waitFor("· wrote-it") // the result's one-line summary
+	if got := e.read("approved.txt"); got != "approved\n" {
+		t.Errorf("approved.txt = %q", got)
+	}
+
+	tm.typeText("tell me a long story")
+	tm.keys("Enter")
+	tm.waitFor("This answer goes on")
+	tm.keys("Escape")
+	tm.waitFor("Interrupted")
+	tm.waitFor("? for keys")
+
+	tm.keys("C-c")
+	tm.keys("C-c")
+	tm.waitExit()
+
+	// A second nova resumes the first session with /resume.
+	tm2 := e.startTUI()
+	tm2.waitFor("Ask nova anything")
+	tm2.typeText("/resume")
+	tm2.keys("Enter")
+	tm2.waitFor("Resume a session")
+	tm2.keys("Enter")
+	tm2.waitFor("Resumed session")
+	// The earlier prompts are in the transcript, above the long answer.
+	for i := 0; i < 10 && !strings.Contains(tm2.screen(), "say hello"); i++ {
+		tm2.keys("PageUp")
+	}
+	tm2.waitFor("say hello")
+	tm2.keys("PageDown", "PageDown", "PageDown", "PageDown", "PageDown", "PageDown", "PageDown", "PageDown", "PageDown", "PageDown")
+	tm2.typeText("are you there?")
+	tm2.keys("Enter")
+	tm2.waitFor("Welcome back.")
+	if body := string(e.srv.Requests()[4].Body); !strings.Contains(body, "say hello") {
+		t.Error("the resumed request lacks the earlier conversation")
+	}
+	tm2.typeText("/exit")
+	tm2.keys("Enter")
+	tm2.waitExit()
+}
+
+// BenchmarkTUIIdleCPU measures the CPU time the real binary uses while it
+// sits idle for 10 s in a terminal (target: under 0.05 s). Run with
+// go test -run '^$' -bench TUIIdleCPU -benchtime 1x ./cmd/nova/
+func BenchmarkTUIIdleCPU(b *testing.B) {
+	home := b.TempDir()
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "NOVA_HOME=" + filepath.Join(home, ".nova"),
+		"ANTHROPIC_API_KEY=test-key", "ANTHROPIC_BASE_URL=http://127.0.0.1:1"}
+	for i := 0; i < b.N; i++ {
+		tm := startTmux(b, b.TempDir(), env)
+		tm.waitFor("Ask nova anything")
+		pid := strings.TrimSpace(tm.tmux("display-message", "-p", "-t", tm.name, "#{pane_pid}"))
+		before := cpuSeconds(b, pid)
+		time.Sleep(10 * time.Second) // the measurement itself, not synchronisation
+		used := cpuSeconds(b, pid) - before
+		b.ReportMetric(used, "cpu-s/10s-idle")
+		tm.keys("C-c")
+		tm.keys("C-c")
+	}
+}
+
+// cpuSeconds is the CPU time of a process: the sum over its threads of
+// /proc/<pid>/task/<tid>/schedstat (nanoseconds), which is exact where
+// /proc/<pid>/stat counts 10 ms ticks.
+func cpuSeconds(b *testing.B, pid string) float64 {
+	tasks, err := filepath.Glob("/proc/" + pid + "/task/*/schedstat")
+	if err != nil || len(tasks) == 0 {
+		b.Skipf("no /proc schedstat for %s", pid)
+	}
+	var ns float64
+	for _, p := range tasks {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue // the thread ended
+		}
+		if f := strings.Fields(string(data)); len(f) > 0 {
+			v, _ := strconv.ParseFloat(f[0], 64)
+			ns += v
+		}
+	}
+	return ns / 1e9
+}
