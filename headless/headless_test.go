@@ -1,0 +1,129 @@
+package headless
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/llm"
+	"github.com/nova-dev/nova/permission"
+)
+
+// replay is a Runner that plays fixed events.
+type replay []agent.Event
+
+func (r replay) Run(ctx context.Context, _ llm.Message) <-chan agent.Event {
+	ch := make(chan agent.Event, len(r))
+	for _, ev := range r {
+		ch <- ev
+	}
+	close(ch)
+	return ch
+}
+
+func run(t *testing.T, ctx context.Context, format string, evs replay) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Run(ctx, evs, Options{Prompt: "p", Format: format, SessionID: "01JTEST", Model: "m:x", Tools: []string{"Read"},
+		PermissionMode: "default", Cwd: "/w", Stdout: &out, Stderr: &errOut})
+	return out.String(), errOut.String(), code
+}
+
+func done(d agent.Done) agent.Event { return agent.Event{Type: agent.EventDone, Done: &d} }
+
+func TestFormatsAndExitCodes(t *testing.T) {
+	denial := agent.Done{Subtype: agent.SubtypeSuccess, Result: "ok", NumTurns: 2,
+		Denials: []agent.Denial{{ToolName: "Bash", ToolUseID: "t1", ToolInput: json.RawMessage(`{"command":"rm x"}`), Layer: permission.LayerAsk, Reason: "nobody"}}}
+	tests := []struct {
+		name     string
+		format   string
+		ctx      func() context.Context
+		evs      replay
+		code     int
+		stdout   func(string) bool
+		stderrIn string
+	}{
+		{"text success", FormatText, context.Background, replay{{Type: agent.EventTextDelta, Text: "ok"}, done(agent.Done{Subtype: agent.SubtypeSuccess, Result: "ok"})}, ExitOK,
+			func(s string) bool { return s == "ok\n" }, ""},
+		{"text failure keeps stdout empty", FormatText, context.Background, replay{done(agent.Done{Subtype: agent.SubtypeError, IsError: true, Error: "provider down", Result: "partial"})}, ExitFailed,
+			func(s string) bool { return s == "" }, "provider down"},
+		{"max turns", FormatJSON, context.Background, replay{done(agent.Done{Subtype: agent.SubtypeMaxTurns, IsError: true, Error: "max"})}, ExitFailed,
+			func(s string) bool { return strings.Contains(s, `"subtype":"error_max_turns"`) }, "max"},
+		{"interrupted", FormatJSON, func() context.Context { c, cancel := context.WithCancel(context.Background()); cancel(); return c },
+			replay{done(agent.Done{Subtype: agent.SubtypeInterrupted, IsError: true, Error: "interrupted"})}, ExitInterrupted,
+			func(s string) bool { return strings.Contains(s, `"subtype":"error_during_execution"`) && strings.Contains(s, `"is_error":true`) }, "interrupted"},
+		{"denials listed", FormatJSON, context.Background, replay{done(denial)}, ExitOK,
+			func(s string) bool {
+				return strings.Contains(s, `"permission_denials":[{"tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"rm x"},"layer":"ask"`)
+			}, ""},
+		{"no done event", FormatJSON, context.Background, replay{}, ExitFailed,
+			func(s string) bool { return strings.Contains(s, `"is_error":true`) }, "without a result"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := run(t, tt.ctx(), tt.format, tt.evs)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d", code, tt.code)
+			}
+			if !tt.stdout(out) {
+				t.Errorf("stdout = %q", out)
+			}
+			if tt.stderrIn != "" && !strings.Contains(errOut, tt.stderrIn) {
+				t.Errorf("stderr = %q, want %q in it", errOut, tt.stderrIn)
+			}
+			if tt.format == FormatJSON {
+				var m map[string]any
+				if err := json.Unmarshal([]byte(out), &m); err != nil {
+					t.Errorf("stdout is not one JSON object: %v", err)
+				}
+				for _, k := range []string{"type", "subtype", "is_error", "result", "session_id", "num_turns", "duration_ms", "usage", "permission_denials"} {
+					if _, ok := m[k]; !ok {
+						t.Errorf("result lacks %q", k)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestStreamJSON(t *testing.T) {
+	out, errOut, code := run(t, context.Background(), FormatStreamJSON, replay{
+		{Type: agent.EventTurnStart, Turn: 1},
+		{Type: agent.EventRetry, Text: "rate limited, retrying in 1s (2/5)"},
+		{Type: agent.EventTextDelta, Turn: 1, Text: "hi"},
+		done(agent.Done{Subtype: agent.SubtypeSuccess, Result: "hi"}),
+	})
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d stderr %q", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	want := []string{"system", "turn_start", "retry", "text_delta", "result"}
+	if len(lines) != len(want) {
+		t.Fatalf("lines = %d: %s", len(lines), out)
+	}
+	for i, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil || m["type"] != want[i] {
+			t.Errorf("line %d = %s, want type %s", i, l, want[i])
+		}
+	}
+	if !strings.Contains(lines[0], `"tools":["Read"]`) || !strings.Contains(lines[0], `"permission_mode":"default"`) {
+		t.Errorf("init line = %s", lines[0])
+	}
+}
+
+func TestTextModeReportsOnStderr(t *testing.T) {
+	_, errOut, _ := run(t, context.Background(), FormatText, replay{
+		{Type: agent.EventRetry, Text: "rate limited, retrying in 4s (2/5)"},
+		{Type: agent.EventToolResult, Result: &agent.ToolResult{Name: "Bash", Denied: true, Decision: permission.Decision{Layer: permission.LayerDangerous, Reason: "deletes your home"}}},
+		done(agent.Done{Subtype: agent.SubtypeSuccess, Result: "x"}),
+	})
+	for _, want := range []string{"rate limited, retrying in 4s (2/5)", "denied Bash (dangerous): deletes your home"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q: %s", want, errOut)
+		}
+	}
+}
