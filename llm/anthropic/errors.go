@@ -7,10 +7,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/shared"
@@ -87,7 +85,7 @@ func (c *Client) fromSDKError(e *sdk.Error) *llm.APIError {
 		ae.Hint = "check " + c.keyHint
 	}
 	if e.Response != nil {
-		ae.RetryAfter = retryAfter(e.Response.Header)
+		ae.RetryAfter = llm.RetryAfter(e.Response.Header)
 	}
 	return ae
 }
@@ -112,28 +110,3 @@ func kindForType(t shared.ErrorType) llm.ErrorKind {
 	return ""
 }
 
-// retryAfter reads the server's wait: retry-after-ms (milliseconds, more
-// precise, so it wins) or retry-after (seconds or an HTTP date).
-func retryAfter(h http.Header) time.Duration {
-	if v := strings.TrimSpace(h.Get("retry-after-ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := strings.TrimSpace(h.Get("retry-after"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s > 0 {
-			return time.Duration(s * float64(time.Second))
-		}
-		return 0
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := time.Until(t); d > 0 {
-			return d
-		}
-	}
-	return 0
-}

@@ -8,10 +8,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -149,7 +147,7 @@ func (b base) fromStatus(status int, h http.Header, msg string, err error) *llm.
 	}
 	ae := &llm.APIError{
 		Provider: b.provider, Kind: llm.KindForStatus(status), StatusCode: status,
-		Message: msg, RetryAfter: retryAfter(h), Err: err,
+		Message: msg, RetryAfter: llm.RetryAfter(h), Err: err,
 	}
 	if ae.Kind == llm.ErrAuth {
 		ae.Hint = "check " + b.keyHint
@@ -157,31 +155,3 @@ func (b base) fromStatus(status int, h http.Header, msg string, err error) *llm.
 	return ae
 }
 
-// retryAfter reads the server's wait: retry-after-ms (milliseconds, more
-// precise, so it wins) or retry-after (seconds or an HTTP date).
-func retryAfter(h http.Header) time.Duration {
-	if h == nil {
-		return 0
-	}
-	if v := strings.TrimSpace(h.Get("retry-after-ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := strings.TrimSpace(h.Get("retry-after"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s > 0 {
-			return time.Duration(s * float64(time.Second))
-		}
-		return 0
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := time.Until(t); d > 0 {
-			return d
-		}
-	}
-	return 0
-}

@@ -475,7 +475,7 @@ func TestRetryAfter(t *testing.T) {
 		if tc.s != "" {
 			h.Set("retry-after", tc.s)
 		}
-		if got := retryAfter(h); got != tc.want {
+		if got := llm.RetryAfter(h); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}

@@ -1,0 +1,223 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// command is a slash command. Only commands whose feature the backend
+// has are offered (see commandList).
+type command struct {
+	name, args, help string
+	// idleOnly commands change the session and wait for the run to end.
+	idleOnly bool
+	run      func(m *Model, arg string) tea.Cmd
+}
+
+// commandList is the commands this backend supports, in help order.
+func (m *Model) commandList() []command {
+	cs := []command{
+		{name: "/help", help: "keys and commands", run: func(m *Model, _ string) tea.Cmd { m.showHelp(); return nil }},
+		{name: "/clear", help: "start a new session", idleOnly: true, run: (*Model).cmdClear},
+		{name: "/compact", args: "[instructions]", help: "summarise the conversation to free context", idleOnly: true, run: (*Model).cmdCompact},
+		{name: "/resume", help: "resume an earlier session of this directory", idleOnly: true, run: (*Model).cmdResume},
+		{name: "/context", help: "how full the context window is", run: (*Model).cmdContext},
+		{name: "/cost", help: "tokens used (and cost when prices are known)", run: (*Model).cmdCost},
+	}
+	if _, ok := m.b.(ModelSwitcher); ok {
+		cs = append(cs, command{name: "/model", args: "[provider:model]", help: "list or switch configured models", idleOnly: true, run: (*Model).cmdModel})
+	}
+	if _, ok := m.b.(Doctor); ok {
+		cs = append(cs, command{name: "/doctor", help: "providers, settings and sandbox, as nova doctor prints them", run: (*Model).cmdDoctor})
+	}
+	if _, ok := m.b.(Memory); ok {
+		cs = append(cs, command{name: "/memory", help: "instruction files and memory in effect", run: (*Model).cmdMemory})
+	}
+	return append(cs, command{name: "/exit", help: "quit nova", run: func(m *Model, _ string) tea.Cmd { m.interrupt(); return tea.Quit }})
+}
+
+func (m *Model) commandNames() []string {
+	var names []string
+	for _, c := range m.commandList() {
+		names = append(names, c.name)
+	}
+	return names
+}
+
+// command runs a slash command line.
+func (m *Model) command(line string) tea.Cmd {
+	name, arg, _ := strings.Cut(line, " ")
+	for _, c := range m.commandList() {
+		if c.name != name {
+			continue
+		}
+		if c.idleOnly && (m.run != nil || m.busy != "") {
+			m.hint = c.name + " waits until nova is idle · esc interrupts"
+			return nil
+		}
+		return c.run(m, strings.TrimSpace(arg))
+	}
+	m.tr.add(&entry{kind: entryError, text: fmt.Sprintf("unknown command %s · /help lists them", name)})
+	return nil
+}
+
+// background runs fn off the UI goroutine and reports its result.
+func (m *Model) background(busy string, fn func() resultMsg) tea.Cmd {
+	m.busy = busy
+	return tea.Batch(m.startTick(), func() tea.Msg { return fn() })
+}
+
+func (m *Model) cmdClear(string) tea.Cmd {
+	if err := m.b.NewSession(); err != nil {
+		m.tr.add(&entry{kind: entryError, text: err.Error()})
+		return nil
+	}
+	m.tr.reset()
+	m.todos, m.shellContext = nil, nil
+	m.status = m.b.Status()
+	m.tr.add(&entry{kind: entryNotice, text: "New session " + m.status.SessionID})
+	return nil
+}
+
+func (m *Model) cmdCompact(instr string) tea.Cmd {
+	b, ctx := m.b, m.ctx
+	return m.background("Compacting…", func() resultMsg {
+		err := b.Compact(ctx, instr)
+		if err != nil {
+			return resultMsg{err: err}
+		}
+		text := "Conversation compacted"
+		if c := b.Status().Context; c != nil && c.Limit > 0 {
+			text += fmt.Sprintf(" · context now %d%%", c.Percent)
+		}
+		return resultMsg{text: text}
+	})
+}
+
+func (m *Model) cmdResume(string) tea.Cmd {
+	list, err := m.b.Sessions()
+	if err != nil {
+		m.tr.add(&entry{kind: entryError, text: err.Error()})
+		return nil
+	}
+	cur := m.status.SessionID
+	var ids, labels []string
+	for _, s := range list {
+		if s.ID == cur || s.MessageCount == 0 {
+			continue
+		}
+		title := s.Title
+		if title == "" {
+			title = "(untitled)"
+		}
+		ids = append(ids, s.ID)
+		labels = append(labels, fmt.Sprintf("%s · %s · %d messages · %s", title, ago(m.now().Sub(s.UpdatedAt)), s.MessageCount, s.ID))
+	}
+	if len(ids) == 0 {
+		m.tr.add(&entry{kind: entryNotice, text: "No other sessions in this directory"})
+		return nil
+	}
+	b := m.b
+	m.dialogs = append(m.dialogs, newPicker("Resume a session", labels, func(i int) tea.Cmd {
+		id := ids[i]
+		return m.background("Resuming…", func() resultMsg {
+			if err := b.Resume(id); err != nil {
+				return resultMsg{err: err}
+			}
+			return resultMsg{text: "Resumed session " + id, reload: true}
+		})
+	}))
+	return nil
+}
+
+func (m *Model) cmdContext(string) tea.Cmd {
+	st := m.b.Status()
+	c := st.Context
+	if c == nil {
+		c = m.status.Context
+	}
+	if c == nil || c.Limit == 0 {
+		m.tr.add(&entry{kind: entryInfo, text: "Context: nothing measured yet (after the first answer)"})
+		return nil
+	}
+	m.tr.add(&entry{kind: entryInfo, text: fmt.Sprintf("Context: %s of %s tokens used (%d%%) · %d messages · compaction at 100%%, or /compact now",
+		tokens(c.Used), tokens(c.Limit), c.Percent, c.MessageCount)})
+	return nil
+}
+
+func (m *Model) cmdCost(string) tea.Cmd {
+	u := m.b.Status().Usage
+	text := fmt.Sprintf("Tokens this session: %s input · %s output · %s cache read · %s cache write",
+		tokens(u.InputTokens), tokens(u.OutputTokens), tokens(u.CacheReadTokens), tokens(u.CacheWriteTokens))
+	if c := m.b.Status().CostUSD; c != nil {
+		text += fmt.Sprintf("\nCost: $%.4f", *c)
+	} else {
+		text += "\nCost: unknown (no prices configured for this model)"
+	}
+	m.tr.add(&entry{kind: entryInfo, text: text})
+	return nil
+}
+
+func (m *Model) cmdModel(arg string) tea.Cmd {
+	ms := m.b.(ModelSwitcher)
+	set := func(id string) tea.Cmd {
+		return m.background("Switching model…", func() resultMsg {
+			if err := ms.SetModel(id); err != nil {
+				return resultMsg{err: err}
+			}
+			return resultMsg{text: "Model: " + id}
+		})
+	}
+	if arg != "" {
+		return set(arg)
+	}
+	models := ms.Models()
+	if len(models) == 0 {
+		m.tr.add(&entry{kind: entryError, text: "no models configured"})
+		return nil
+	}
+	m.dialogs = append(m.dialogs, newPicker("Model (current: "+m.status.Model+")", models, func(i int) tea.Cmd { return set(models[i]) }))
+	return nil
+}
+
+func (m *Model) cmdDoctor(string) tea.Cmd {
+	out, err := m.b.(Doctor).Doctor()
+	m.info(out, err)
+	return nil
+}
+
+func (m *Model) cmdMemory(string) tea.Cmd {
+	out, err := m.b.(Memory).Memory()
+	m.info(out, err)
+	return nil
+}
+
+func (m *Model) info(text string, err error) {
+	if text = strings.TrimRight(text, "\n"); text != "" {
+		m.tr.add(&entry{kind: entryInfo, text: text})
+	}
+	if err != nil {
+		m.tr.add(&entry{kind: entryError, text: err.Error()})
+	}
+	if text == "" && err == nil {
+		m.tr.add(&entry{kind: entryError, text: errors.New("nothing to show").Error()})
+	}
+	m.tr.offset = 0
+}
+
+// ago says how long ago a time was, coarsely.
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}

@@ -1,0 +1,133 @@
+package tui
+
+import (
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// maxFiles bounds the workspace walk for @ completion, so a huge tree
+// costs a bounded moment once, not a stall.
+const maxFiles = 20_000
+
+// filesMsg carries the workspace's file list, walked in the background.
+type filesMsg []string
+
+// listFiles walks root for @ completion, skipping VCS and dependency
+// directories nobody means to mention.
+func listFiles(root string) tea.Cmd {
+	return func() tea.Msg {
+		var out []string
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() {
+				switch d.Name() {
+				case ".git", "node_modules", ".hg", ".svn", "vendor", ".venv", "__pycache__":
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if rel, err := filepath.Rel(root, p); err == nil {
+				out = append(out, filepath.ToSlash(rel))
+			}
+			if len(out) >= maxFiles {
+				return filepath.SkipAll
+			}
+			return nil
+		})
+		sort.Strings(out)
+		return filesMsg(out)
+	}
+}
+
+// completer suggests slash commands at the start of the input and
+// workspace paths after an @.
+type completer struct {
+	commands []string // "/help", ...
+	files    []string
+	loaded   bool // the file walk was started
+	items    []string
+	sel      int
+	// token is the text being completed: the suffix of the input it replaces.
+	token string
+}
+
+// refresh recomputes the suggestions for the input value; it returns a
+// command that loads the file list the first time @ is typed.
+func (c *completer) refresh(value, root string) tea.Cmd {
+	c.items, c.sel, c.token = nil, 0, ""
+	var cmd tea.Cmd
+	switch {
+	case strings.HasPrefix(value, "/") && !strings.ContainsAny(value, " \n"):
+		c.token = value
+		for _, name := range c.commands {
+			if strings.HasPrefix(name, value) && name != value {
+				c.items = append(c.items, name)
+			}
+		}
+	default:
+		i := strings.LastIndexAny(value, " \n\t")
+		word := value[i+1:]
+		if !strings.HasPrefix(word, "@") {
+			return nil
+		}
+		if !c.loaded && root != "" {
+			c.loaded = true
+			cmd = listFiles(root)
+		}
+		c.token = word
+		q := strings.ToLower(word[1:])
+		for _, f := range c.files {
+			if strings.Contains(strings.ToLower(f), q) {
+				c.items = append(c.items, "@"+f)
+				if len(c.items) == 50 {
+					break
+				}
+			}
+		}
+	}
+	return cmd
+}
+
+func (c *completer) active() bool { return len(c.items) > 0 }
+
+func (c *completer) move(d int) {
+	if n := len(c.items); n > 0 {
+		c.sel = (c.sel + d + n) % n
+	}
+}
+
+// accept returns value with the token replaced by the highlighted item.
+func (c *completer) accept(value string) string {
+	if !c.active() {
+		return value
+	}
+	out := strings.TrimSuffix(value, c.token) + c.items[c.sel] + " "
+	c.items = nil
+	return out
+}
+
+// view lists up to five suggestions around the highlighted one.
+func (c *completer) view(width int, st *styles) []string {
+	const room = 5
+	start := 0
+	if c.sel >= room {
+		start = c.sel - room + 1
+	}
+	var out []string
+	for i := start; i < len(c.items) && i < start+room; i++ {
+		l := clipLine("  "+c.items[i], width)
+		if i == c.sel {
+			l = st.selected.Render(l)
+		} else {
+			l = st.dim.Render(l)
+		}
+		out = append(out, l)
+	}
+	return out
+}

@@ -1,0 +1,277 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/llm"
+	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/session"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// fakeBackend is a Backend whose runs replay scripted events.
+type fakeBackend struct {
+	mu       sync.Mutex
+	status   Status
+	runs     [][]agent.Event // one script per Run
+	inputs   []llm.Message
+	history  []llm.Message
+	sessions []session.Meta
+	resumed  string
+	shell    []string
+	chans    []chan agent.Event
+}
+
+func newFake() *fakeBackend {
+	return &fakeBackend{status: Status{Model: "anthropic:claude-sonnet-4-5", Mode: permission.ModeDefault, Cwd: "/work/project", Branch: "main", SessionID: "01JTEST"}}
+}
+
+// Run replays the next script; a script ending without a done event
+// leaves the channel open for the test to feed (see feed).
+func (f *fakeBackend) Run(ctx context.Context, in llm.Message) <-chan agent.Event {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.inputs = append(f.inputs, in)
+	ch := make(chan agent.Event, 256)
+	f.chans = append(f.chans, ch)
+	if len(f.runs) > 0 {
+		script := f.runs[0]
+		f.runs = f.runs[1:]
+		for _, ev := range script {
+			ch <- ev
+		}
+		if n := len(script); n > 0 && script[n-1].Type == agent.EventDone {
+			close(ch)
+		}
+	}
+	return ch
+}
+func (f *fakeBackend) Compact(context.Context, string) error { return nil }
+func (f *fakeBackend) Status() Status                        { f.mu.Lock(); defer f.mu.Unlock(); return f.status }
+func (f *fakeBackend) CycleMode() permission.Mode {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ms := permission.Modes()
+	for i, m := range ms {
+		if m == f.status.Mode {
+			f.status.Mode = ms[(i+1)%len(ms)]
+			break
+		}
+	}
+	return f.status.Mode
+}
+func (f *fakeBackend) NewSession() error                 { f.history = nil; return nil }
+func (f *fakeBackend) Sessions() ([]session.Meta, error) { return f.sessions, nil }
+func (f *fakeBackend) Resume(id string) error            { f.resumed = id; return nil }
+func (f *fakeBackend) History() []llm.Message            { return f.history }
+func (f *fakeBackend) Shell(_ context.Context, c string) (string, error) {
+	f.shell = append(f.shell, c)
+	return "output of " + c, nil
+}
+
+// harness drives a Model the way the program does: messages in, commands
+// run synchronously (ticks dropped, event reads followed).
+type harness struct {
+	t       *testing.T
+	m       *Model
+	b       *fakeBackend
+	pending []chan tea.Msg
+}
+
+func newHarness(t *testing.T, b *fakeBackend) *harness {
+	t.Helper()
+	m := New(context.Background(), b, Options{})
+	fixed := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	m.now = func() time.Time { return fixed }
+	h := &harness{t: t, m: m, b: b}
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	return h
+}
+
+// send delivers msg and runs the commands it returns, following event
+// reads until the run's channel has nothing more for now.
+func (h *harness) send(msg tea.Msg) {
+	h.t.Helper()
+	_, cmd := h.m.Update(msg)
+	h.run(cmd)
+}
+
+func (h *harness) run(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	res := make(chan tea.Msg, 1)
+	go func() { res <- cmd() }()
+	select {
+	case msg := <-res:
+		h.deliver(msg)
+	case <-time.After(100 * time.Millisecond):
+		// A read of an open, empty event channel: it completes when the
+		// test feeds the channel (see settle).
+		h.pending = append(h.pending, res)
+	}
+}
+
+func (h *harness) deliver(msg tea.Msg) {
+	switch msg := msg.(type) {
+	case nil, tickMsg:
+	case tea.BatchMsg:
+		for _, c := range msg {
+			h.run(c)
+		}
+	default:
+		h.send(msg)
+	}
+}
+
+// settle delivers the results of commands that were waiting, after the
+// test fed the event channel.
+func (h *harness) settle() {
+	h.t.Helper()
+	for len(h.pending) > 0 {
+		p := h.pending[0]
+		h.pending = h.pending[1:]
+		select {
+		case msg := <-p:
+			h.deliver(msg)
+		case <-time.After(2 * time.Second):
+			h.t.Fatal("a command did not complete")
+		}
+	}
+}
+
+// typeText types s key by key.
+func (h *harness) typeText(s string) {
+	for _, r := range s {
+		h.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+func (h *harness) press(k string) {
+	h.t.Helper()
+	var msg tea.KeyPressMsg
+	switch k {
+	case "enter":
+		msg = tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		msg = tea.KeyPressMsg{Code: tea.KeyEsc}
+	case "tab":
+		msg = tea.KeyPressMsg{Code: tea.KeyTab}
+	case "shift+tab":
+		msg = tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	case "ctrl+o":
+		msg = tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl}
+	case "ctrl+c":
+		msg = tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	case "ctrl+j":
+		msg = tea.KeyPressMsg{Code: 'j', Mod: tea.ModCtrl}
+	case "up":
+		msg = tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		msg = tea.KeyPressMsg{Code: tea.KeyDown}
+	case "pgup":
+		msg = tea.KeyPressMsg{Code: tea.KeyPgUp}
+	default:
+		r := []rune(k)[0]
+		msg = tea.KeyPressMsg{Code: r, Text: k}
+	}
+	h.send(msg)
+}
+
+// screen is what a person sees: the view without colour, trailing spaces
+// trimmed.
+func (h *harness) screen() string {
+	v := h.m.View()
+	lines := strings.Split(ansi.Strip(v.Content), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (h *harness) golden(name string) {
+	h.t.Helper()
+	got := h.screen()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			h.t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		h.t.Fatalf("%v (run with -update)", err)
+	}
+	if got != string(want) {
+		h.t.Errorf("screen differs from %s:\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
+	}
+}
+
+func (h *harness) contains(want string) {
+	h.t.Helper()
+	if s := h.screen(); !strings.Contains(s, want) {
+		h.t.Errorf("screen lacks %q:\n%s", want, s)
+	}
+}
+
+func js(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+func text(s string) agent.Event { return agent.Event{Type: agent.EventTextDelta, Text: s} }
+
+func done(subtype string) agent.Event {
+	return agent.Event{Type: agent.EventDone, Done: &agent.Done{Subtype: subtype}}
+}
+
+func stripANSI(s string) string { return ansi.Strip(s) }
+
+func goldenString(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs:\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
+	}
+}
+
+func pasteMsg(s string) tea.PasteMsg { return tea.PasteMsg{Content: s} }
+
+func keyCtrlC() tea.KeyPressMsg { return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl} }
+
+func isQuit(msg tea.Msg) bool {
+	_, ok := msg.(tea.QuitMsg)
+	return ok
+}
+
+func sessionsFixture() []session.Meta {
+	t0 := time.Date(2026, 1, 1, 3, 4, 5, 0, time.UTC)
+	return []session.Meta{
+		{ID: "01JTEST", Title: "current", UpdatedAt: t0, MessageCount: 2},
+		{ID: "01OLD", Title: "fix the parser", UpdatedAt: t0, MessageCount: 12},
+	}
+}

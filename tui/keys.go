@@ -1,0 +1,159 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// keyHelp is the key map shown by ? and /help (and in docs/tui.md).
+var keyHelp = [][2]string{
+	{"enter", "send the prompt (or choose, in a dialog)"},
+	{"shift+enter, ctrl+j", "new line"},
+	{"up / down", "prompt history, or move through suggestions"},
+	{"tab", "complete a /command or @path"},
+	{"esc", "interrupt the running turn; in a dialog: deny / cancel"},
+	{"shift+tab", "cycle permission mode: default, acceptEdits, plan (and bypassPermissions if started in it)"},
+	{"ctrl+o", "expand / collapse tool calls and thinking"},
+	{"pgup / pgdown", "scroll the transcript"},
+	{"ctrl+c", "clear the input; twice on an empty input quits"},
+	{"ctrl+l", "redraw the screen"},
+	{"?", "this help (on an empty input)"},
+	{"!cmd", "run a shell command; output goes with the next prompt"},
+	{"@path", "mention a file"},
+}
+
+// key handles a key press.
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
+	if s != "ctrl+c" {
+		m.quitArmed = false
+		if m.hint == "Press Ctrl+C again to quit" {
+			m.hint = ""
+		}
+	}
+	switch s {
+	case "ctrl+c":
+		return m.ctrlC()
+	case "ctrl+l":
+		return tea.ClearScreen
+	case "ctrl+o":
+		m.expanded = !m.expanded
+		return nil
+	case "pgup":
+		m.tr.scroll(m.transcriptHeight() - 2)
+		return nil
+	case "pgdown":
+		m.tr.scroll(-(m.transcriptHeight() - 2))
+		return nil
+	}
+	if len(m.dialogs) > 0 {
+		done, cmd := m.dialogs[0].update(k)
+		if done {
+			m.dialogs = m.dialogs[1:]
+		}
+		return cmd
+	}
+	switch s {
+	case "esc":
+		if m.in.comp.active() {
+			m.in.comp.items = nil
+		} else {
+			m.interrupt()
+		}
+		return nil
+	case "shift+tab":
+		mode := m.b.CycleMode()
+		m.status = m.b.Status()
+		m.status.Mode = mode
+		return nil
+	case "?":
+		if m.in.empty() {
+			m.showHelp()
+			return nil
+		}
+	case "enter":
+		if m.in.comp.active() {
+			token := m.in.comp.token
+			m.in.ta.SetValue(m.in.comp.accept(m.in.ta.Value()))
+			if strings.HasPrefix(token, "@") {
+				return nil
+			}
+		}
+		return m.submit(m.in.value())
+	}
+	return m.in.update(k, m.status.Cwd)
+}
+
+// ctrlC clears the input; on an empty input it interrupts a run, and a
+// second press quits.
+func (m *Model) ctrlC() tea.Cmd {
+	if !m.in.empty() {
+		m.in.reset("")
+		return nil
+	}
+	if m.quitArmed {
+		m.interrupt()
+		return tea.Quit
+	}
+	m.interrupt()
+	m.quitArmed = true
+	m.hint = "Press Ctrl+C again to quit"
+	return nil
+}
+
+// submit handles Enter: a slash command, a shell command, or a prompt.
+func (m *Model) submit(text string) tea.Cmd {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil
+	}
+	switch {
+	case strings.HasPrefix(text, "/"):
+		m.in.reset(text)
+		return m.command(text)
+	case m.run != nil || m.busy != "":
+		// The text stays in the input, to send when the turn ends.
+		m.hint = "nova is working · esc interrupts"
+		return nil
+	case strings.HasPrefix(text, "!"):
+		m.in.reset(text)
+		return m.shell(strings.TrimSpace(text[1:]))
+	}
+	m.in.reset(text)
+	m.hint = ""
+	return m.startRun(text)
+}
+
+// shell runs "!cmd" through the backend (and so through the permission
+// checker) in the background.
+func (m *Model) shell(command string) tea.Cmd {
+	if command == "" {
+		return nil
+	}
+	m.busy = "Running " + command
+	b, ctx := m.b, m.ctx
+	return tea.Batch(m.startTick(), func() tea.Msg {
+		out, err := b.Shell(ctx, command)
+		return shellMsg{command: command, output: out, err: err}
+	})
+}
+
+func (m *Model) showHelp() {
+	var b strings.Builder
+	b.WriteString("Keys\n")
+	for _, k := range keyHelp {
+		fmt.Fprintf(&b, "  %-22s %s\n", k[0], k[1])
+	}
+	b.WriteString("\nCommands\n")
+	for _, c := range m.commandList() {
+		name := c.name
+		if c.args != "" {
+			name += " " + c.args
+		}
+		fmt.Fprintf(&b, "  %-22s %s\n", name, c.help)
+	}
+	m.tr.add(&entry{kind: entryInfo, text: strings.TrimRight(b.String(), "\n")})
+	m.tr.offset = 0
+}

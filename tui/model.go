@@ -1,0 +1,317 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/llm"
+	"github.com/nova-dev/nova/tools"
+)
+
+// frameInterval is the shortest time between two frames while text
+// streams: deltas that arrive within it are drawn together.
+const frameInterval = 16 * time.Millisecond
+
+// tickInterval advances spinners and elapsed times. The ticker runs only
+// while a run or a command is in progress: an idle UI does no work.
+const tickInterval = 100 * time.Millisecond
+
+// Model is the root Bubble Tea model. It composes the transcript, the
+// input, dialogs, the todo list and the status line, and routes agent
+// events and keys between them.
+type Model struct {
+	ctx  context.Context
+	b    Backend
+	opts Options
+
+	st       styles
+	dark     bool
+	md       *markdown
+	width    int
+	height   int
+	tr       transcript
+	in       input
+	dialogs  []dialog // the first is shown; later asks wait their turn
+	todos    []todo
+	status   Status
+	expanded bool
+
+	run     *activeRun
+	busy    string // a slash command working in the background ("Compacting…")
+	ticking bool
+	frame   int
+
+	quitArmed bool
+	hint      string
+	// shellContext is "!cmd" output waiting to go with the next prompt.
+	shellContext []string
+	now          func() time.Time
+}
+
+// activeRun is the run in progress.
+type activeRun struct {
+	ch          <-chan agent.Event
+	cancel      context.CancelFunc
+	started     time.Time
+	interrupted bool
+}
+
+// Messages the model sends itself.
+type (
+	// eventsMsg is a batch of agent events read together (coalesced).
+	eventsMsg struct {
+		ch     <-chan agent.Event
+		evs    []agent.Event
+		closed bool
+	}
+	tickMsg   struct{}
+	submitMsg string
+	// resultMsg reports a finished background command.
+	resultMsg struct {
+		text   string
+		err    error
+		reload bool // the session changed: rebuild the transcript
+	}
+	shellMsg struct {
+		command, output string
+		err             error
+	}
+)
+
+// New returns the model; Run wraps it in a program. Tests drive it directly.
+func New(ctx context.Context, b Backend, opts Options) *Model {
+	dark := true
+	m := &Model{ctx: ctx, b: b, opts: opts, dark: dark, md: &markdown{dark: dark},
+		width: 80, height: 24, tr: newTranscript(), in: newInput(dark), now: time.Now}
+	m.st = newStyles(dark)
+	m.status = b.Status()
+	m.in.comp.commands = m.commandNames()
+	m.in.setWidth(m.width)
+	for _, n := range opts.Notices {
+		m.tr.add(&entry{kind: entryNotice, text: n})
+	}
+	if h := b.History(); len(h) > 0 {
+		m.tr.loadHistory(h)
+	}
+	return m
+}
+
+// Init asks the terminal for its background colour (to pick light or dark
+// styles) and sends the initial prompt, if any.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{tea.RequestBackgroundColor}
+	if p := strings.TrimSpace(m.opts.Prompt); p != "" {
+		cmds = append(cmds, func() tea.Msg { return submitMsg(p) })
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update implements tea.Model.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = max(msg.Width, 20), max(msg.Height, 8)
+		m.in.setWidth(m.width)
+	case tea.BackgroundColorMsg:
+		m.setDark(msg.IsDark())
+	case tea.PasteMsg:
+		if len(m.dialogs) == 0 {
+			m.in.paste(msg.Content)
+			return m, m.in.comp.refresh(m.in.ta.Value(), m.status.Cwd)
+		}
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	case submitMsg:
+		return m, m.submit(string(msg))
+	case eventsMsg:
+		return m, m.events(msg)
+	case tickMsg:
+		if m.run == nil && m.busy == "" && !m.tr.live() {
+			m.ticking = false
+			return m, nil
+		}
+		m.frame++
+		return m, tea.Tick(tickInterval, func(time.Time) tea.Msg { return tickMsg{} })
+	case filesMsg:
+		m.in.comp.files = msg
+		return m, m.in.comp.refresh(m.in.ta.Value(), m.status.Cwd)
+	case resultMsg:
+		m.busy = ""
+		if msg.reload {
+			m.tr.reset()
+			m.todos = nil
+			m.tr.loadHistory(m.b.History())
+		}
+		if msg.err != nil {
+			m.tr.add(&entry{kind: entryError, text: msg.err.Error()})
+		} else if msg.text != "" {
+			m.tr.add(&entry{kind: entryNotice, text: msg.text})
+		}
+		m.status = m.b.Status()
+	case shellMsg:
+		m.busy = ""
+		out := msg.output
+		if msg.err != nil {
+			out = strings.TrimSpace(out + "\n" + msg.err.Error())
+		}
+		m.tr.add(&entry{kind: entryShell, title: msg.command, text: out})
+		m.shellContext = append(m.shellContext, "<shell-command>\n$ "+msg.command+"\n"+out+"\n</shell-command>")
+	}
+	return m, nil
+}
+
+func (m *Model) setDark(dark bool) {
+	m.dark = dark
+	m.st = newStyles(dark)
+	m.md.setDark(dark)
+	m.in.setDark(dark)
+	m.tr.invalidateAll()
+}
+
+// startTick starts the ticker unless it runs already.
+func (m *Model) startTick() tea.Cmd {
+	if m.ticking {
+		return nil
+	}
+	m.ticking = true
+	return tea.Tick(tickInterval, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+// waitEvents reads the next events of a run. After the first it keeps
+// reading for one frame interval, so a burst of text deltas becomes one
+// update and one frame; an ask or the end of the run is delivered at once.
+func waitEvents(ch <-chan agent.Event) tea.Cmd {
+	return func() tea.Msg {
+		ev, ok := <-ch
+		if !ok {
+			return eventsMsg{ch: ch, closed: true}
+		}
+		evs := []agent.Event{ev}
+		if urgent(ev) {
+			return eventsMsg{ch: ch, evs: evs}
+		}
+		timer := time.NewTimer(frameInterval)
+		defer timer.Stop()
+		for {
+			select {
+			case ev, ok := <-ch:
+				if !ok {
+					return eventsMsg{ch: ch, evs: evs, closed: true}
+				}
+				evs = append(evs, ev)
+				if urgent(ev) {
+					return eventsMsg{ch: ch, evs: evs}
+				}
+			case <-timer.C:
+				return eventsMsg{ch: ch, evs: evs}
+			}
+		}
+	}
+}
+
+func urgent(ev agent.Event) bool {
+	switch ev.Type {
+	case agent.EventPermissionAsk, agent.EventQuestion, agent.EventDone:
+		return true
+	}
+	return false
+}
+
+// events applies a batch of events of the current run.
+func (m *Model) events(msg eventsMsg) tea.Cmd {
+	if m.run == nil || msg.ch != m.run.ch {
+		return nil // a run that was abandoned
+	}
+	for _, ev := range msg.evs {
+		switch ev.Type {
+		case agent.EventPermissionAsk:
+			m.dialogs = append(m.dialogs, newPermissionDialog(ev.Ask))
+		case agent.EventQuestion:
+			m.dialogs = append(m.dialogs, newQuestionDialog(ev.Question))
+		case agent.EventTodos:
+			m.todos = parseTodos(ev.Todos)
+		case agent.EventContext:
+			m.status.Context = ev.Context
+		default:
+			m.tr.apply(ev, m.now())
+			if ev.Type == agent.EventTurnEnd || ev.Type == agent.EventDone {
+				ctx := m.status.Context
+				m.status = m.b.Status()
+				if m.status.Context == nil {
+					m.status.Context = ctx
+				}
+			}
+		}
+	}
+	if msg.closed {
+		m.run = nil
+		m.dialogs = nil
+		m.hint = ""
+		return nil
+	}
+	return waitEvents(msg.ch)
+}
+
+// startRun sends a prompt to the agent, with any "!cmd" output before it.
+func (m *Model) startRun(text string) tea.Cmd {
+	parts := make([]llm.Part, 0, len(m.shellContext)+1)
+	for _, s := range m.shellContext {
+		parts = append(parts, llm.TextPart(s))
+	}
+	m.shellContext = nil
+	parts = append(parts, llm.TextPart(text))
+	m.tr.add(&entry{kind: entryUser, text: text})
+	m.tr.offset = 0
+	ctx, cancel := context.WithCancel(m.ctx)
+	ch := m.b.Run(ctx, llm.Message{Role: llm.RoleUser, Parts: parts})
+	m.run = &activeRun{ch: ch, cancel: cancel, started: m.now()}
+	m.todos = nil
+	return tea.Batch(waitEvents(ch), m.startTick())
+}
+
+// interrupt cancels the running turn. The agent denies pending asks, kills
+// running tools and ends the run with an interrupted done event, which
+// keeps the transcript consistent; the UI only waits for it.
+func (m *Model) interrupt() {
+	if m.run == nil || m.run.interrupted {
+		return
+	}
+	m.run.interrupted = true
+	m.run.cancel()
+	// The cancelled context denies the asks too; answering them here
+	// just makes it immediate.
+	for _, d := range m.dialogs {
+		switch d := d.(type) {
+		case *permissionDialog:
+			d.ask.Answer(tools.PermissionAnswer{Message: "interrupted"})
+		case *questionDialog:
+			d.ask.Answer(nil)
+		}
+	}
+	m.dialogs = nil
+	m.hint = "Interrupting…"
+}
+
+// shutdown ends a run still going when the program exits and waits a
+// moment for the agent to wind down, so the session is closed cleanly.
+func (m *Model) shutdown() {
+	if m.run == nil {
+		return
+	}
+	m.run.cancel()
+	timeout := time.After(3 * time.Second)
+	for {
+		select {
+		case _, ok := <-m.run.ch:
+			if !ok {
+				return
+			}
+		case <-timeout:
+			return
+		}
+	}
+}

@@ -1,0 +1,256 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/tools"
+)
+
+// toolState is where a tool call is in its life.
+type toolState int
+
+const (
+	toolRunning toolState = iota
+	toolDone
+	toolFailed
+	toolDenied
+	toolInterrupted
+)
+
+// spinnerFrames animate running tool calls; the ticker that advances them
+// runs only while something runs.
+var spinnerFrames = [...]string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// toolEntry is one tool call and, once it finished, its result.
+type toolEntry struct {
+	id, name string
+	input    json.RawMessage
+	state    toolState
+	started  time.Time
+	result   *agent.ToolResult
+	diffs    []tools.FileDiff
+	bash     *tools.BashDisplay
+}
+
+func (t *toolEntry) running() bool { return t.state == toolRunning }
+
+// finish records the result and decodes its display value. Display is
+// whatever the tool returned in-process, or a JSON map when it came from
+// elsewhere, so it is decoded through JSON in both cases.
+func (t *toolEntry) finish(r *agent.ToolResult) {
+	// Tabs would be expanded by the terminal to unknown widths.
+	out := *r
+	out.Output = strings.ReplaceAll(r.Output, "\t", "    ")
+	r = &out
+	t.result = r
+	switch {
+	case r.Denied:
+		t.state = toolDenied
+	case r.IsError:
+		t.state = toolFailed
+	default:
+		t.state = toolDone
+	}
+	if r.Display == nil {
+		return
+	}
+	raw, err := json.Marshal(r.Display)
+	if err != nil {
+		return
+	}
+	var one tools.FileDiff
+	var many []tools.FileDiff
+	var bash tools.BashDisplay
+	switch {
+	case json.Unmarshal(raw, &one) == nil && one.Diff != "":
+		t.diffs = []tools.FileDiff{one}
+	case json.Unmarshal(raw, &many) == nil && len(many) > 0:
+		t.diffs = many
+	case json.Unmarshal(raw, &bash) == nil && bash.Command != "":
+		t.bash = &bash
+	}
+}
+
+// keyArg is the argument that says what a call is about.
+func (t *toolEntry) keyArg() string {
+	var in map[string]any
+	if json.Unmarshal(t.input, &in) != nil {
+		return ""
+	}
+	for _, k := range []string{"command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description", "prompt"} {
+		if s, ok := in[k].(string); ok && s != "" {
+			return firstLine(s)
+		}
+	}
+	for _, v := range in {
+		if s, ok := v.(string); ok && s != "" {
+			return firstLine(s)
+		}
+	}
+	return ""
+}
+
+// summary is the one-line result of a finished call.
+func (t *toolEntry) summary() string {
+	r := t.result
+	switch {
+	case r == nil && t.state == toolInterrupted:
+		return "interrupted"
+	case r == nil:
+		return "running…"
+	case t.state == toolDenied:
+		reason := r.Decision.Reason
+		if reason == "" {
+			reason = firstLine(r.Output)
+		}
+		return "denied: " + reason
+	case t.state == toolFailed:
+		return "error: " + firstLine(r.Output)
+	case len(t.diffs) > 0:
+		added, removed := 0, 0
+		for _, d := range t.diffs {
+			added += d.Added
+			removed += d.Removed
+		}
+		return fmt.Sprintf("+%d -%d in %d file%s", added, removed, len(t.diffs), plural(len(t.diffs)))
+	case t.bash != nil && t.bash.ExitCode != 0:
+		return fmt.Sprintf("exit %d: %s", t.bash.ExitCode, firstLine(lastLines(r.Output, 1)))
+	}
+	n := countLines(r.Output)
+	if n <= 1 {
+		return firstLine(r.Output)
+	}
+	return fmt.Sprintf("%s (+%d lines)", firstLine(r.Output), n-1)
+}
+
+func (t *toolEntry) render(width int, rc renderCtx) []string {
+	st := rc.st
+	var icon, dur string
+	switch t.state {
+	case toolRunning:
+		icon = spinnerFrames[rc.frame%len(spinnerFrames)]
+		dur = formatDuration(rc.now.Sub(t.started))
+	case toolDone:
+		icon = st.ok.Render("●")
+	case toolFailed:
+		icon = st.err.Render("✗")
+	case toolDenied:
+		icon = st.err.Render("⊘")
+	case toolInterrupted:
+		icon = st.warn.Render("◌")
+	}
+	if t.result != nil {
+		dur = formatDuration(time.Duration(t.result.DurationMS) * time.Millisecond)
+	}
+	head := icon + " " + st.toolName.Render(t.name)
+	if a := t.keyArg(); a != "" {
+		head += st.toolArg.Render("(" + a + ")")
+	}
+	if dur != "" {
+		head += st.dim.Render(" · " + dur)
+	}
+	sum := t.summary()
+	switch t.state {
+	case toolFailed, toolDenied:
+		head += st.dim.Render(" · ") + st.err.Render(sum)
+	default:
+		head += st.dim.Render(" · " + sum)
+	}
+	out := []string{head}
+	if !rc.expanded || t.result == nil {
+		return out
+	}
+	return append(out, t.details(width, rc)...)
+}
+
+// details is the expanded body: a coloured diff for edits, the command and
+// the tail of its output for Bash, the start of the output otherwise.
+func (t *toolEntry) details(width int, rc renderCtx) []string {
+	st := rc.st
+	var body []string
+	switch {
+	case len(t.diffs) > 0 && t.state == toolDone:
+		for _, d := range t.diffs {
+			body = append(body, diffLines(d.Diff, st)...)
+		}
+	case t.bash != nil:
+		body = append(body, st.toolArg.Render("$ "+t.bash.Command))
+		body = append(body, tail(strings.Split(wrapPlain(t.result.Output, width-4), "\n"), 20)...)
+	default:
+		ls := strings.Split(wrapPlain(t.result.Output, width-4), "\n")
+		if len(ls) > 20 {
+			ls = append(ls[:20], fmt.Sprintf("… %d more lines", len(ls)-20))
+		}
+		if t.state != toolDone {
+			ls = styleLines(st.err, ls)
+		}
+		body = append(body, ls...)
+	}
+	if t.result.SpillPath != "" {
+		body = append(body, st.dim.Render("full output: "+t.result.SpillPath))
+	}
+	return indent(strings.Join(body, "\n"), "  ⎿ ")
+}
+
+// diffLines colours a unified diff line by line.
+func diffLines(diff string, st *styles) []string {
+	ls := strings.Split(strings.TrimRight(strings.ReplaceAll(diff, "\t", "    "), "\n"), "\n")
+	for i, l := range ls {
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+			ls[i] = st.toolName.Render(l)
+		case strings.HasPrefix(l, "@@"):
+			ls[i] = st.diffHunk.Render(l)
+		case strings.HasPrefix(l, "+"):
+			ls[i] = st.diffAdd.Render(l)
+		case strings.HasPrefix(l, "-"):
+			ls[i] = st.diffDel.Render(l)
+		}
+	}
+	return ls
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func lastLines(s string, n int) string {
+	ls := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(ls) > n {
+		ls = ls[len(ls)-n:]
+	}
+	return strings.Join(ls, "\n")
+}
+
+func countLines(s string) int {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return 0
+	}
+	return strings.Count(s, "\n") + 1
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func formatDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}

@@ -1,0 +1,123 @@
+// Package tui is nova's interactive terminal frontend, built on Bubble Tea.
+// It holds no agent logic: it renders the agent's event stream, answers
+// its permission asks and questions, and talks to the rest of nova only
+// through the small Backend interface, which cmd/nova implements.
+package tui
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/llm"
+	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/session"
+)
+
+// Backend is everything the TUI needs from the rest of nova: the current
+// session's agent and the few session-level operations behind the slash
+// commands. Implementations must be safe to call from the UI goroutine and
+// from commands running in the background.
+type Backend interface {
+	// Run starts a run of the current session's agent (agent.Agent.Run).
+	Run(ctx context.Context, input llm.Message) <-chan agent.Event
+	// Compact compacts the current session's history.
+	Compact(ctx context.Context, instructions string) error
+	// Status is what the status line shows.
+	Status() Status
+	// CycleMode moves to the next permission mode and returns it.
+	CycleMode() permission.Mode
+	// NewSession replaces the current session by an empty one (/clear).
+	NewSession() error
+	// Sessions lists the sessions that can be resumed, newest first.
+	Sessions() ([]session.Meta, error)
+	// Resume makes the session id current.
+	Resume(id string) error
+	// History is the current session's conversation, to show after a resume.
+	History() []llm.Message
+	// Shell runs a command line for "!cmd" through the same permission
+	// checker and pipeline as the agent's Bash calls, returning its output.
+	Shell(ctx context.Context, command string) (string, error)
+}
+
+// Doctor is an optional Backend capability behind /doctor.
+type Doctor interface {
+	// Doctor returns what `nova doctor` prints.
+	Doctor() (string, error)
+}
+
+// ModelSwitcher is an optional Backend capability behind /model.
+type ModelSwitcher interface {
+	// Models lists the configured models as provider:model ids.
+	Models() []string
+	// SetModel makes id the model of the current session.
+	SetModel(id string) error
+}
+
+// Memory is an optional Backend capability behind /memory.
+type Memory interface {
+	// Memory describes the instruction files and memory in effect.
+	Memory() (string, error)
+}
+
+// Status is what the status line and /context and /cost show.
+type Status struct {
+	Model     string
+	Mode      permission.Mode
+	Cwd       string
+	Branch    string
+	SessionID string
+	// Context is the last known context usage; nil before the first turn.
+	Context *agent.ContextUsage
+	// Usage is the session's token totals.
+	Usage llm.Usage
+	// CostUSD is the session's cost; nil when the model's prices are unknown.
+	CostUSD *float64
+}
+
+// Options configure Run.
+type Options struct {
+	// In and Out are the terminal; nil means the process's stdin/stdout.
+	In  io.Reader
+	Out io.Writer
+	// Env is the environment used to detect colour support (NO_COLOR,
+	// TERM); nil means the process's.
+	Env []string
+	// Width and Height fix the screen size when Out is not a terminal
+	// (tests); a terminal's own size is used otherwise.
+	Width, Height int
+	// Prompt, when set, is sent as soon as the UI starts.
+	Prompt string
+	// Notices are shown at the top of the transcript (build warnings).
+	Notices []string
+}
+
+// Run shows the TUI until the person quits or ctx ends.
+func Run(ctx context.Context, b Backend, opts Options) error {
+	m := New(ctx, b, opts)
+	// 30 frames a second at most: streaming stays smooth, and the
+	// renderer's frame ticker (which Bubble Tea runs even when idle) wakes
+	// half as often as at the default 60.
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(30)}
+	if opts.In != nil {
+		popts = append(popts, tea.WithInput(opts.In))
+	}
+	if opts.Out != nil {
+		popts = append(popts, tea.WithOutput(opts.Out))
+	}
+	if opts.Width > 0 && opts.Height > 0 {
+		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
+	}
+	if opts.Env != nil {
+		popts = append(popts, tea.WithEnvironment(opts.Env))
+	}
+	_, err := tea.NewProgram(m, popts...).Run()
+	m.shutdown()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}

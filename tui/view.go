@@ -1,0 +1,79 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// View implements tea.Model. The program runs in the alternate screen
+// without mouse capture, so the terminal's own selection keeps working and
+// the transcript scrolls with PgUp/PgDn.
+func (m *Model) View() tea.View {
+	bottom, inputTop := m.bottom()
+	h := max(1, m.height-len(bottom))
+	lines := m.tr.view(m.width, h, m.renderCtx())
+	v := tea.NewView(strings.Join(append(lines, bottom...), "\n"))
+	v.AltScreen = true
+	v.WindowTitle = "nova"
+	if inputTop >= 0 {
+		if c := m.in.ta.Cursor(); c != nil {
+			c.Y += h + inputTop
+			v.Cursor = c
+		}
+	}
+	return v
+}
+
+func (m *Model) renderCtx() renderCtx {
+	return renderCtx{st: &m.st, md: m.md, expanded: m.expanded, frame: m.frame, now: m.now()}
+}
+
+// transcriptHeight is the number of rows the transcript gets this frame.
+func (m *Model) transcriptHeight() int {
+	b, _ := m.bottom()
+	return max(1, m.height-len(b))
+}
+
+// bottom is everything under the transcript: the dialog, or the todo list,
+// suggestions and the input; then the activity line and the status line.
+// inputTop is the row of the input within it, or -1 when a dialog has the
+// keyboard.
+func (m *Model) bottom() (lines []string, inputTop int) {
+	inputTop = -1
+	if len(m.dialogs) > 0 {
+		lines = append(lines, "")
+		lines = append(lines, strings.Split(m.dialogs[0].view(m.width, &m.st), "\n")...)
+	} else {
+		if m.run != nil {
+			lines = append(lines, todosView(m.todos, m.width, &m.st)...)
+		}
+		lines = append(lines, m.in.comp.view(m.width, &m.st)...)
+		lines = append(lines, m.st.dim.Render(strings.Repeat("─", m.width)))
+		inputTop = len(lines)
+		lines = append(lines, strings.Split(m.in.ta.View(), "\n")...)
+		lines = append(lines, m.st.dim.Render(strings.Repeat("─", m.width)))
+	}
+	lines = append(lines, m.activity(), statusView(m.status, m.width, &m.st))
+	return lines, inputTop
+}
+
+// activity is the line that says what nova is doing, or a hint.
+func (m *Model) activity() string {
+	spin := spinnerFrames[m.frame%len(spinnerFrames)]
+	switch {
+	case m.run != nil && m.hint != "":
+		return m.st.warn.Render(spin + " " + m.hint)
+	case m.run != nil:
+		el := m.now().Sub(m.run.started)
+		return m.st.warn.Render(fmt.Sprintf("%s Working… %s · esc to interrupt", spin, formatDuration(el.Truncate(100_000_000))))
+	case m.busy != "":
+		return m.st.warn.Render(spin + " " + m.busy)
+	case m.hint != "":
+		return m.st.dim.Render(m.hint)
+	case m.expanded:
+		return m.st.dim.Render("? for keys · ctrl+o collapse")
+	}
+	return m.st.dim.Render("? for keys · ctrl+o expand")
+}
