@@ -54,7 +54,9 @@ func TestFormatsAndExitCodes(t *testing.T) {
 			func(s string) bool { return strings.Contains(s, `"subtype":"error_max_turns"`) }, "max"},
 		{"interrupted", FormatJSON, func() context.Context { c, cancel := context.WithCancel(context.Background()); cancel(); return c },
 			replay{done(agent.Done{Subtype: agent.SubtypeInterrupted, IsError: true, Error: "interrupted"})}, ExitInterrupted,
-			func(s string) bool { return strings.Contains(s, `"subtype":"error_during_execution"`) && strings.Contains(s, `"is_error":true`) }, "interrupted"},
+			func(s string) bool {
+				return strings.Contains(s, `"subtype":"error_during_execution"`) && strings.Contains(s, `"is_error":true`)
+			}, "interrupted"},
 		{"denials listed", FormatJSON, context.Background, replay{done(denial)}, ExitOK,
 			func(s string) bool {
 				return strings.Contains(s, `"permission_denials":[{"tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"rm x"},"layer":"ask"`)

@@ -109,4 +109,3 @@ func kindForType(t shared.ErrorType) llm.ErrorKind {
 	}
 	return ""
 }
-

@@ -154,4 +154,3 @@ func (b base) fromStatus(status int, h http.Header, msg string, err error) *llm.
 	}
 	return ae
 }
-
