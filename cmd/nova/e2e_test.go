@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nova-dev/nova/llm/llmtest"
 )
@@ -369,5 +370,37 @@ func TestSandboxedShellKeepsState(t *testing.T) {
 	}
 	if got := e.read("sub/said.txt"); got != "hi from sub\n" {
 		t.Errorf("said.txt = %q, want the state of the first call", got)
+	}
+}
+
+// TestPrintModeInterrupt: Ctrl-C (SIGINT) mid-answer exits 130 and, in the
+// json format, still prints the result object.
+func TestPrintModeInterrupt(t *testing.T) {
+	e := newE2E(t, llmtest.Turn{Text: strings.Repeat("word ", 400), ChunkDelay: 20 * time.Millisecond})
+	cmd := exec.Command(novaBin, "-p", "--output-format", "json", "talk")
+	cmd.Dir, cmd.Env = e.ws, e.env
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for len(e.srv.Requests()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit = %v, want 130; stderr %s", err, errOut.String())
+	}
+	var res map[string]any
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("stdout is not a result object: %v\n%s", err, out.String())
+	}
+	if res["is_error"] != true || res["type"] != "result" {
+		t.Errorf("result = %v", res)
 	}
 }
