@@ -71,6 +71,9 @@ type Model struct {
 	// ContextWindow and MaxOutput are in tokens; 0 means a default for the model.
 	ContextWindow int `json:"context_window,omitempty"`
 	MaxOutput     int `json:"max_output,omitempty"`
+	// ThinkingBudget turns on extended thinking with that many tokens for
+	// models that support it; 0 means off (MAX_THINKING_TOKENS overrides).
+	ThinkingBudget int `json:"thinking_budget,omitempty"`
 }
 
 // CanUseTools reports whether the model calls tools.

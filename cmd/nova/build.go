@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/nova-dev/nova/agent"
@@ -152,21 +153,30 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 	home, _ := os.UserHomeDir()
 	src := &agent.ContextSource{NovaHome: novaHome, Workdir: workdir, Home: home}
 	window, maxOut := sel.Model.Limits()
+	thinking := sel.Model.ThinkingBudget
+	if v := s.Getenv("MAX_THINKING_TOKENS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, usageErr("MAX_THINKING_TOKENS=%q: want a number of tokens", v)
+		}
+		thinking = n
+	}
 	rt.agent = agent.New(agent.Config{
-		Client:        client,
-		Model:         sel.Model.Model,
-		MaxTokens:     maxOut,
-		ContextWindow: window,
-		System:        agent.SystemPrompt(),
-		AppendSystem:  o.appendSystem,
-		Context:       func() string { return src.Message(ctx) },
-		Discover:      src.Discover,
-		Pipeline:      &tools.Pipeline{Registry: rt.registry, Checker: rt.checker},
-		Env:           env,
-		Interactive:   o.interactive,
-		MaxTurns:      o.maxTurns,
-		Recorder:      rt.session,
-		History:       history,
+		Client:         client,
+		Model:          sel.Model.Model,
+		MaxTokens:      maxOut,
+		ThinkingBudget: thinking,
+		ContextWindow:  window,
+		System:         agent.SystemPrompt(),
+		AppendSystem:   o.appendSystem,
+		Context:        func() string { return src.Message(ctx) },
+		Discover:       src.Discover,
+		Pipeline:       &tools.Pipeline{Registry: rt.registry, Checker: rt.checker},
+		Env:            env,
+		Interactive:    o.interactive,
+		MaxTurns:       o.maxTurns,
+		Recorder:       rt.session,
+		History:        history,
 	})
 	ok = true
 	return rt, nil

@@ -404,3 +404,23 @@ func TestPrintModeInterrupt(t *testing.T) {
 		t.Errorf("result = %v", res)
 	}
 }
+
+// TestThinkingBudget: MAX_THINKING_TOKENS asks Anthropic for extended
+// thinking, and the signed thinking block goes back with the tool result.
+func TestThinkingBudget(t *testing.T) {
+	e := newE2E(t, llmtest.Turn{Thinking: "check the dir", ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "LS", Input: `{}`}}},
+		llmtest.Turn{Text: "empty enough"})
+	e.env = append(e.env, "MAX_THINKING_TOKENS=2048")
+	if r := e.run("", "-p", "look"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	first, second := reqs[0].JSON(), string(reqs[1].Body)
+	th, _ := first["thinking"].(map[string]any)
+	if th == nil || th["type"] != "enabled" || th["budget_tokens"] != float64(2048) {
+		t.Errorf("thinking param = %v", first["thinking"])
+	}
+	if !strings.Contains(second, `"type":"thinking"`) || !strings.Contains(second, llmtest.AnthropicSignature("check the dir")) {
+		t.Errorf("the signed thinking block was not sent back: %s", second)
+	}
+}
