@@ -255,9 +255,48 @@ func AddLocalRule(projectDir, list, rule string) error {
 		return fmt.Errorf("add rule: %w", err)
 	}
 	path := filepath.Join(dir, "settings.local.json")
+	return editRules(path, list, "add rule", false, func(rules []string) ([]string, bool, error) {
+		if contains(rules, rule) {
+			return rules, false, nil
+		}
+		return append(rules, rule), true, nil
+	})
+}
+
+// RemoveRule removes rule from the list ("allow", "ask" or "deny") of the
+// settings file at path, keeping every other key and rule. It takes the
+// same lock as AddLocalRule and replaces the file atomically, so a
+// concurrent "allow always" is neither lost nor half written. A rule that
+// is not in the list is an error: the file changed since it was read.
+func RemoveRule(path, list, rule string) error {
+	if list != "allow" && list != "ask" && list != "deny" {
+		return fmt.Errorf("remove rule: unknown list %q (want allow, ask or deny)", list)
+	}
+	want := strings.TrimSpace(rule)
+	return editRules(path, list, "remove rule", true, func(rules []string) ([]string, bool, error) {
+		kept := make([]string, 0, len(rules))
+		for _, r := range rules {
+			// The checker trims rules, so a rule written with spaces is
+			// the same rule; every copy goes, or one would still apply.
+			if strings.TrimSpace(r) != want {
+				kept = append(kept, r)
+			}
+		}
+		if len(kept) == len(rules) {
+			return nil, false, fmt.Errorf("%q is not in permissions.%s of %s", rule, list, path)
+		}
+		return kept, true, nil
+	})
+}
+
+// editRules rewrites one permissions list of the settings file at path
+// under the file's lock: edit gets the current list and returns the new
+// one and whether anything changed. Every other key is kept as it was
+// written; an empty list is dropped. must says the file has to exist.
+func editRules(path, list, op string, must bool, edit func([]string) ([]string, bool, error)) error {
 	lock := flock.New(path + ".lock")
 	if err := lock.Lock(); err != nil {
-		return fmt.Errorf("add rule: lock %s: %w", path, err)
+		return fmt.Errorf("%s: lock %s: %w", op, path, err)
 	}
 	defer lock.Unlock()
 
@@ -265,12 +304,14 @@ func AddLocalRule(projectDir, list, rule string) error {
 	perm := os.FileMode(0o600)
 	data, err := os.ReadFile(path)
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && must:
+		return fmt.Errorf("%s: %w", op, err)
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return fmt.Errorf("add rule: read %s: %w", path, err)
+		return fmt.Errorf("%s: read %s: %w", op, path, err)
 	case len(bytes.TrimSpace(data)) > 0:
 		if err := json.Unmarshal(data, &doc); err != nil {
-			return fmt.Errorf("add rule: %s: %s (fix or remove the file)", path, describeJSONError(data, err))
+			return fmt.Errorf("%s: %s: %s (fix or remove the file)", op, path, describeJSONError(data, err))
 		}
 		if st, err := os.Stat(path); err == nil {
 			perm = st.Mode().Perm()
@@ -279,29 +320,72 @@ func AddLocalRule(projectDir, list, rule string) error {
 	perms := map[string]json.RawMessage{}
 	if raw, ok := doc["permissions"]; ok {
 		if err := json.Unmarshal(raw, &perms); err != nil {
-			return fmt.Errorf("add rule: %s: \"permissions\" is not an object: %w", path, err)
+			return fmt.Errorf("%s: %s: \"permissions\" is not an object: %w", op, path, err)
 		}
 	}
 	var rules []string
 	if raw, ok := perms[list]; ok {
 		if err := json.Unmarshal(raw, &rules); err != nil {
-			return fmt.Errorf("add rule: %s: permissions.%s is not a list of strings: %w", path, list, err)
+			return fmt.Errorf("%s: %s: permissions.%s is not a list of strings: %w", op, path, list, err)
 		}
 	}
-	if contains(rules, rule) {
+	rules, changed, err := edit(rules)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	if !changed {
 		return nil
 	}
-	rules = append(rules, rule)
 	var merr error
-	if perms[list], merr = json.Marshal(rules); merr != nil {
-		return fmt.Errorf("add rule: %w", merr)
+	if len(rules) == 0 {
+		delete(perms, list)
+	} else if perms[list], merr = json.Marshal(rules); merr != nil {
+		return fmt.Errorf("%s: %w", op, merr)
 	}
 	if doc["permissions"], merr = json.Marshal(perms); merr != nil {
-		return fmt.Errorf("add rule: %w", merr)
+		return fmt.Errorf("%s: %w", op, merr)
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
-		return fmt.Errorf("add rule: %w", err)
+		return fmt.Errorf("%s: %w", op, err)
 	}
-	return atomicfile.Write(path, append(out, '\n'), perm)
+	if err := atomicfile.Write(path, append(out, '\n'), perm); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
+}
+
+// RuleEntry is one permission rule and where it comes from.
+type RuleEntry struct {
+	List   string // "allow", "ask" or "deny"
+	Rule   string // as written
+	Source string // the settings file, or "--allowedTools" / "--disallowedTools"
+}
+
+// ListRules flattens rule sets (Settings.RuleSets, or a permission.Config's,
+// which add the command line's) into one entry per rule: the allow rules,
+// then ask, then deny, each in the order the sources merge. A rule listed
+// twice by the same source is shown once.
+func ListRules(sets []permission.RuleSet) []RuleEntry {
+	var out []RuleEntry
+	seen := map[RuleEntry]bool{}
+	for _, list := range []string{"allow", "ask", "deny"} {
+		for _, set := range sets {
+			rules := set.Allow
+			switch list {
+			case "ask":
+				rules = set.Ask
+			case "deny":
+				rules = set.Deny
+			}
+			for _, r := range rules {
+				e := RuleEntry{List: list, Rule: strings.TrimSpace(r), Source: set.Source}
+				if !seen[e] {
+					seen[e] = true
+					out = append(out, e)
+				}
+			}
+		}
+	}
+	return out
 }

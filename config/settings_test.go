@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -203,5 +204,155 @@ func TestAddLocalRuleConcurrent(t *testing.T) {
 	}
 	if len(s.Permissions.Allow) != 10 {
 		t.Errorf("lost updates: %v", s.Permissions.Allow)
+	}
+}
+
+func TestRemoveRule(t *testing.T) {
+	const start = `{
+  "theme": "dark",
+  "env": {"A": "1"},
+  "permissions": {"allow": ["Read", " Bash(make) ", "Bash(make)"], "deny": ["Bash(curl:*)"], "defaultMode": "plan", "additionalDirectories": ["../x"]}
+}`
+	for _, tc := range []struct {
+		name, list, rule string
+		wantAllow        []string
+		wantDeny         []string
+		wantErr          string
+	}{
+		// Every copy goes, however it was spaced, or the rule still applies.
+		{name: "allow rule, all copies", list: "allow", rule: "Bash(make)", wantAllow: []string{"Read"}, wantDeny: []string{"Bash(curl:*)"}},
+		{name: "last deny rule drops the list", list: "deny", rule: "Bash(curl:*)", wantAllow: []string{"Read", " Bash(make) ", "Bash(make)"}},
+		{name: "not there", list: "ask", rule: "Read", wantErr: "not in permissions.ask"},
+		{name: "unknown list", list: "maybe", rule: "Read", wantErr: "unknown list"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "settings.json")
+			writeFile(t, path, start)
+			if err := os.Chmod(path, 0o640); err != nil {
+				t.Fatal(err)
+			}
+			err := RemoveRule(path, tc.list, tc.rule)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err %v, want %q", err, tc.wantErr)
+				}
+				if data, _ := os.ReadFile(path); string(data) != start {
+					t.Errorf("a failed removal changed the file:\n%s", data)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _ := os.ReadFile(path)
+			var doc struct {
+				Theme       string            `json:"theme"`
+				Env         map[string]string `json:"env"`
+				Permissions map[string]any    `json:"permissions"`
+			}
+			if err := json.Unmarshal(data, &doc); err != nil {
+				t.Fatal(err)
+			}
+			if doc.Theme != "dark" || doc.Env["A"] != "1" || doc.Permissions["defaultMode"] != "plan" || doc.Permissions["additionalDirectories"] == nil {
+				t.Errorf("other keys lost:\n%s", data)
+			}
+			var p Permissions
+			raw, _ := json.Marshal(doc.Permissions)
+			_ = json.Unmarshal(raw, &p)
+			if !slices.Equal(p.Allow, tc.wantAllow) || !slices.Equal(p.Deny, tc.wantDeny) {
+				t.Errorf("allow %q deny %q, want %q %q", p.Allow, p.Deny, tc.wantAllow, tc.wantDeny)
+			}
+			if _, ok := doc.Permissions["deny"]; !ok && tc.wantDeny != nil {
+				t.Error("deny list dropped")
+			}
+			// Atomic: written through a temp file that was renamed, so
+			// nothing else is left in the directory, and the mode is kept.
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if n := e.Name(); n != "settings.json" && n != "settings.json.lock" {
+					t.Errorf("left behind %s", n)
+				}
+			}
+			if st, _ := os.Stat(path); st.Mode().Perm() != 0o640 {
+				t.Errorf("mode %v, want 0640", st.Mode().Perm())
+			}
+		})
+	}
+}
+
+func TestRemoveRuleErrors(t *testing.T) {
+	dir := t.TempDir()
+	if err := RemoveRule(filepath.Join(dir, "none.json"), "allow", "Read"); err == nil {
+		t.Error("a missing file was accepted")
+	}
+	broken := filepath.Join(dir, "broken.json")
+	writeFile(t, broken, `{broken`)
+	if err := RemoveRule(broken, "allow", "Read"); err == nil {
+		t.Error("a broken file was accepted")
+	}
+	if data, _ := os.ReadFile(broken); string(data) != `{broken` {
+		t.Errorf("a broken file was rewritten: %s", data)
+	}
+}
+
+// TestRemoveRuleConcurrentWithAdd checks removals and "allow always"
+// additions to the same file lose nothing: both take the file's lock.
+func TestRemoveRuleConcurrentWithAdd(t *testing.T) {
+	proj := t.TempDir()
+	path := filepath.Join(proj, ".nova", "settings.local.json")
+	var old []string
+	for i := range 10 {
+		old = append(old, fmt.Sprintf("Bash(old %d)", i))
+	}
+	data, _ := json.Marshal(map[string]any{"permissions": map[string]any{"allow": old}})
+	writeFile(t, path, string(data))
+	var wg sync.WaitGroup
+	for i := range 10 {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			if err := RemoveRule(path, "allow", old[i]); err != nil {
+				t.Error(err)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			if err := AddLocalRule(proj, "allow", fmt.Sprintf("Bash(new %d)", i)); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	s, _, err := LoadSettings(t.TempDir(), proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := slices.Sorted(slices.Values(s.Permissions.Allow))
+	var want []string
+	for i := range 10 {
+		want = append(want, fmt.Sprintf("Bash(new %d)", i))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("allow %q, want %q", got, want)
+	}
+}
+
+func TestListRules(t *testing.T) {
+	sets := []permission.RuleSet{
+		{Source: "/h/settings.json", Allow: []string{"Read", "Read"}, Deny: []string{"Bash(rm:*)"}},
+		{Source: "/p/.nova/settings.local.json", Allow: []string{"Edit"}, Ask: []string{"Bash(git push:*)"}},
+		{Source: "--allowedTools", Allow: []string{"Read"}},
+	}
+	got := ListRules(sets)
+	want := []RuleEntry{
+		{List: "allow", Rule: "Read", Source: "/h/settings.json"},
+		{List: "allow", Rule: "Edit", Source: "/p/.nova/settings.local.json"},
+		{List: "allow", Rule: "Read", Source: "--allowedTools"},
+		{List: "ask", Rule: "Bash(git push:*)", Source: "/p/.nova/settings.local.json"},
+		{List: "deny", Rule: "Bash(rm:*)", Source: "/h/settings.json"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
 	}
 }

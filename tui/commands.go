@@ -31,6 +31,10 @@ func (m *Model) commandList() []command {
 	if _, ok := m.b.(ModelSwitcher); ok {
 		cs = append(cs, command{name: "/model", args: "[provider:model]", help: "list or switch configured models", idleOnly: true, run: (*Model).cmdModel})
 	}
+	if _, ok := m.b.(RuleEditor); ok {
+		// Idle only: removing a rule rebuilds the session's runtime.
+		cs = append(cs, command{name: "/permissions", help: "view permission rules and remove them", idleOnly: true, run: (*Model).cmdPermissions})
+	}
 	if _, ok := m.b.(Doctor); ok {
 		cs = append(cs, command{name: "/doctor", help: "providers, settings and sandbox, as nova doctor prints them", run: (*Model).cmdDoctor})
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -61,27 +62,21 @@ func TestTUINoColor(t *testing.T) {
 }
 
 // syncBuffer is a bytes.Buffer safe for the program's writer goroutine and
-// the test's reads.
+// the test's reads. (A zero sync.Mutex: a lazily made lock would itself
+// race between the first writer and the first reader.)
 type syncBuffer struct {
-	mu chan struct{}
+	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) lock() {
-	if s.mu == nil {
-		s.mu = make(chan struct{}, 1)
-	}
-	s.mu <- struct{}{}
-}
-
 func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.lock()
-	defer func() { <-s.mu }()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
 func (s *syncBuffer) String() string {
-	s.lock()
-	defer func() { <-s.mu }()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.b.String()
 }

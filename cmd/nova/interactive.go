@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -45,6 +46,12 @@ type interactiveBackend struct {
 	mu     sync.Mutex
 	rt     *runtime
 	branch string
+	// titled holds the sessions whose title this process made or is
+	// making, so each is named once.
+	titled map[string]bool
+	// titleCancel and titleDone belong to the title call in progress.
+	titleCancel context.CancelFunc
+	titleDone   chan struct{}
 }
 
 func newInteractiveBackend(ctx context.Context, opts *rootOptions) (*interactiveBackend, error) {
@@ -57,15 +64,17 @@ func newInteractiveBackend(ctx context.Context, opts *rootOptions) (*interactive
 	if err != nil {
 		return nil, err
 	}
-	b := &interactiveBackend{ctx: ctx, io: opts.io, opts: o, rt: rt}
+	b := &interactiveBackend{ctx: ctx, io: opts.io, opts: o, rt: rt, titled: map[string]bool{}}
 	b.branch = gitBranch(ctx, rt.workdir)
 	return b, nil
 }
 
-// Close releases the current runtime.
+// Close releases the current runtime, after a title call still running
+// has written the fallback title.
 func (b *interactiveBackend) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.stopTitleLocked()
 	b.rt.Close()
 }
 
@@ -75,9 +84,31 @@ func (b *interactiveBackend) runtime() *runtime {
 	return b.rt
 }
 
-// Run implements tui.Backend.
+// Run implements tui.Backend. When the run is the first of a session
+// without a title, the title is made as the run ends (see startTitle).
 func (b *interactiveBackend) Run(ctx context.Context, input llm.Message) <-chan agent.Event {
-	return b.runtime().agent.Run(ctx, input)
+	rt := b.runtime()
+	ch := rt.agent.Run(ctx, input)
+	b.mu.Lock()
+	untitled := !b.titled[rt.session.ID()] && rt.session.Meta().Title == ""
+	b.mu.Unlock()
+	if !untitled {
+		return ch
+	}
+	out := make(chan agent.Event, cap(ch))
+	go func() {
+		defer close(out)
+		for ev := range ch {
+			if ev.Type == agent.EventDone {
+				// Started before the done event is passed on, so the
+				// title request goes out before the person can send the
+				// next prompt.
+				b.startTitle(rt)
+			}
+			out <- ev
+		}
+	}()
+	return out
 }
 
 // Compact implements tui.Backend.
@@ -119,6 +150,7 @@ func (b *interactiveBackend) rebuild(o buildOptions) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	mode := b.rt.checker.Mode()
+	b.stopTitleLocked()
 	b.rt.Close()
 	rt, err := build(b.ctx, b.io, o)
 	if err != nil {
@@ -264,4 +296,121 @@ func gitBranch(ctx context.Context, dir string) string {
 		return ""
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// titleTimeout bounds the title call: a slow provider must not leave a
+// session unnamed for long, nor hold up the exit that waits for it.
+const titleTimeout = 15 * time.Second
+
+// startTitle names the session of rt in the background, once: the model
+// is asked for a short title (one small call, since the person pays for
+// it and it makes /resume readable); when that fails the first prompt,
+// shortened, is the title. Print mode only does the latter.
+func (b *interactiveBackend) startTitle(rt *runtime) {
+	prompt := rt.agent.FirstPrompt()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	id := rt.session.ID()
+	if prompt == "" || b.titled[id] || rt != b.rt {
+		return
+	}
+	b.titled[id] = true
+	ctx, cancel := context.WithTimeout(b.ctx, titleTimeout)
+	done := make(chan struct{})
+	b.titleCancel, b.titleDone = cancel, done
+	go func() {
+		defer close(done)
+		defer cancel()
+		title, err := rt.agent.Title(ctx)
+		if err != nil {
+			title = shortTitle(prompt)
+		}
+		if title != "" {
+			_ = rt.session.SetTitle(title)
+		}
+	}()
+}
+
+// stopTitleLocked ends a title call still running and waits until the
+// fallback title is written, so it lands before the session is closed.
+// b.mu must be held; the title goroutine never takes it.
+func (b *interactiveBackend) stopTitleLocked() {
+	if b.titleCancel == nil {
+		return
+	}
+	b.titleCancel()
+	<-b.titleDone
+	b.titleCancel, b.titleDone = nil, nil
+}
+
+// waitTitle waits for the title call in progress, if any, to finish on
+// its own.
+func (b *interactiveBackend) waitTitle() {
+	b.mu.Lock()
+	done := b.titleDone
+	b.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+// Rules implements tui.RuleEditor: the rules of the settings files as
+// they are now, and of --allowedTools and --disallowedTools.
+func (b *interactiveBackend) Rules() ([]tui.RuleInfo, error) {
+	rt := b.runtime()
+	st, _, err := config.LoadSettings(rt.novaHome, rt.workdir)
+	if err != nil {
+		return nil, err
+	}
+	home, _ := os.UserHomeDir()
+	cfg, err := st.PermissionConfig(config.PermissionOptions{Workspace: rt.workdir, Home: home, NovaHome: rt.novaHome,
+		AllowedTools: b.opts.allowedTools, DisallowedTools: b.opts.disallowedTools})
+	if err != nil {
+		return nil, err
+	}
+	files := config.SettingsFiles(rt.novaHome, rt.workdir)
+	kinds := map[string]string{files[0]: "user", files[1]: "project", files[2]: "local"}
+	var out []tui.RuleInfo
+	for _, e := range config.ListRules(cfg.RuleSets) {
+		r := tui.RuleInfo{Behavior: permission.Behavior(e.List), Rule: e.Rule, Source: e.Source}
+		if kind, ok := kinds[e.Source]; ok {
+			r.Source = kind + " " + displayPath(e.Source, rt.workdir, home)
+			r.Path, r.Removable = e.Source, true
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// RemoveRule implements tui.RuleEditor. The checker holds the rules it
+// was built with, so the runtime is rebuilt from the files, carrying on
+// with the same session and permission mode.
+func (b *interactiveBackend) RemoveRule(r tui.RuleInfo) error {
+	rt := b.runtime()
+	if !r.Removable || !slices.Contains(config.SettingsFiles(rt.novaHome, rt.workdir), r.Path) {
+		return fmt.Errorf("%s comes from %s, not a settings file: start nova without it to drop it", r.Rule, r.Source)
+	}
+	if err := config.RemoveRule(r.Path, string(r.Behavior), r.Rule); err != nil {
+		return err
+	}
+	o := b.opts
+	o.resume, o.cont = rt.session.ID(), false
+	if err := b.rebuild(o); err != nil {
+		return fmt.Errorf("removed %s from %s, but the session could not be reloaded: %w", r.Rule, r.Path, err)
+	}
+	return nil
+}
+
+// displayPath shortens a settings file's path for people: relative to
+// the project, or to the home directory.
+func displayPath(path, workdir, home string) string {
+	if rel, err := filepath.Rel(workdir, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	if home != "" {
+		if rel, err := filepath.Rel(home, path); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.Join("~", rel)
+		}
+	}
+	return path
 }

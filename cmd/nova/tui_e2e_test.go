@@ -98,6 +98,7 @@ func TestTUIEndToEnd(t *testing.T) {
 	long := strings.Repeat("This answer goes on and on. ", 60)
 	e := newE2E(t,
 		llmtest.Turn{Text: "Hello from nova, streamed.", ChunkDelay: 5 * time.Millisecond},
+		llmtest.Turn{Text: "Saying hello"}, // the session title, asked for after the first run
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "toolu_1", Name: "Bash", Input: jsonInput(map[string]any{"command": "echo approved > approved.txt && echo wrote-it"})}}},
 		llmtest.Turn{Text: "Created approved.txt."},
 		llmtest.Turn{Text: long, ChunkDelay: 100 * time.Millisecond},
@@ -109,6 +110,15 @@ func TestTUIEndToEnd(t *testing.T) {
 	tm.typeText("say hello")
 	tm.keys("Enter")
 	tm.waitFor("Hello from nova, streamed.")
+	// The title request runs in the background after the first answer;
+	// let it take its scripted turn before the next prompt takes one.
+	deadline := time.Now().Add(20 * time.Second)
+	for len(e.srv.Requests()) < 2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := len(e.srv.Requests()); n != 2 {
+		t.Fatalf("after the first answer the provider saw %d requests, want the answer and the title", n)
+	}
 
 	tm.typeText("make a file")
 	tm.keys("Enter")
@@ -149,7 +159,7 @@ func TestTUIEndToEnd(t *testing.T) {
 	tm2.typeText("are you there?")
 	tm2.keys("Enter")
 	tm2.waitFor("Welcome back.")
-	if body := string(e.srv.Requests()[4].Body); !strings.Contains(body, "say hello") {
+	if body := string(e.srv.Requests()[5].Body); !strings.Contains(body, "say hello") {
 		t.Error("the resumed request lacks the earlier conversation")
 	}
 	tm2.typeText("/exit")

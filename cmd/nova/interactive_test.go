@@ -1,0 +1,253 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/llm"
+	"github.com/nova-dev/nova/llm/llmtest"
+	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/session"
+	"github.com/nova-dev/nova/tui"
+)
+
+// interactiveWorld is an interactive backend in-process on a temp
+// workspace and NOVA_HOME, against a fake provider.
+type interactiveWorld struct {
+	ws, home, novaHome string
+	srv                *llmtest.Server
+	b                  *interactiveBackend
+}
+
+func newInteractiveWorld(t *testing.T, turns ...llmtest.Turn) *interactiveWorld {
+	t.Helper()
+	w := &interactiveWorld{ws: t.TempDir(), home: t.TempDir(), srv: llmtest.New(turns...)}
+	t.Cleanup(w.srv.Close)
+	if ws, err := filepath.EvalSymlinks(w.ws); err == nil {
+		w.ws = ws
+	}
+	w.novaHome = filepath.Join(w.home, ".nova")
+	t.Setenv("HOME", w.home)
+	t.Chdir(w.ws)
+	return w
+}
+
+// start builds the backend; files the test wrote before are read now.
+func (w *interactiveWorld) start(t *testing.T, opts rootOptions) {
+	t.Helper()
+	env := map[string]string{"HOME": w.home, "NOVA_HOME": w.novaHome, "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": w.srv.URL}
+	opts.io = &IOStreams{Getenv: func(k string) string { return env[k] }}
+	b, err := newInteractiveBackend(context.Background(), &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.b = b
+	t.Cleanup(b.Close)
+}
+
+// run sends prompt and drains the run.
+func (w *interactiveWorld) run(t *testing.T, prompt string) *agent.Done {
+	t.Helper()
+	var done *agent.Done
+	for ev := range w.b.Run(context.Background(), llm.UserText(prompt)) {
+		if ev.Type == agent.EventDone {
+			done = ev.Done
+		}
+	}
+	if done == nil {
+		t.Fatal("no done event")
+	}
+	return done
+}
+
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, _ := json.Marshal(v)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestInteractiveTitle(t *testing.T) {
+	prompt := "please say hello to me, and then explain in great detail how the greeting protocol of this project works"
+	for _, tc := range []struct {
+		name  string
+		title llmtest.Turn // the answer to the title request
+		want  string
+	}{
+		{name: "model title", title: llmtest.Turn{Text: "\"Greeting protocol explained.\""}, want: "Greeting protocol explained"},
+		{name: "fallback to the prompt", title: llmtest.Turn{Status: 400, ErrorType: "invalid_request_error", ErrorMessage: "no"}, want: shortTitle(prompt)},
+		{name: "fallback on an empty title", title: llmtest.Turn{Text: ""}, want: shortTitle(prompt)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newInteractiveWorld(t, llmtest.Turn{Text: "Hello! The protocol is simple."}, tc.title)
+			w.start(t, rootOptions{})
+			w.run(t, prompt)
+			w.b.waitTitle()
+			rt := w.b.runtime()
+			if got := rt.session.Meta().Title; got != tc.want {
+				t.Errorf("title %q, want %q", got, tc.want)
+			}
+			reqs := w.srv.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("%d requests, want the run's and the title's", len(reqs))
+			}
+			body := string(reqs[1].Body)
+			for _, want := range []string{"You name conversations", "greeting protocol", "The protocol is simple", `"max_tokens":30`} {
+				if !strings.Contains(body, want) {
+					t.Errorf("title request lacks %q: %s", want, body)
+				}
+			}
+			if strings.Contains(body, "<environment>") || strings.Contains(body, `"tools"`) {
+				t.Errorf("title request carries the context or tools: %s", body)
+			}
+
+			// Later runs make no further title call.
+			w.srv.Push(llmtest.Turn{Text: "Again."})
+			w.run(t, "and again")
+			w.b.waitTitle()
+			if n := len(w.srv.Requests()); n != 3 {
+				t.Errorf("%d requests after a second run, want 3", n)
+			}
+			// The title is in the store, where /resume and nova sessions read it.
+			id := rt.session.ID()
+			w.b.Close()
+			list, err := session.NewStore(w.novaHome).List(session.Filter{Workspace: w.ws})
+			if err != nil || len(list) != 1 || list[0].ID != id || list[0].Title != tc.want {
+				t.Errorf("stored sessions %+v, %v", list, err)
+			}
+		})
+	}
+}
+
+func TestInteractiveTitleKeptWhenSet(t *testing.T) {
+	w := newInteractiveWorld(t, llmtest.Turn{Text: "Hi."})
+	w.start(t, rootOptions{})
+	if err := w.b.runtime().session.SetTitle("named already"); err != nil {
+		t.Fatal(err)
+	}
+	w.run(t, "hello")
+	w.b.waitTitle()
+	if n := len(w.srv.Requests()); n != 1 {
+		t.Errorf("%d requests: a titled session got a title call", n)
+	}
+	if got := w.b.runtime().session.Meta().Title; got != "named already" {
+		t.Errorf("title %q", got)
+	}
+}
+
+// TestInteractiveTitleOnExit checks a title call cut short by quitting
+// still leaves the session named after its prompt.
+func TestInteractiveTitleOnExit(t *testing.T) {
+	w := newInteractiveWorld(t, llmtest.Turn{Text: "Hi."}, llmtest.Turn{Hang: true})
+	w.start(t, rootOptions{})
+	w.run(t, "hello there")
+	id := w.b.runtime().session.ID()
+	w.b.Close()
+	list, err := session.NewStore(w.novaHome).List(session.Filter{Workspace: w.ws})
+	if err != nil || len(list) != 1 || list[0].ID != id || list[0].Title != "hello there" {
+		t.Errorf("stored sessions %+v, %v", list, err)
+	}
+}
+
+func TestInteractiveRules(t *testing.T) {
+	w := newInteractiveWorld(t)
+	local := filepath.Join(w.ws, ".nova", "settings.local.json")
+	project := filepath.Join(w.ws, ".nova", "settings.json")
+	user := filepath.Join(w.novaHome, "settings.json")
+	writeJSON(t, user, map[string]any{"permissions": map[string]any{"deny": []string{"Bash(rm:*)"}}})
+	writeJSON(t, project, map[string]any{"permissions": map[string]any{"ask": []string{"Bash(git push:*)"}}})
+	writeJSON(t, local, map[string]any{"theme": "dark", "permissions": map[string]any{"allow": []string{"Bash(make deploy)", "Bash(make test)"}}})
+	opts := rootOptions{allowedTools: []string{"Bash(make lint)"}, disallowedTools: []string{"WebFetch"}}
+	w.start(t, opts)
+
+	rules, err := w.b.Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []tui.RuleInfo{
+		{Behavior: permission.Allow, Rule: "Bash(make deploy)", Source: "local .nova/settings.local.json", Path: local, Removable: true},
+		{Behavior: permission.Allow, Rule: "Bash(make test)", Source: "local .nova/settings.local.json", Path: local, Removable: true},
+		{Behavior: permission.Allow, Rule: "Bash(make lint)", Source: "--allowedTools"},
+		{Behavior: permission.Ask, Rule: "Bash(git push:*)", Source: "project .nova/settings.json", Path: project, Removable: true},
+		{Behavior: permission.Deny, Rule: "Bash(rm:*)", Source: "user ~/.nova/settings.json", Path: user, Removable: true},
+		{Behavior: permission.Deny, Rule: "WebFetch", Source: "--disallowedTools"},
+	}
+	if !slices.Equal(rules, want) {
+		t.Fatalf("rules\n%+v\nwant\n%+v", rules, want)
+	}
+
+	check := func(command string) permission.Behavior {
+		rt := w.b.runtime()
+		return rt.checker.Check(context.Background(), permission.Request{Tool: "Bash", Kind: permission.KindExec, Command: command, Workdir: rt.workdir}).Behavior
+	}
+	if got := check("make deploy"); got != permission.Allow {
+		t.Fatalf("before removal: %s", got)
+	}
+	w.srv.Push(llmtest.Turn{Text: "Hi."}, llmtest.Turn{Text: "Greeting"})
+	w.run(t, "hello")
+	w.b.waitTitle()
+	rt := w.b.runtime()
+	id, mode := rt.session.ID(), permission.ModeAcceptEdits
+	rt.checker.SetMode(mode)
+
+	if err := w.b.RemoveRule(rules[0]); err != nil {
+		t.Fatal(err)
+	}
+	// The live checker no longer applies it; the session and mode carry on.
+	if got := check("make deploy"); got == permission.Allow {
+		t.Error("the removed rule still applies")
+	}
+	rt = w.b.runtime()
+	if rt.session.ID() != id || len(rt.agent.History()) != 2 || rt.checker.Mode() != mode {
+		t.Errorf("after removal: session %s (want %s), %d messages, mode %s", rt.session.ID(), id, len(rt.agent.History()), rt.checker.Mode())
+	}
+	var doc map[string]any
+	data, _ := os.ReadFile(local)
+	if err := json.Unmarshal(data, &doc); err != nil || doc["theme"] != "dark" || !strings.Contains(string(data), "Bash(make test)") || strings.Contains(string(data), "deploy") {
+		t.Errorf("local settings after removal: %s (%v)", data, err)
+	}
+
+	if err := w.b.RemoveRule(rules[2]); err == nil || !strings.Contains(err.Error(), "--allowedTools") {
+		t.Errorf("removing a command-line rule: %v", err)
+	}
+	if got := check("make lint"); got != permission.Allow {
+		t.Errorf("the command-line rule was lost: %s", got)
+	}
+	// A rule gone from its file since it was listed is an error, not a no-op.
+	if err := w.b.RemoveRule(rules[0]); err == nil {
+		t.Error("removing a rule twice succeeded")
+	}
+}
+
+// TestInteractiveRemoveRuleFreshSession removes a rule before anything
+// was said: the empty session carries on.
+func TestInteractiveRemoveRuleFreshSession(t *testing.T) {
+	w := newInteractiveWorld(t)
+	local := filepath.Join(w.ws, ".nova", "settings.local.json")
+	writeJSON(t, local, map[string]any{"permissions": map[string]any{"allow": []string{"Bash(make deploy)"}}})
+	w.start(t, rootOptions{})
+	id := w.b.runtime().session.ID()
+	rules, err := w.b.Rules()
+	if err != nil || len(rules) != 1 {
+		t.Fatalf("rules %+v, %v", rules, err)
+	}
+	if err := w.b.RemoveRule(rules[0]); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.b.runtime().session.ID(); got != id {
+		t.Errorf("session %s, want %s", got, id)
+	}
+	if rules, _ := w.b.Rules(); len(rules) != 0 {
+		t.Errorf("rules after removal %+v", rules)
+	}
+}
