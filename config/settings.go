@@ -255,12 +255,29 @@ func AddLocalRule(projectDir, list, rule string) error {
 		return fmt.Errorf("add rule: %w", err)
 	}
 	path := filepath.Join(dir, "settings.local.json")
-	return editRules(path, list, "add rule", false, func(rules []string) ([]string, bool, error) {
+	if err := editRules(path, list, "add rule", false, func(rules []string) ([]string, bool, error) {
 		if contains(rules, rule) {
 			return rules, false, nil
 		}
 		return append(rules, rule), true, nil
-	})
+	}); err != nil {
+		return err
+	}
+	return ignoreLocalSettings(dir)
+}
+
+// ignoreLocalSettings keeps settings.local.json out of git with a
+// .nova/.gitignore of its own, so personal rules are never committed and
+// no file of the user's is edited. An existing .nova/.gitignore is left alone.
+func ignoreLocalSettings(novaDir string) error {
+	path := filepath.Join(novaDir, ".gitignore")
+	if _, err := os.Lstat(path); err == nil || !errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err := atomicfile.Write(path, []byte("settings.local.json\n"), 0o644); err != nil {
+		return fmt.Errorf("add rule: %w", err)
+	}
+	return nil
 }
 
 // RemoveRule removes rule from the list ("allow", "ask" or "deny") of the

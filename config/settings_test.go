@@ -356,3 +356,25 @@ func TestListRules(t *testing.T) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
 }
+
+func TestAddLocalRuleKeepsLocalSettingsOutOfGit(t *testing.T) {
+	proj := t.TempDir()
+	if err := AddLocalRule(proj, "allow", "Bash(go test:*)"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(proj, ".nova", ".gitignore"))
+	if err != nil || string(got) != "settings.local.json\n" {
+		t.Fatalf(".nova/.gitignore = %q, %v", got, err)
+	}
+	// A .gitignore the user wrote is left as it is.
+	custom := []byte("# mine\n")
+	if err := os.WriteFile(filepath.Join(proj, ".nova", ".gitignore"), custom, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := AddLocalRule(proj, "allow", "Read"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(proj, ".nova", ".gitignore")); string(got) != string(custom) {
+		t.Errorf("user's .gitignore rewritten: %q", got)
+	}
+}
