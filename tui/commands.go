@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -195,10 +196,25 @@ func (m *Model) cmdDoctor(string) tea.Cmd {
 }
 
 func (m *Model) cmdMemory(string) tea.Cmd {
-	out, err := m.b.(Memory).Memory()
-	m.info(out, err)
-	return nil
+	mem := m.b.(Memory)
+	out, err := mem.Memory()
+	editor := strings.Fields(m.opts.Editor)
+	if len(editor) == 0 {
+		m.info(out+"Set $EDITOR (or $VISUAL) and /memory opens these files in it.\n", err)
+		return nil
+	}
+	files, ferr := mem.MemoryFiles()
+	if ferr != nil {
+		m.info(out, ferr)
+		return nil
+	}
+	m.info(out+"Opening them in "+editor[0]+"; edits apply to new sessions and after /compact.\n", err)
+	c := exec.Command(editor[0], append(editor[1:], files...)...)
+	return tea.ExecProcess(c, func(err error) tea.Msg { return editorDoneMsg{err: err} })
 }
+
+// editorDoneMsg says the editor /memory started has exited.
+type editorDoneMsg struct{ err error }
 
 func (m *Model) info(text string, err error) {
 	if text = strings.TrimRight(text, "\n"); text != "" {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -118,6 +119,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.in.setWidth(m.width)
 	case tea.BackgroundColorMsg:
 		m.setDark(msg.IsDark())
+	case editorDoneMsg:
+		if msg.err != nil {
+			m.info("", fmt.Errorf("editor: %w", msg.err))
+		}
 	case tea.PasteMsg:
 		if len(m.dialogs) == 0 {
 			m.in.paste(msg.Content)

@@ -61,6 +61,9 @@ type ModelSwitcher interface {
 type Memory interface {
 	// Memory describes the instruction files and memory in effect.
 	Memory() (string, error)
+	// MemoryFiles are the files /memory opens in the editor: the auto
+	// memory file (created when missing) and the instruction files in effect.
+	MemoryFiles() ([]string, error)
 }
 
 // Status is what the status line and /context and /cost show.
@@ -93,6 +96,9 @@ type Options struct {
 	Prompt string
 	// Notices are shown at the top of the transcript (build warnings).
 	Notices []string
+	// Editor is the command /memory opens files with ($VISUAL or $EDITOR,
+	// possibly with arguments, e.g. "code -w"); "" means only list them.
+	Editor string
 }
 
 // Run shows the TUI until the person quits or ctx ends.

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"github.com/nova-dev/nova/atomicfile"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,7 +34,11 @@ func runInteractive(ctx context.Context, opts *rootOptions, prompt string) error
 		return err
 	}
 	defer b.Close()
-	return tui.Run(ctx, b, tui.Options{In: opts.io.In, Out: opts.io.Out, Prompt: prompt, Notices: b.rt.warnings})
+	editor := opts.io.Getenv("VISUAL")
+	if editor == "" {
+		editor = opts.io.Getenv("EDITOR")
+	}
+	return tui.Run(ctx, b, tui.Options{In: opts.io.In, Out: opts.io.Out, Prompt: prompt, Notices: b.rt.warnings, Editor: editor})
 }
 
 // interactiveBackend implements tui.Backend on a runtime. /clear, /resume
@@ -285,6 +291,32 @@ func (b *interactiveBackend) Memory() (string, error) {
 		fmt.Fprintf(&s, "Memory: %s (none yet)\n", filepath.Clean(path))
 	}
 	return s.String(), nil
+}
+
+// MemoryFiles implements tui.Memory: the auto memory file, created with a
+// heading when missing so the editor has something to open, then the
+// instruction files in effect.
+func (b *interactiveBackend) MemoryFiles() ([]string, error) {
+	rt := b.runtime()
+	path := memory.MemoryPath(rt.novaHome, rt.workdir)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+		}
+		if err := atomicfile.Write(path, []byte("# Memory\n"), 0o600); err != nil {
+			return nil, err
+		}
+	}
+	files := []string{path}
+	home, _ := os.UserHomeDir()
+	loaded, _, err := memory.LoadInstructions(rt.novaHome, rt.workdir, home)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range loaded {
+		files = append(files, f.Path)
+	}
+	return files, nil
 }
 
 // gitBranch is the branch of dir, or "" outside a repository.

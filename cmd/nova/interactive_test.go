@@ -251,3 +251,25 @@ func TestInteractiveRemoveRuleFreshSession(t *testing.T) {
 		t.Errorf("rules after removal %+v", rules)
 	}
 }
+
+func TestInteractiveMemoryFiles(t *testing.T) {
+	w := newInteractiveWorld(t)
+	if err := os.WriteFile(filepath.Join(w.ws, "AGENTS.md"), []byte("be brief\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.start(t, rootOptions{})
+	files, err := w.b.MemoryFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2 || !strings.HasSuffix(files[0], "MEMORY.md") || files[1] != filepath.Join(w.ws, "AGENTS.md") {
+		t.Fatalf("files = %v, want MEMORY.md then AGENTS.md", files)
+	}
+	// The memory file exists so the editor opens something real.
+	if got, err := os.ReadFile(files[0]); err != nil || string(got) != "# Memory\n" {
+		t.Errorf("MEMORY.md = %q, %v", got, err)
+	}
+	if !strings.HasPrefix(files[0], w.novaHome) {
+		t.Errorf("memory file %s is not under NOVA_HOME", files[0])
+	}
+}
