@@ -424,3 +424,21 @@ func TestThinkingBudget(t *testing.T) {
 		t.Errorf("the signed thinking block was not sent back: %s", second)
 	}
 }
+
+func TestResumeWithoutID(t *testing.T) {
+	tests := []struct{ in, want []string }{
+		{[]string{"-r"}, []string{"--resume=" + pickSession}},
+		{[]string{"--resume", "--model", "x"}, []string{"--resume=" + pickSession, "--model", "x"}},
+		{[]string{"-r", "01ABC"}, []string{"-r", "01ABC"}},
+		{[]string{"-p", "hi"}, []string{"-p", "hi"}},
+	}
+	for _, tt := range tests {
+		if got := resumeWithoutID(tt.in); strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("resumeWithoutID(%v) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+	e := newE2E(t)
+	if r := e.run("", "-p", "hi", "-r"); r.code != 2 || !strings.Contains(r.stderr, "needs a session id in print mode") {
+		t.Errorf("print mode with a bare -r: exit %d, %s", r.code, r.stderr)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/nova-dev/nova/atomicfile"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/atomicfile"
 	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/memory"

@@ -61,7 +61,7 @@ func main() {
 // run executes the command line and returns the exit code.
 func run(ctx context.Context, args []string, s *IOStreams) int {
 	cmd := newRootCmd(s)
-	cmd.SetArgs(args)
+	cmd.SetArgs(resumeWithoutID(args))
 	cmd.SetIn(s.In)
 	cmd.SetOut(s.Out)
 	cmd.SetErr(s.ErrOut)

@@ -62,7 +62,7 @@ OLLAMA_HOST or NOVA_HOME/config.json. See docs/ for more.`,
 	f.StringVar(&opts.appendSystem, "append-system-prompt", "", "text appended to the system prompt")
 	f.BoolVar(&opts.verbose, "verbose", false, "print tool calls and results to stderr in print mode")
 	f.BoolVarP(&opts.cont, "continue", "c", false, "continue the newest session of this directory")
-	f.StringVarP(&opts.resume, "resume", "r", "", "resume the session with this id")
+	f.StringVarP(&opts.resume, "resume", "r", "", "resume the session with this id (no id: pick one in the UI)")
 	f.BoolVar(&opts.sandbox, "sandbox", false, "run Bash commands inside the OS sandbox (bwrap / sandbox-exec)")
 	f.StringSliceVar(&opts.addDirs, "add-dir", nil, "further directories the agent may use")
 	cmd.AddCommand(newDoctorCmd(s))
@@ -71,11 +71,22 @@ OLLAMA_HOST or NOVA_HOME/config.json. See docs/ for more.`,
 }
 
 func runRoot(cmd *cobra.Command, opts *rootOptions, args []string) error {
+	pick := opts.resume == pickSession
+	if pick {
+		opts.resume = ""
+	}
 	if !opts.print {
 		if opts.io.InIsPipe {
 			return usageErr("the interactive terminal UI needs a terminal on stdin; use print mode for pipes: nova -p \"your prompt\"")
 		}
-		return runInteractive(cmd.Context(), opts, strings.TrimSpace(strings.Join(args, " ")))
+		prompt := strings.TrimSpace(strings.Join(args, " "))
+		if pick {
+			prompt = "/resume" // open the session picker at start
+		}
+		return runInteractive(cmd.Context(), opts, prompt)
+	}
+	if pick {
+		return usageErr("--resume needs a session id in print mode (nova sessions ls lists them)")
 	}
 	switch opts.outputFormat {
 	case headless.FormatText, headless.FormatJSON, headless.FormatStreamJSON:
@@ -87,6 +98,23 @@ func runRoot(cmd *cobra.Command, opts *rootOptions, args []string) error {
 		return err
 	}
 	return runPrint(cmd.Context(), opts, prompt)
+}
+
+// pickSession is the --resume value given when -r/--resume has no id: the
+// TUI then opens its session picker.
+const pickSession = "\x00pick"
+
+// resumeWithoutID rewrites a bare -r/--resume (last, or followed by another
+// flag) into --resume=<pickSession>, since pflag has no optional values
+// that still accept "-r ID".
+func resumeWithoutID(args []string) []string {
+	out := append([]string(nil), args...)
+	for i, a := range out {
+		if (a == "-r" || a == "--resume") && (i == len(out)-1 || strings.HasPrefix(out[i+1], "-")) {
+			out[i] = "--resume=" + pickSession
+		}
+	}
+	return out
 }
 
 // readPrompt joins the prompt arguments with piped stdin: with no argument
