@@ -44,7 +44,7 @@ type ProviderConfig struct {
 // Default timeouts: an unreachable or silent provider fails in seconds.
 const (
 	DefaultConnectTimeout   = 10 * time.Second
-	DefaultFirstByteTimeout = 60 * time.Second
+	DefaultFirstByteTimeout = 30 * time.Second
 	DefaultIdleTimeout      = 90 * time.Second
 )
 

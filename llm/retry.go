@@ -36,16 +36,25 @@ func (r RetryInfo) String() string {
 
 // RetryPolicy bounds retries.
 type RetryPolicy struct {
-	MaxAttempts int           // total attempts, including the first; <=1 means no retry
-	BaseDelay   time.Duration // first backoff
-	MaxDelay    time.Duration // cap on any one wait, including a server's retry-after
+	MaxAttempts int // total attempts, including the first; <=1 means no retry
+	// KindAttempts lowers MaxAttempts for some kinds of failure: a refused
+	// connection or a silent server rarely recovers in seconds, and the
+	// user should hear about it quickly rather than after minutes.
+	KindAttempts map[ErrorKind]int
+	BaseDelay    time.Duration // first backoff
+	MaxDelay     time.Duration // cap on any one wait, including a server's retry-after
 	// Sleep waits between attempts; nil means a real, cancellable wait.
 	Sleep SleepFunc
 }
 
 // DefaultRetryPolicy is what nova uses unless configured otherwise.
 func DefaultRetryPolicy() RetryPolicy {
-	return RetryPolicy{MaxAttempts: 5, BaseDelay: time.Second, MaxDelay: 60 * time.Second}
+	return RetryPolicy{
+		MaxAttempts:  5,
+		KindAttempts: map[ErrorKind]int{ErrConnection: 3, ErrTimeout: 1},
+		BaseDelay:    time.Second,
+		MaxDelay:     60 * time.Second,
+	}
 }
 
 // WithRetry wraps c so that failures before any output are retried with
@@ -80,9 +89,16 @@ func (r *retryClient) Stream(ctx context.Context, req Request, emit func(StreamE
 		if !ok || !ae.Retryable() {
 			return err
 		}
+		limit := r.p.MaxAttempts
+		if n, ok := r.p.KindAttempts[ae.Kind]; ok && n < limit {
+			limit = n
+		}
+		if attempt >= limit {
+			return err
+		}
 		delay := r.backoff(attempt, ae.RetryAfter)
 		emit(StreamEvent{Type: EventRetry, Retry: &RetryInfo{
-			Attempt: attempt + 1, MaxAttempts: r.p.MaxAttempts, Delay: delay, Kind: ae.Kind, Reason: ae.Error(),
+			Attempt: attempt + 1, MaxAttempts: limit, Delay: delay, Kind: ae.Kind, Reason: ae.Error(),
 		}})
 		if err := r.sleep(ctx, delay); err != nil {
 			return err

@@ -253,3 +253,37 @@ func TestRetryInfoString(t *testing.T) {
 		}
 	}
 }
+
+func TestDefaultPolicyGivesUpQuicklyOnDeadProviders(t *testing.T) {
+	for _, tc := range []struct {
+		kind     ErrorKind
+		attempts int
+	}{{ErrConnection, 3}, {ErrTimeout, 1}, {ErrRateLimit, 5}, {ErrOverloaded, 5}} {
+		calls := 0
+		fail := clientFunc(func(ctx context.Context, req Request, emit func(StreamEvent)) error {
+			calls++
+			return &APIError{Kind: tc.kind}
+		})
+		p := DefaultRetryPolicy()
+		p.Sleep = func(context.Context, time.Duration) error { return nil }
+		var retries []RetryInfo
+		_ = WithRetry(fail, p).Stream(context.Background(), Request{}, func(ev StreamEvent) {
+			if ev.Retry != nil {
+				retries = append(retries, *ev.Retry)
+			}
+		})
+		if calls != tc.attempts {
+			t.Errorf("%s: %d attempts, want %d", tc.kind, calls, tc.attempts)
+		}
+		if len(retries) > 0 && retries[0].MaxAttempts != tc.attempts {
+			t.Errorf("%s: retry says %d attempts, want %d", tc.kind, retries[0].MaxAttempts, tc.attempts)
+		}
+	}
+}
+
+// clientFunc adapts a function to Client.
+type clientFunc func(ctx context.Context, req Request, emit func(StreamEvent)) error
+
+func (f clientFunc) Stream(ctx context.Context, req Request, emit func(StreamEvent)) error {
+	return f(ctx, req, emit)
+}
