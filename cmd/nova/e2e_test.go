@@ -442,3 +442,23 @@ func TestResumeWithoutID(t *testing.T) {
 		t.Errorf("print mode with a bare -r: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// TestAllowedToolsSyntax: rules may be given comma- or space-separated,
+// and a comma inside a rule's parentheses stays in the rule.
+func TestAllowedToolsSyntax(t *testing.T) {
+	e := newE2E(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "b1", Name: "Bash", Input: jsonInput(map[string]any{"command": "echo a,b"})}}},
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "b2", Name: "Bash", Input: jsonInput(map[string]any{"command": "touch made.txt"})}}},
+		llmtest.Turn{Text: "done"},
+	)
+	r := e.run("", "-p", "--output-format", "json", "--allowedTools", "Read Bash(echo a,b)", "--allowedTools", "Glob,Bash(touch made.txt)", "go")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, `"tool_name":"Bash"`) {
+		t.Errorf("an allowed command was denied: %s", r.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "made.txt")); err != nil {
+		t.Errorf("made.txt: %v", err)
+	}
+}
