@@ -7,9 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/nova-dev/nova/llm"
 )
@@ -25,7 +23,7 @@ type Registry struct {
 
 type entry struct {
 	tool   Tool
-	schema *jsonschema.Schema
+	schema *jsonschema.Resolved
 }
 
 // NewRegistry returns an empty registry.
@@ -109,8 +107,8 @@ func (r *Registry) validate(name string, input json.RawMessage) error {
 	if len(bytes.TrimSpace(input)) == 0 {
 		input = json.RawMessage("{}")
 	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(input))
-	if err != nil {
+	var v any
+	if err := json.Unmarshal(input, &v); err != nil {
 		return fmt.Errorf("input is not valid JSON: %v", err)
 	}
 	if err := e.schema.Validate(v); err != nil {
@@ -119,41 +117,36 @@ func (r *Registry) validate(name string, input json.RawMessage) error {
 	return nil
 }
 
-func compileSchema(name string, raw json.RawMessage) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+// compileSchema resolves a tool's schema once, at registration. The
+// validator (google/jsonschema-go, which MCP support links anyway) does no
+// work at program start, unlike others that compile meta-schemas in init.
+func compileSchema(name string, raw json.RawMessage) (*jsonschema.Resolved, error) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("tool %s: schema is not a JSON schema: %w", name, err)
+	}
+	r, err := s.Resolve(nil)
 	if err != nil {
-		return nil, fmt.Errorf("tool %s: schema is not JSON: %w", name, err)
+		return nil, fmt.Errorf("tool %s: resolve schema: %w", name, err)
 	}
-	c := jsonschema.NewCompiler()
-	url := "mem://tools/" + name + ".json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("tool %s: add schema: %w", name, err)
-	}
-	s, err := c.Compile(url)
-	if err != nil {
-		return nil, fmt.Errorf("tool %s: compile schema: %w", name, err)
-	}
-	return s, nil
+	return r, nil
 }
 
-// schemaMessage flattens a validation error to its leaf causes, one line.
+// schemaMessage turns the validator's nested "validating /properties/a:
+// validating /properties/a/properties/b: type: ..." into "at /a/b: type: ...".
 func schemaMessage(err error) string {
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return err.Error()
-	}
-	var msgs []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			loc := "/" + strings.Join(e.InstanceLocation, "/")
-			msgs = append(msgs, fmt.Sprintf("at %s: %s", loc, e.ErrorKind.LocalizedString(message.NewPrinter(language.English))))
-			return
+	msg := strings.TrimPrefix(err.Error(), "validating root: ")
+	path := ""
+	for strings.HasPrefix(msg, "validating ") {
+		rest := strings.TrimPrefix(msg, "validating ")
+		p, tail, ok := strings.Cut(rest, ": ")
+		if !ok {
+			break
 		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
+		path, msg = p, tail
 	}
-	walk(ve)
-	return strings.Join(msgs, "; ")
+	if path == "" {
+		return msg
+	}
+	return "at " + strings.ReplaceAll(path, "/properties/", "/") + ": " + msg
 }
