@@ -66,3 +66,7 @@ require (
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 )
+
+// chroma builds every lexer and style at program start; the local copy
+// loads them on first use (see third_party/chroma/NOVA.md).
+replace github.com/alecthomas/chroma/v2 => ./third_party/chroma
