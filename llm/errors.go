@@ -3,9 +3,11 @@ package llm
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -137,4 +139,17 @@ func RetryAfter(h http.Header) time.Duration {
 		}
 	}
 	return 0
+}
+
+// IsDialError reports whether err is a failure to open the connection.
+func IsDialError(err error) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return true
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Op == "dial" {
+		return true
+	}
+	var dnsErr *net.DNSError
+	return errors.As(err, &dnsErr)
 }

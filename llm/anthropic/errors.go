@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"syscall"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/shared"
@@ -39,7 +38,7 @@ func (c *Client) classify(ctx context.Context, err error) error {
 	case errors.Is(err, llm.ErrIdleTimeout), errors.Is(err, context.DeadlineExceeded),
 		errors.As(err, &netErr) && netErr.Timeout():
 		ae.Kind = llm.ErrTimeout
-	case isDialError(err), errors.As(err, &urlErr):
+	case llm.IsDialError(err), errors.As(err, &urlErr):
 		// A *url.Error comes from the request itself, before any response
 		// body: the connection failed, the stream never began.
 		ae.Kind = llm.ErrConnection
@@ -47,19 +46,6 @@ func (c *Client) classify(ctx context.Context, err error) error {
 		ae.Kind = llm.ErrStream
 	}
 	return ae
-}
-
-// isDialError reports whether err is a failure to open the connection.
-func isDialError(err error) bool {
-	if errors.Is(err, syscall.ECONNREFUSED) {
-		return true
-	}
-	var opErr *net.OpError
-	if errors.As(err, &opErr) && opErr.Op == "dial" {
-		return true
-	}
-	var dnsErr *net.DNSError
-	return errors.As(err, &dnsErr)
 }
 
 // fromSDKError maps an API error, from an HTTP status or an in-stream error

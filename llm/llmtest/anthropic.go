@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
-	"unicode/utf8"
 )
 
 // anthropicFormat speaks the Anthropic Messages streaming wire format, event
@@ -131,7 +130,7 @@ func (anthropicFormat) stream(w *sseWriter, t Turn, reqBody []byte) {
 
 	if t.Thinking != "" {
 		var deltas []map[string]any
-		for _, s := range anthropicSplitText(t.Thinking, 3) {
+		for _, s := range SplitText(t.Thinking, 3) {
 			deltas = append(deltas, map[string]any{"type": "thinking_delta", "thinking": s})
 		}
 		deltas = append(deltas, map[string]any{"type": "signature_delta", "signature": AnthropicSignature(t.Thinking)})
@@ -139,20 +138,15 @@ func (anthropicFormat) stream(w *sseWriter, t Turn, reqBody []byte) {
 	}
 	if t.Text != "" {
 		var deltas []map[string]any
-		for _, s := range anthropicSplitText(t.Text, 4) {
+		for _, s := range SplitText(t.Text, 4) {
 			deltas = append(deltas, map[string]any{"type": "text_delta", "text": s})
 		}
 		block(map[string]any{"type": "text", "text": ""}, deltas)
 	}
 	for _, c := range t.ToolCalls {
 		var deltas []map[string]any
-		// Like SplitJSON, but never inside a UTF-8 sequence: the real API
-		// sends valid strings, and a split rune would be mangled on the wire.
-		chunks := anthropicSplitText(c.Input, max(3, len(c.Input)/8))
-		if len(chunks) == 0 {
-			chunks = []string{""} // an empty input still gets its one delta
-		}
-		for _, s := range chunks {
+		// An empty input still gets its one delta.
+		for _, s := range SplitText(c.Input, max(3, len(c.Input)/8)) {
 			deltas = append(deltas, map[string]any{"type": "input_json_delta", "partial_json": s})
 		}
 		block(map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": map[string]any{}}, deltas)
@@ -180,20 +174,4 @@ func (anthropicFormat) stream(w *sseWriter, t Turn, reqBody []byte) {
 		"usage": map[string]any{"output_tokens": output},
 	})
 	w.Event("message_stop", map[string]any{"type": "message_stop"})
-}
-
-// anthropicSplitText cuts s into about n pieces on rune boundaries, the way
-// the API streams text in several deltas without breaking a character.
-func anthropicSplitText(s string, n int) []string {
-	size := max(1, (len(s)+n-1)/n)
-	var out []string
-	for len(s) > 0 {
-		end := min(size, len(s))
-		for end < len(s) && !utf8.RuneStart(s[end]) {
-			end++
-		}
-		out = append(out, s[:end])
-		s = s[end:]
-	}
-	return out
 }

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // sseEvent is one raw event as it crossed the wire.
@@ -250,28 +249,5 @@ func TestAnthropicCutAfter(t *testing.T) {
 	}
 	if len(evs) != 3 {
 		t.Errorf("got %d events before the cut, want 3: %s", len(evs), names(evs))
-	}
-}
-
-func TestAnthropicSplitText(t *testing.T) {
-	tests := []struct {
-		in string
-		n  int
-	}{
-		{"", 3}, {"a", 3}, {"hello world", 4}, {"✓✓✓✓", 3}, {"日本語のテキスト", 5},
-	}
-	for _, tt := range tests {
-		parts := anthropicSplitText(tt.in, tt.n)
-		if strings.Join(parts, "") != tt.in {
-			t.Errorf("split(%q) = %q, does not rejoin", tt.in, parts)
-		}
-		for _, p := range parts {
-			if p == "" || !utf8.ValidString(p) {
-				t.Errorf("split(%q) has piece %q", tt.in, p)
-			}
-		}
-		if len(parts) > tt.n {
-			t.Errorf("split(%q, %d) gave %d pieces", tt.in, tt.n, len(parts))
-		}
 	}
 }

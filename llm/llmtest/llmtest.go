@@ -282,9 +282,10 @@ func (s *sseWriter) Event(name string, data any) {
 // Cut reports whether the connection was dropped.
 func (s *sseWriter) Cut() bool { return s.cut }
 
-// SplitJSON splits a JSON text into n roughly equal chunks (at least one),
-// the way providers stream tool-call arguments.
-func SplitJSON(s string, n int) []string {
+// SplitText splits s into about n roughly equal chunks (at least one, ""
+// for an empty s) without breaking a UTF-8 character, the way providers
+// stream text and tool-call arguments in several deltas.
+func SplitText(s string, n int) []string {
 	if n < 1 {
 		n = 1
 	}

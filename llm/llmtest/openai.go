@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-	"unicode/utf8"
 )
 
 // chatFormat speaks OpenAI chat completions SSE: data-only events, one
@@ -91,26 +90,6 @@ func stopOrDefault(t Turn) string {
 	return "end_turn"
 }
 
-// splitRunes cuts s into about n pieces without breaking a UTF-8 character:
-// a broken one would be replaced by U+FFFD when the piece is marshalled.
-func splitRunes(s string, n int) []string {
-	if s == "" {
-		return []string{""}
-	}
-	n = max(n, 1)
-	size := max(1, (len(s)+n-1)/n)
-	var out []string
-	for len(s) > 0 {
-		end := min(size, len(s))
-		for end < len(s) && !utf8.RuneStart(s[end]) {
-			end++
-		}
-		out = append(out, s[:end])
-		s = s[end:]
-	}
-	return out
-}
-
 // argPieces is how many pieces a tool call's arguments are streamed in: at
 // least three, so clients must really accumulate them.
 func argPieces(input string) int { return max(3, len(input)/8) }
@@ -161,12 +140,12 @@ func (chatFormat) stream(w *sseWriter, t Turn, reqBody []byte) {
 
 	w.Event("", chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil))
 	if t.Thinking != "" {
-		for _, s := range splitRunes(t.Thinking, 3) {
+		for _, s := range SplitText(t.Thinking, 3) {
 			w.Event("", chunk(map[string]any{"reasoning_content": s}, nil))
 		}
 	}
 	if t.Text != "" {
-		for _, s := range splitRunes(t.Text, 4) {
+		for _, s := range SplitText(t.Text, 4) {
 			w.Event("", chunk(map[string]any{"content": s}, nil))
 		}
 	}
@@ -175,7 +154,7 @@ func (chatFormat) stream(w *sseWriter, t Turn, reqBody []byte) {
 			"index": i, "id": c.ID, "type": "function",
 			"function": map[string]any{"name": c.Name, "arguments": ""},
 		}}}, nil))
-		for _, s := range splitRunes(c.Input, argPieces(c.Input)) {
+		for _, s := range SplitText(c.Input, argPieces(c.Input)) {
 			w.Event("", chunk(map[string]any{"tool_calls": []any{map[string]any{
 				"index": i, "function": map[string]any{"arguments": s},
 			}}}, nil))
@@ -306,7 +285,7 @@ func (s *responsesStream) reasoning(id, thinking string) {
 			return map[string]any{"item_id": id, "output_index": index, "summary_index": 0, k: v}
 		}
 		s.event("response.reasoning_summary_part.added", base("part", map[string]any{"type": "summary_text", "text": ""}))
-		for _, d := range splitRunes(thinking, 3) {
+		for _, d := range SplitText(thinking, 3) {
 			s.event("response.reasoning_summary_text.delta", base("delta", d))
 		}
 		s.event("response.reasoning_summary_text.done", base("text", thinking))
@@ -327,7 +306,7 @@ func (s *responsesStream) message(id, text string) {
 			return map[string]any{"item_id": id, "output_index": index, "content_index": 0, k: v}
 		}
 		s.event("response.content_part.added", base("part", part("")))
-		for _, d := range splitRunes(text, 4) {
+		for _, d := range SplitText(text, 4) {
 			e := base("delta", d)
 			e["logprobs"] = []any{}
 			s.event("response.output_text.delta", e)
@@ -348,7 +327,7 @@ func (s *responsesStream) functionCall(id string, c ToolCall) {
 		}
 	}
 	s.item(call("in_progress", ""), func(index int) {
-		for _, d := range splitRunes(c.Input, argPieces(c.Input)) {
+		for _, d := range SplitText(c.Input, argPieces(c.Input)) {
 			s.event("response.function_call_arguments.delta", map[string]any{
 				"item_id": id, "output_index": index, "delta": d,
 			})

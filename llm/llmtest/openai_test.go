@@ -304,28 +304,29 @@ func TestOpenAIStreamFailures(t *testing.T) {
 	}
 }
 
-func TestSplitRunes(t *testing.T) {
+func TestSplitText(t *testing.T) {
 	cases := []struct {
 		in string
 		n  int
 	}{
 		{"", 3}, {"ab", 5}, {`{"a":"héllo ✓ wörld"}`, 7}, {"✓✓✓", 3}, {"plain ascii text", 4},
+		{"a", 3}, {"hello world", 4}, {"✓✓✓✓", 3}, {"日本語のテキスト", 5},
 	}
 	for _, tc := range cases {
-		parts := splitRunes(tc.in, tc.n)
+		parts := SplitText(tc.in, tc.n)
 		if got := strings.Join(parts, ""); got != tc.in {
 			t.Errorf("%q: joined %q", tc.in, got)
 		}
 		for _, p := range parts {
-			if !utf8.ValidString(p) {
-				t.Errorf("%q: piece %q splits a character", tc.in, p)
+			if !utf8.ValidString(p) || (tc.in != "" && p == "") {
+				t.Errorf("%q: piece %q is empty or splits a character", tc.in, p)
 			}
 		}
 		if tc.in != "" && len(parts) > max(tc.n, len(tc.in)) {
 			t.Errorf("%q: %d pieces", tc.in, len(parts))
 		}
 	}
-	if got := splitRunes("abcdef", 3); !reflect.DeepEqual(got, []string{"ab", "cd", "ef"}) {
-		t.Errorf("splitRunes(abcdef, 3) = %q", got)
+	if got := SplitText("abcdef", 3); !reflect.DeepEqual(got, []string{"ab", "cd", "ef"}) {
+		t.Errorf("SplitText(abcdef, 3) = %q", got)
 	}
 }

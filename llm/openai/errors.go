@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"syscall"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -79,7 +78,7 @@ func (b base) classify(ctx context.Context, a *attempt, err error) error {
 	case errors.Is(err, llm.ErrIdleTimeout), errors.Is(err, context.DeadlineExceeded),
 		errors.As(err, &netErr) && netErr.Timeout():
 		ae.Kind = llm.ErrTimeout
-	case isDialError(err), errors.As(err, &urlErr):
+	case llm.IsDialError(err), errors.As(err, &urlErr):
 		// A *url.Error comes from the request itself, before any response
 		// body: the connection failed, the stream never began.
 		ae.Kind = llm.ErrConnection
@@ -111,19 +110,6 @@ func (b base) inStreamError(a *attempt, typ, code, msg string, err error) *llm.A
 		}
 	}
 	return ae
-}
-
-// isDialError reports whether err is a failure to open the connection.
-func isDialError(err error) bool {
-	if errors.Is(err, syscall.ECONNREFUSED) {
-		return true
-	}
-	var opErr *net.OpError
-	if errors.As(err, &opErr) && opErr.Op == "dial" {
-		return true
-	}
-	var dnsErr *net.DNSError
-	return errors.As(err, &dnsErr)
 }
 
 // fromSDKError maps an HTTP error response decoded by the SDK.
