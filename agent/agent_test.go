@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,45 +13,6 @@ import (
 	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/tools"
 )
-
-// scripted is a fake llm.Client: each Stream call plays the next response.
-type scripted struct {
-	mu    sync.Mutex
-	resps []func(ctx context.Context, emit func(llm.StreamEvent)) error
-	reqs  []llm.Request
-}
-
-func (s *scripted) Stream(ctx context.Context, req llm.Request, emit func(llm.StreamEvent)) error {
-	s.mu.Lock()
-	s.reqs = append(s.reqs, req)
-	if len(s.resps) == 0 {
-		s.mu.Unlock()
-		return errors.New("no scripted response left")
-	}
-	r := s.resps[0]
-	s.resps = s.resps[1:]
-	s.mu.Unlock()
-	return r(ctx, emit)
-}
-
-// reply streams text and tool calls, then stops.
-func reply(text string, calls ...llm.ToolCall) func(context.Context, func(llm.StreamEvent)) error {
-	return func(ctx context.Context, emit func(llm.StreamEvent)) error {
-		if text != "" {
-			emit(llm.StreamEvent{Type: llm.EventTextDelta, Text: text})
-		}
-		for i := range calls {
-			emit(llm.StreamEvent{Type: llm.EventToolCall, ToolCall: &calls[i]})
-		}
-		emit(llm.StreamEvent{Type: llm.EventUsage, Usage: &llm.Usage{InputTokens: 100, OutputTokens: 10}})
-		stop := llm.StopEndTurn
-		if len(calls) > 0 {
-			stop = llm.StopToolUse
-		}
-		emit(llm.StreamEvent{Type: llm.EventStop, StopReason: stop})
-		return nil
-	}
-}
 
 // fakeTool records calls and optionally waits.
 type fakeTool struct {
@@ -116,23 +76,6 @@ func newHarness(t *testing.T, mode permission.Mode, interactive bool, ts ...tool
 		Pipeline: &tools.Pipeline{Registry: reg, Checker: checker}, Env: env, Interactive: interactive,
 		ContextWindow: 100_000, MaxTokens: 4_000})
 	return &harness{client: c, agent: a, reg: reg}
-}
-
-func drain(ch <-chan Event, onAsk func(*PermissionAsk)) []Event {
-	var evs []Event
-	for ev := range ch {
-		if ev.Type == EventPermissionAsk && onAsk != nil {
-			onAsk(ev.Ask)
-		}
-		evs = append(evs, ev)
-	}
-	return evs
-}
-
-func last(evs []Event) *Done { return evs[len(evs)-1].Done }
-
-func call(id, name, input string) llm.ToolCall {
-	return llm.ToolCall{ID: id, Name: name, Input: json.RawMessage(input)}
 }
 
 func TestRunTextOnly(t *testing.T) {

@@ -21,7 +21,7 @@ func BenchmarkParallelReadOnlyBatch(b *testing.B) {
 	slow := &exSlowTool{name: "Slow", delay: delay}
 	var toolCalls []llm.ToolCall
 	for i := 1; i <= calls; i++ {
-		toolCalls = append(toolCalls, exCall(fmt.Sprintf("c%d", i), "Slow", fmt.Sprintf(`{"n":%d}`, i)))
+		toolCalls = append(toolCalls, call(fmt.Sprintf("c%d", i), "Slow", fmt.Sprintf(`{"n":%d}`, i)))
 	}
 	ctx := context.Background()
 	var batch, serial, slowest time.Duration
@@ -29,11 +29,11 @@ func BenchmarkParallelReadOnlyBatch(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		h := newExHarness(b, permission.ModeDefault, slow)
-		h.client.add(exReply("", toolCalls...), exReply("done"))
+		h.client.add(reply("", toolCalls...), reply("done"))
 		b.StartTimer()
 
 		start := time.Now()
-		evs := exDrain(h.agent.Run(ctx, llm.UserText("read")))
+		evs := drainAll(h.agent.Run(ctx, llm.UserText("read")))
 		batch += time.Since(start)
 		if d := evs[len(evs)-1].Done; d == nil || d.Subtype != SubtypeSuccess {
 			b.Fatalf("batch run: %+v", d)

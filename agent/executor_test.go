@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,63 +16,6 @@ import (
 	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/tools"
 )
-
-// The helpers below copy the pattern of agent_test.go under their own
-// names, so these tests do not depend on that file's internals.
-
-// exClient is a fake llm.Client: each Stream call plays the next response.
-type exClient struct {
-	mu    sync.Mutex
-	resps []func(ctx context.Context, emit func(llm.StreamEvent)) error
-	reqs  []llm.Request
-}
-
-func (c *exClient) Stream(ctx context.Context, req llm.Request, emit func(llm.StreamEvent)) error {
-	c.mu.Lock()
-	c.reqs = append(c.reqs, req)
-	if len(c.resps) == 0 {
-		c.mu.Unlock()
-		return errors.New("no scripted response left")
-	}
-	r := c.resps[0]
-	c.resps = c.resps[1:]
-	c.mu.Unlock()
-	return r(ctx, emit)
-}
-
-func (c *exClient) add(rs ...func(context.Context, func(llm.StreamEvent)) error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.resps = append(c.resps, rs...)
-}
-
-func (c *exClient) requests() []llm.Request {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]llm.Request(nil), c.reqs...)
-}
-
-// exReply streams text and tool calls, then stops.
-func exReply(text string, calls ...llm.ToolCall) func(context.Context, func(llm.StreamEvent)) error {
-	return func(ctx context.Context, emit func(llm.StreamEvent)) error {
-		if text != "" {
-			emit(llm.StreamEvent{Type: llm.EventTextDelta, Text: text})
-		}
-		for i := range calls {
-			emit(llm.StreamEvent{Type: llm.EventToolCall, ToolCall: &calls[i]})
-		}
-		stop := llm.StopEndTurn
-		if len(calls) > 0 {
-			stop = llm.StopToolUse
-		}
-		emit(llm.StreamEvent{Type: llm.EventStop, StopReason: stop})
-		return nil
-	}
-}
-
-func exCall(id, name, input string) llm.ToolCall {
-	return llm.ToolCall{ID: id, Name: name, Input: json.RawMessage(input)}
-}
 
 // exSlowTool takes delay per call and records how many calls overlapped.
 type exSlowTool struct {
@@ -112,7 +53,7 @@ func (f *exSlowTool) Run(ctx context.Context, in json.RawMessage, _ *tools.Env) 
 
 // exHarness is an agent on a scripted client, with a real checker.
 type exHarness struct {
-	client *exClient
+	client *scripted
 	agent  *Agent
 	pipe   *tools.Pipeline
 	env    *tools.Env
@@ -134,18 +75,10 @@ func newExHarness(tb testing.TB, mode permission.Mode, ts ...tools.Tool) *exHarn
 	env := tools.NewEnv(ws)
 	env.SpillDir = tb.TempDir()
 	tb.Cleanup(func() { _ = env.Close() })
-	c := &exClient{}
+	c := &scripted{}
 	pipe := &tools.Pipeline{Registry: reg, Checker: checker}
 	a := New(Config{Client: c, Model: "m", System: "sys", Pipeline: pipe, Env: env, ContextWindow: 1_000_000, MaxTokens: 4_000})
 	return &exHarness{client: c, agent: a, pipe: pipe, env: env}
-}
-
-func exDrain(ch <-chan Event) []Event {
-	var evs []Event
-	for ev := range ch {
-		evs = append(evs, ev)
-	}
-	return evs
 }
 
 // exLiveProcs returns the pids of live processes (zombies count as gone:
@@ -201,7 +134,7 @@ func TestCancelLeavesNoOrphanProcesses(t *testing.T) {
 	marker := fmt.Sprintf(".%d%d", os.Getpid(), time.Now().UnixNano()%1_000_000)
 	cmd := fmt.Sprintf("sleep 300%s & sleep 301%s; echo finished", marker, marker)
 	input, _ := json.Marshal(map[string]string{"command": cmd})
-	h.client.add(exReply("", exCall("c1", "Bash", string(input))), exReply("never reached"))
+	h.client.add(reply("", call("c1", "Bash", string(input))), reply("never reached"))
 	t.Cleanup(func() {
 		// Whatever the outcome, do not leave this test's sleeps behind.
 		for _, pid := range exLiveProcs(marker) {
@@ -214,7 +147,7 @@ func TestCancelLeavesNoOrphanProcesses(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	events := make(chan []Event, 1)
-	go func() { events <- exDrain(h.agent.Run(ctx, llm.UserText("run it"))) }()
+	go func() { events <- drainAll(h.agent.Run(ctx, llm.UserText("run it"))) }()
 	if !exPoll(30*time.Second, func() bool { return len(exLiveProcs(marker)) >= 2 }) {
 		t.Fatalf("the command's processes never appeared (found %v)", exLiveProcs(marker))
 	}
@@ -251,11 +184,11 @@ func TestIndependentReadOnlyCallsOverlap(t *testing.T) {
 	h := newExHarness(t, permission.ModeDefault, slow)
 	var calls []llm.ToolCall
 	for i := 1; i <= 4; i++ {
-		calls = append(calls, exCall(fmt.Sprintf("c%d", i), "Slow", fmt.Sprintf(`{"n":%d}`, i)))
+		calls = append(calls, call(fmt.Sprintf("c%d", i), "Slow", fmt.Sprintf(`{"n":%d}`, i)))
 	}
-	h.client.add(exReply("", calls...), exReply("all read"))
+	h.client.add(reply("", calls...), reply("all read"))
 	start := time.Now()
-	evs := exDrain(h.agent.Run(context.Background(), llm.UserText("read four things")))
+	evs := drainAll(h.agent.Run(context.Background(), llm.UserText("read four things")))
 	elapsed := time.Since(start)
 
 	if d := evs[len(evs)-1].Done; d == nil || d.Subtype != SubtypeSuccess || d.Result != "all read" {
@@ -292,3 +225,6 @@ func TestIndependentReadOnlyCallsOverlap(t *testing.T) {
 	}
 	t.Logf("4 calls of 150ms took %v (serial would be 600ms); timings are measured in BenchmarkParallelReadOnlyBatch", elapsed)
 }
+
+// drainAll reads a run to its end, answering nothing.
+func drainAll(ch <-chan Event) []Event { return drain(ch, nil) }
