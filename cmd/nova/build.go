@@ -133,6 +133,14 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 		if err := rt.registry.Register(t); err != nil {
 			return nil, fmt.Errorf("register tools: %w", err)
 		}
+		if !sel.Model.CanUseTools() {
+			// A model configured with "tools": false is offered none: it
+			// would answer a tool list with errors or gibberish.
+			rt.registry.SetEnabled(t.Name(), false)
+		}
+	}
+	if !sel.Model.CanUseTools() {
+		rt.warnings = append(rt.warnings, fmt.Sprintf("model %s is configured without tools: it can only answer, not read, edit or run anything", sel.ID()))
 	}
 
 	history, err := rt.openSession(o, sel)

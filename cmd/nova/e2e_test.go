@@ -462,3 +462,28 @@ func TestAllowedToolsSyntax(t *testing.T) {
 		t.Errorf("made.txt: %v", err)
 	}
 }
+
+// TestModelWithoutTools: a model configured with "tools": false is sent no
+// tool list.
+func TestModelWithoutTools(t *testing.T) {
+	e := newE2E(t, llmtest.Turn{Text: "just words"})
+	home := filepath.Join(e.home, ".nova")
+	cfg := fmt.Sprintf(`{"providers":[{"key":"plain","type":"anthropic","base_url":%q,"api_key":"k","models":[{"model":"tiny","tools":false}]}]}`, e.srv.URL)
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.env = e.baseEnv()
+	r := e.run("", "-p", "hi")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "just words" {
+		t.Fatalf("exit %d stdout %q stderr %s", r.code, r.stdout, r.stderr)
+	}
+	if _, ok := e.srv.Requests()[0].JSON()["tools"]; ok {
+		t.Errorf("tools were sent to a model configured without them")
+	}
+	if !strings.Contains(r.stderr, "without tools") {
+		t.Errorf("stderr does not say the model has no tools: %s", r.stderr)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/nova-dev/nova/headless"
 )
 
 // version is set at build time (-ldflags -X main.version=...).
@@ -42,7 +44,7 @@ func (e *exitError) Unwrap() error { return e.err }
 
 // usageErr is a bad-usage or configuration error: exit code 2.
 func usageErr(format string, args ...any) error {
-	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
+	return &exitError{code: headless.ExitUsage, err: fmt.Errorf(format, args...)}
 }
 
 func main() {
@@ -78,7 +80,7 @@ func run(ctx context.Context, args []string, s *IOStreams) int {
 	}
 	// Cobra's own errors (unknown flag, bad arguments) are usage errors.
 	fmt.Fprintf(s.ErrOut, "nova: %v\nRun 'nova --help' for usage.\n", err)
-	return 2
+	return headless.ExitUsage
 }
 
 func stdinIsPipe() bool {
