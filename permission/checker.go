@@ -178,6 +178,17 @@ func (c *Checker) Check(ctx context.Context, req Request) (d Decision) {
 	return c.checkTool(req)
 }
 
+// ReadDenied reports whether a deny rule forbids reading the absolute path
+// p (as spelled, or where its symlinks lead). Search tools use it to leave
+// denied files out of what they return.
+func (c *Checker) ReadDenied(p string) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	a := c.newAccess(p, c.roots[0], false)
+	_, ok := firstRule(c.deny, func(r Rule) bool { return r.Spec != "" && c.pathRuleMatch(r, "Read", a) })
+	return ok
+}
+
 // firstRule returns the first rule of rules for which match holds.
 func firstRule(rules []Rule, match func(Rule) bool) (Rule, bool) {
 	for _, r := range rules {

@@ -76,6 +76,15 @@ type Request struct {
 	Paths   []Access `json:"paths,omitempty"`   // file paths touched
 	Domain  string   `json:"domain,omitempty"`  // host of a fetched URL
 	Workdir string   `json:"workdir,omitempty"` // the directory relative paths and commands start in
+	// Sandboxed says the call runs inside a working OS sandbox (Bash).
+	Sandboxed bool `json:"sandboxed,omitempty"`
+	// ShellEnv names the variables the session's shell carries into the
+	// command (exported by earlier commands) that differ from nova's own
+	// environment: they change what programs do as much as NAME=v cmd.
+	ShellEnv []string `json:"shell_env,omitempty"`
+	// Typed says a person typed the command (the TUI's !cmd): their words,
+	// not the model's, so only what is denied outright stops it.
+	Typed bool `json:"typed,omitempty"`
 }
 
 // Decision is the outcome of Check and why.
@@ -88,4 +97,8 @@ type Decision struct {
 	// Suggestions are rules that "allow always" would write, shown to the
 	// person before they are written.
 	Suggestions []string `json:"suggestions,omitempty"`
+	// Auto says nova's own read-only table allowed the call, not a person,
+	// a rule or a mode: the tool runs it with the configuration that would
+	// make such a command run code (git's core.fsmonitor, hooks) off.
+	Auto bool `json:"auto,omitempty"`
 }

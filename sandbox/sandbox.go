@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -133,6 +134,21 @@ func (s *Sandbox) Wrap(argv []string, workdir string) ([]string, error) {
 		return sandboxExecArgv(s, argv, dir), nil
 	}
 	return nil, fmt.Errorf("sandbox: unknown backend %q", s.backend)
+}
+
+// Confine rewrites cmd, not yet started, so that it runs inside the sandbox
+// in cmd.Dir (see Wrap for which directories are accepted). done releases
+// what Confine opened for the command; call it once cmd has started.
+func (s *Sandbox) Confine(cmd *exec.Cmd) (done func(), err error) {
+	argv, err := s.Wrap(cmd.Args, cmd.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if cmd.Path, err = exec.LookPath(argv[0]); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	cmd.Args = argv
+	return func() {}, nil
 }
 
 // resolveWorkdir makes workdir absolute and real, and checks it lies in a

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -280,9 +281,15 @@ func TestBashDeletedCwdFallsBack(t *testing.T) {
 // prefixSandbox stands in for bwrap: it runs argv under env with a marker.
 type prefixSandbox struct{ dirs []string }
 
-func (s *prefixSandbox) Wrap(argv []string, workdir string) ([]string, error) {
-	s.dirs = append(s.dirs, workdir)
-	return append([]string{"env", "SANDBOXED=1"}, argv...), nil
+func (s *prefixSandbox) Confine(cmd *exec.Cmd) (func(), error) {
+	s.dirs = append(s.dirs, cmd.Dir)
+	envPath, err := exec.LookPath("env")
+	if err != nil {
+		return nil, err
+	}
+	cmd.Args = append([]string{"env", "SANDBOXED=1"}, cmd.Args...)
+	cmd.Path = envPath
+	return func() {}, nil
 }
 
 func TestBashSandboxWrapsCommand(t *testing.T) {

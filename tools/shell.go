@@ -139,13 +139,14 @@ func (m *shellManager) stateDir(env *Env) (string, int, error) {
 // start runs script in bash in cwd, through the sandbox when there is one.
 // Foreground processes are tracked so Close can kill them.
 func (m *shellManager) start(env *Env, script, cwd string, out io.Writer, foreground bool) (*shellProc, error) {
-	argv := []string{"bash", "-c", script}
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir = cwd
 	if env.Sandbox != nil {
-		wrapped, err := env.Sandbox.Wrap(argv, cwd)
+		done, err := env.Sandbox.Confine(cmd)
 		if err != nil {
-			return nil, fmt.Errorf("sandbox: wrap command: %w", err)
+			return nil, fmt.Errorf("sandbox: %w", err)
 		}
-		argv = wrapped
+		defer done()
 	}
 	// Starting under the lock means Close either sees the process or
 	// refuses it; none slips past.
@@ -154,7 +155,7 @@ func (m *shellManager) start(env *Env, script, cwd string, out io.Writer, foregr
 	if m.closed {
 		return nil, errors.New("the session's shell has been closed")
 	}
-	p, err := startShellProc(argv, cwd, out)
+	p, err := startShellProc(cmd, out)
 	if err != nil {
 		return nil, err
 	}
@@ -340,21 +341,19 @@ type shellProc struct {
 	state   *os.ProcessState
 }
 
-// startShellProc starts argv in dir with stdin from /dev/null, copying its
-// merged output to out.
-func startShellProc(argv []string, dir string, out io.Writer) (*shellProc, error) {
+// startShellProc starts cmd with stdin from /dev/null, copying its merged
+// output to out.
+func startShellProc(cmd *exec.Cmd, out io.Writer) (*shellProc, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("create output pipe: %w", err)
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = w, w // an *os.File: the child writes to the pipe itself, Wait waits for nobody else
 	setShellProcAttr(cmd)
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()
-		return nil, fmt.Errorf("start %s: %w", argv[0], err)
+		return nil, fmt.Errorf("start %s: %w", cmd.Args[0], err)
 	}
 	w.Close()
 	p := &shellProc{cmd: cmd, pgid: cmd.Process.Pid, r: r, exited: make(chan struct{}), outDone: make(chan struct{})}

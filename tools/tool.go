@@ -5,6 +5,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"os/exec"
 
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/permission"
@@ -64,6 +65,10 @@ type Env struct {
 	ScratchDir string
 	// Files remembers what was read, for the read-before-write guard.
 	Files *FileTracker
+	// DeniedRead reports whether a deny rule forbids reading the absolute
+	// path p; search tools (Grep, Glob, LS) leave such files out of what
+	// they return. nil means nothing is denied.
+	DeniedRead func(p string) bool
 	// Sandbox wraps commands when the OS sandbox is on; nil means none.
 	Sandbox Sandbox
 	// Notify carries tool-originated updates (the todo list) to the event stream.
@@ -86,10 +91,13 @@ type Notice struct {
 	Data any    `json:"data"`
 }
 
-// Sandbox wraps a command line so it runs inside the OS sandbox.
+// Sandbox confines a command to the OS sandbox.
 type Sandbox interface {
-	// Wrap returns the argv that runs argv inside the sandbox in workdir.
-	Wrap(argv []string, workdir string) ([]string, error)
+	// Confine rewrites cmd (not yet started; cmd.Dir is its working
+	// directory) so that it runs inside the sandbox. The caller calls done
+	// once cmd has started (or failed to start), to release what Confine
+	// opened for it.
+	Confine(cmd *exec.Cmd) (done func(), err error)
 }
 
 // Asker answers questions on behalf of a person.

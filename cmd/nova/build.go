@@ -153,6 +153,7 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 		env.Sandbox = tr.sandbox
 	}
 	env.Modes = rt.checker
+	env.DeniedRead = rt.checker.ReadDenied
 	env.SessionID = rt.session.ID()
 	env.SpillDir = rt.session.SpillDir()
 	env.ScratchDir = rt.scratch
