@@ -137,9 +137,9 @@ func (s *Sandbox) Wrap(argv []string, workdir string) ([]string, error) {
 }
 
 // Confine rewrites cmd, not yet started, so that it runs inside the sandbox
-// in cmd.Dir (see Wrap for which directories are accepted). done releases
-// what Confine opened for the command; call it once cmd has started.
-func (s *Sandbox) Confine(cmd *exec.Cmd) (done func(), err error) {
+// in cmd.Dir (see Wrap for which directories are accepted). release undoes
+// what Confine set up for the command; call it once the command has ended.
+func (s *Sandbox) Confine(cmd *exec.Cmd) (release func(), err error) {
 	argv, err := s.Wrap(cmd.Args, cmd.Dir)
 	if err != nil {
 		return nil, err

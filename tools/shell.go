@@ -141,24 +141,28 @@ func (m *shellManager) stateDir(env *Env) (string, int, error) {
 func (m *shellManager) start(env *Env, script, cwd string, out io.Writer, foreground bool) (*shellProc, error) {
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = cwd
+	release := func() {}
 	if env.Sandbox != nil {
-		done, err := env.Sandbox.Confine(cmd)
+		r, err := env.Sandbox.Confine(cmd)
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: %w", err)
 		}
-		defer done()
+		release = r
 	}
 	// Starting under the lock means Close either sees the process or
 	// refuses it; none slips past.
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
+		release()
 		return nil, errors.New("the session's shell has been closed")
 	}
 	p, err := startShellProc(cmd, out)
 	if err != nil {
+		release()
 		return nil, err
 	}
+	p.release = release
 	if foreground {
 		m.running[p] = struct{}{}
 	}
@@ -339,6 +343,9 @@ type shellProc struct {
 	exited  chan struct{} // closed when the leader has been reaped
 	outDone chan struct{} // closed when reading output has ended
 	state   *os.ProcessState
+	// release gives back what the sandbox set up for the process, once it
+	// and its group are gone.
+	release func()
 }
 
 // startShellProc starts cmd with stdin from /dev/null, copying its merged
@@ -387,6 +394,10 @@ func (p *shellProc) finish() {
 		<-p.outDone
 	}
 	p.r.Close()
+	if p.release != nil {
+		p.release()
+		p.release = nil
+	}
 }
 
 // headTail keeps the first and last max/2 bytes written to it.

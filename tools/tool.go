@@ -94,10 +94,10 @@ type Notice struct {
 // Sandbox confines a command to the OS sandbox.
 type Sandbox interface {
 	// Confine rewrites cmd (not yet started; cmd.Dir is its working
-	// directory) so that it runs inside the sandbox. The caller calls done
-	// once cmd has started (or failed to start), to release what Confine
-	// opened for it.
-	Confine(cmd *exec.Cmd) (done func(), err error)
+	// directory) so that it runs inside the sandbox. The caller calls
+	// release once the command and every process it started have ended (or
+	// it failed to start), so the sandbox can undo what it set up for it.
+	Confine(cmd *exec.Cmd) (release func(), err error)
 }
 
 // Asker answers questions on behalf of a person.
