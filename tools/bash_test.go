@@ -354,3 +354,13 @@ func TestBashTimeoutInput(t *testing.T) {
 		}
 	}
 }
+
+func TestBashExtraEnvOverridesNovas(t *testing.T) {
+	env := newShellEnv(t)
+	t.Setenv("NOVA_TEST_VAR", "from-nova")
+	env.ExtraEnv = map[string]string{"NOVA_TEST_VAR": "from-settings", "NOVA_TEST_OTHER": "x"}
+	res := runBashTool(t, env, map[string]any{"command": "echo $NOVA_TEST_VAR $NOVA_TEST_OTHER"})
+	if res.Output != "from-settings x" {
+		t.Errorf("output %q", res.Output)
+	}
+}

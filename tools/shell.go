@@ -141,6 +141,7 @@ func (m *shellManager) stateDir(env *Env) (string, int, error) {
 func (m *shellManager) start(env *Env, script, cwd string, out io.Writer, foreground bool) (*shellProc, error) {
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = cwd
+	cmd.Env = commandEnv(env.ExtraEnv)
 	release := func() {}
 	if env.Sandbox != nil {
 		r, err := env.Sandbox.Confine(cmd)
@@ -167,6 +168,31 @@ func (m *shellManager) start(env *Env, script, cwd string, out io.Writer, foregr
 		m.running[p] = struct{}{}
 	}
 	return p, nil
+}
+
+// commandEnv is nova's environment with extra set over it, sorted by name
+// so a command sees the same environment however the map iterates.
+func commandEnv(extra map[string]string) []string {
+	out := os.Environ()
+	if len(extra) == 0 {
+		return out
+	}
+	keep := out[:0]
+	for _, kv := range out {
+		name, _, _ := strings.Cut(kv, "=")
+		if _, over := extra[name]; !over {
+			keep = append(keep, kv)
+		}
+	}
+	names := make([]string, 0, len(extra))
+	for k := range extra {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		keep = append(keep, k+"="+extra[k])
+	}
+	return keep
 }
 
 // fgOutcome is how a foreground command ended.

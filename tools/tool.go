@@ -69,6 +69,9 @@ type Env struct {
 	// path p; search tools (Grep, Glob, LS) leave such files out of what
 	// they return. nil means nothing is denied.
 	DeniedRead func(p string) bool
+	// ExtraEnv are variables set for every command the shell runs, over
+	// nova's own environment (the settings' "env"); nil means none.
+	ExtraEnv map[string]string
 	// Sandbox wraps commands when the OS sandbox is on; nil means none.
 	Sandbox Sandbox
 	// Notify carries tool-originated updates (the todo list) to the event stream.
