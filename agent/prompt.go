@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/nova-dev/nova/permission"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -37,9 +38,14 @@ func EnvironmentContext(ctx context.Context, workdir string, now time.Time) stri
 	fmt.Fprintf(&b, "Working directory: %s\n", workdir)
 	fmt.Fprintf(&b, "Platform: %s/%s\n", runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(&b, "Date: %s\n", now.Format("2006-01-02"))
-	if branch := git(ctx, workdir, "rev-parse", "--abbrev-ref", "HEAD"); branch != "" {
+	if branch := GitBranch(ctx, workdir); branch != "" {
 		fmt.Fprintf(&b, "Git branch: %s\n", branch)
-		status := git(ctx, workdir, "status", "--short")
+		var status string
+		if why := permission.GitConfigHazard(workdir); why != "" {
+			status = "(not shown: " + why + ")"
+		} else {
+			status = git(ctx, workdir, "status", "--short")
+		}
 		if status == "" {
 			status = "(clean)"
 		}
@@ -55,10 +61,24 @@ func EnvironmentContext(ctx context.Context, workdir string, now time.Time) stri
 	return b.String()
 }
 
+// GitBranch is the branch of the repository dir is in, or "" outside one.
+func GitBranch(ctx context.Context, dir string) string {
+	if b := git(ctx, dir, "rev-parse", "--abbrev-ref", "HEAD"); b != "" {
+		return b
+	}
+	return git(ctx, dir, "symbolic-ref", "--short", "-q", "HEAD") // a repository without commits yet
+}
+
+// git runs one of nova's own git commands in dir. A repository is its
+// author's words: its core.fsmonitor and hooks (post-index-change runs on
+// git status) are switched off, as Codex does, and callers skip commands
+// that would run the programs its config names (see
+// permission.GitConfigHazard).
 func git(ctx context.Context, dir string, args ...string) string {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	base := []string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "--no-optional-locks", "-C", dir}
+	cmd := exec.CommandContext(ctx, "git", append(base, args...)...)
 	out, err := cmd.Output()
 	if err != nil {
 		return ""

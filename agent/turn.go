@@ -19,9 +19,12 @@ type turnResult struct {
 	err         error
 }
 
-// pending is a tool call of the current turn. Calls that are allowed
-// without asking and read-only start at once, while the model still
-// streams; the rest run in order after the stream ends.
+// pending is a tool call of the current turn. A call that is allowed
+// without asking and read-only starts at once, while the model still
+// streams, if every call before it in the turn started at once too; the
+// rest run in order after the stream ends, each checked again right
+// before it runs (an earlier call may have moved the shell or changed the
+// files it reads).
 type pending struct {
 	call llm.ToolCall
 	prep *tools.Prepared
@@ -42,6 +45,9 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 		thinking []llm.Part
 		calls    []*pending
 		wg       sync.WaitGroup
+		// inOrder is set once a call of the turn waits: every later call
+		// then waits too, so none runs before one it may depend on.
+		inOrder bool
 	)
 	flushThinking := func(sig string) {
 		if think.Len() > 0 || sig != "" {
@@ -64,7 +70,7 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 			a.send(Event{Type: EventToolCall, Turn: turn, ToolCall: &c})
 			p := &pending{call: c}
 			p.prep = a.cfg.Pipeline.Prepare(toolCtx, tools.Call{ID: c.ID, Name: c.Name, Input: c.Input}, a.cfg.Env)
-			if p.prep.Concurrent() {
+			if !inOrder && p.prep.Concurrent() {
 				p.done = make(chan struct{})
 				wg.Add(1)
 				go func() {
@@ -73,6 +79,8 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 					close(p.done)
 					a.sendResult(turn, p.out)
 				}()
+			} else {
+				inOrder = true
 			}
 			calls = append(calls, p)
 		case llm.EventUsage:

@@ -1,5 +1,6 @@
 // Package atomicfile rewrites files so that a reader, or a crash, never sees
-// a half-written one.
+// a half-written one. Write is for nova's own files; Roots confines the same
+// kind of write to a workspace, for files written on a model's behalf.
 package atomicfile
 
 import (

@@ -1,77 +1,98 @@
 package permission
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 )
 
-// bashCmd is one simple command of a Bash call and what layers 3 and 4
-// need to know about it.
+// A Bash check is a straight line:
+//
+//	parse -> expand (braces, quotes, literal parameters) -> the simple
+//	commands with their resolved words -> each command's table entry ->
+//	the files it reads and writes, what it runs, where it connects ->
+//	the layers decide.
+
+// bashCmd is one simple command of a Bash call and what the table says
+// it does.
 type bashCmd struct {
-	sc    *simpleCmd
-	safe  bool     // in the read-only table with acceptable arguments
-	reads []access // paths a safe command reads
+	sc  *simpleCmd
+	inv *invocation // nil when nova has no entry for the program
+	// readOnly: the command only reads (its paths are judged separately).
+	readOnly bool
+	why      string   // why it is not read-only
+	accs     []access // the files it reads and writes
 }
 
 // checkBash decides a Bash call, looking at every simple command it runs.
 func (c *Checker) checkBash(req Request) Decision {
-	a := analyzeShell(req.Command, filepath.Clean(req.Workdir), c.home)
+	carried := make([]string, 0, len(req.ShellEnv))
+	for _, kv := range req.ShellEnv {
+		name, _, _ := strings.Cut(kv, "=")
+		carried = append(carried, name)
+	}
+	a := analyzeShell(shellInput{src: req.Command, cwd: filepath.Clean(req.Workdir), home: c.home, carried: carried, inEnv: c.inEnv})
 	// Layer 1: catastrophic commands, and commands that cannot be seen into.
-	if b, why := c.dangerous(a); b != "" {
+	if b, why := c.dangerous(a); b != "" && !(b == Ask && req.Typed) {
 		return Decision{Behavior: b, Layer: LayerDangerous, Reason: why}
 	}
-	cmds, accs := c.bashAccesses(a)
+	cmds, redirs := c.bashCommands(a, req)
+	accs := allAccesses(cmds, redirs, nil)
 	// Layer 2: system files are never written; sensitive files always ask.
 	hard := ""
 	for _, acc := range accs {
-		if acc.write && acc.path != "" && (systemPath(acc.path) || systemPath(acc.real)) {
+		if acc.write && (systemPath(acc.path) || systemPath(acc.real)) {
 			return Decision{Behavior: Deny, Layer: LayerPath, Reason: "writes " + acc.path + ", a system file"}
 		}
 		if why := c.sensitiveAccess(acc); why != "" && hard == "" {
 			hard = why
 		}
+		if !acc.known() && hard == "" {
+			if why := sensitiveWord(word{val: acc.shown, dyn: true}); why != "" {
+				hard = "a path only known at run time may be sensitive: " + why
+			}
+		}
 	}
 	for _, bc := range cmds {
-		if !bc.safe && hard == "" {
-			hard = c.sensitiveArgs(bc.sc)
+		if hard == "" && !bc.readOnly && !bc.sc.decl {
+			hard = c.hiddenSensitive(bc)
 		}
 	}
 	// Layer 3: deny beats ask beats allow, for every command and path.
-	anyForm := func(r Rule, bc bashCmd) bool {
-		for _, f := range bc.sc.forms {
-			if r.matchBash(f) {
-				return true
-			}
-		}
-		return false
-	}
 	for _, list := range []struct {
 		b     Behavior
 		rules []Rule
 	}{{Deny, c.deny}, {Ask, c.ask}} {
-		if list.b == Ask && hard != "" {
+		if list.b == Ask && hard != "" && !req.Typed {
 			return Decision{Behavior: Ask, Layer: LayerPath, Reason: hard + "; it is never used without asking"}
 		}
 		for _, bc := range cmds {
-			if r, ok := firstRule(list.rules, func(r Rule) bool { return r.Tool == "Bash" && anyForm(r, bc) }); ok {
+			if r, ok := firstRule(list.rules, func(r Rule) bool { return r.Tool == "Bash" && r.matchForms(bc.sc) }); ok {
 				return ruleDecision(list.b, r, "command "+joinWords(bc.sc.argv))
+			}
+			if r, ok := firstRule(list.rules, func(r Rule) bool { return r.Tool == "Bash" && r.maybeBash(bc.sc) }); ok && !req.Typed {
+				return Decision{Behavior: Ask, Layer: LayerRule, Rule: r.Raw,
+					Reason: fmt.Sprintf("command %s may be one rule %s (%s) %s: part of it is only known at run time", joinWords(bc.sc.argv), r.Raw, r.Source, verbRule(list.b))}
 			}
 		}
 		for _, acc := range accs {
-			if r, ok := firstRule(list.rules, func(r Rule) bool { return c.bashPathRule(r, acc) }); ok {
+			if r, ok := firstRule(list.rules, func(r Rule) bool { return c.bashPathRule(r, acc, false) }); ok {
 				return ruleDecision(list.b, r, verbOf(acc)+" "+acc.path)
 			}
+			if r, ok := firstRule(list.rules, func(r Rule) bool { return acc.tree && c.ruleUnder(r, acc) && c.holdsMatch(r, acc) }); ok && !req.Typed {
+				return Decision{Behavior: Ask, Layer: LayerRule, Rule: r.Raw,
+					Reason: fmt.Sprintf("reads everything under %s, where rule %s (%s) %s files", acc.path, r.Raw, r.Source, verbRule(list.b))}
+			}
 		}
-	}
-	if c.cfg.SandboxUnavailable {
-		return Decision{Behavior: Ask, Layer: LayerSandbox, Reason: "the Bash sandbox is enabled but not available on this machine, so every command needs approval"}
 	}
 	mode := c.cfg.Mode
 	if mode == ModePlan {
 		for _, bc := range cmds {
-			if !bc.safe {
-				return Decision{Behavior: Deny, Layer: LayerMode, Reason: "plan mode allows only read-only commands: present the plan with ExitPlanMode first"}
+			if !bc.readOnly && !bc.sc.decl {
+				return Decision{Behavior: Deny, Layer: LayerMode, Reason: "plan mode allows only read-only commands (" + bc.why + "): present the plan with ExitPlanMode first"}
 			}
 		}
 		for _, acc := range accs {
@@ -80,158 +101,389 @@ func (c *Checker) checkBash(req Request) Decision {
 			}
 		}
 	}
-	// Every command must be allowed by a rule or be read-only, and every
-	// path it touches must be allowed.
-	used := ""
-	var unapproved []*simpleCmd
+	if req.Typed {
+		return Decision{Behavior: Allow, Layer: LayerAsk, Reason: "typed by you"}
+	}
+	if c.cfg.SandboxUnavailable {
+		return Decision{Behavior: Ask, Layer: LayerSandbox, Reason: "the Bash sandbox is enabled but not available on this machine, so every command needs approval"}
+	}
+	return c.bashAllowed(req, cmds, redirs)
+}
+
+// allAccesses lists the redirections' accesses and every command's; the
+// accesses of commands in ruled are marked as allowed by a rule.
+func allAccesses(cmds []bashCmd, redirs []access, ruled map[*simpleCmd]bool) []access {
+	out := append([]access(nil), redirs...)
 	for _, bc := range cmds {
-		if bc.sc.riskyEnv != "" {
-			unapproved = append(unapproved, bc.sc) // no rule may wave through PATH=... cmd
-			continue
-		}
-		if r, ok := firstRule(c.allow, func(r Rule) bool { return r.Tool == "Bash" && r.matchBash(bc.sc.ruleText) }); ok {
-			used = r.Raw
-			continue
-		}
-		if !bc.safe {
-			unapproved = append(unapproved, bc.sc)
+		for _, acc := range bc.accs {
+			acc.ruled = ruled[bc.sc]
+			out = append(out, acc)
 		}
 	}
-	// A bare "Bash" allow rule already lets any command write anywhere in
-	// the workspace (cp, tee ...), so a redirection there needs no question.
+	return out
+}
+
+// bashAllowed is layers 3 (allow rules) to 5: every command must be allowed
+// by a rule, be read-only, or be an edit acceptEdits allows, and every path
+// it touches must be allowed.
+func (c *Checker) bashAllowed(req Request, cmds []bashCmd, redirs []access) Decision {
+	mode := c.cfg.Mode
+	used := ""
+	var unapproved []bashCmd
+	ruled := map[*simpleCmd]bool{}
+	// A bare "Bash" allow rule allows every command, the variables it sets
+	// included, and lets any command write anywhere in the workspace (cp,
+	// tee ...), so a redirection there needs no question either.
 	_, wholeBash := firstRule(c.allow, func(r Rule) bool { return r.Tool == "Bash" && r.Spec == "" })
+	for _, bc := range cmds {
+		switch {
+		case bc.sc.asks != "" && wholeBash:
+			used, ruled[bc.sc] = "Bash", true
+		case bc.sc.asks != "":
+			unapproved = append(unapproved, bc) // no narrower rule may wave through PATH=... cmd
+		case bc.readOnly || bc.sc.decl:
+		default:
+			if r, ok := firstRule(c.allow, func(r Rule) bool { return r.Tool == "Bash" && r.matchBash(bc.sc.ruleText) }); ok {
+				// A rule allows the command, not the programs its options
+				// name: those still ask; its files are judged below.
+				if bc.inv != nil && len(bc.inv.execs) > 0 {
+					unapproved = append(unapproved, bashCmd{sc: bc.sc, why: bc.inv.spec.name + " " + "runs " + bc.inv.execs[0].val + " (a rule allows " + r.Raw + ", not what its options run)"})
+					continue
+				}
+				used, ruled[bc.sc] = r.Raw, true
+				continue
+			}
+			if mode == ModeAcceptEdits && c.editInside(bc) {
+				continue
+			}
+			unapproved = append(unapproved, bc)
+		}
+	}
+	accs := allAccesses(cmds, redirs, ruled)
 	var pending []access
+	runtimeOnly := true // everything pending is a read only known at run time
 	for _, acc := range accs {
-		if r, ok := firstRule(c.allow, func(r Rule) bool { return c.bashPathRule(r, acc) }); ok {
+		if r, ok := firstRule(c.allow, func(r Rule) bool { return c.bashPathRule(r, acc, true) }); ok {
 			used = r.Raw
 			continue
 		}
-		if acc.path != "" && c.inside(acc) && (!acc.write || mode == ModeAcceptEdits || wholeBash) {
+		switch {
+		case c.readable(acc):
+			continue
+		case !acc.known():
+			pending = append(pending, acc)
+			runtimeOnly = runtimeOnly && !acc.write
+			continue
+		case c.inside(acc) && (!acc.write || mode == ModeAcceptEdits || acc.ruled):
+			continue
+		case c.inside(acc) && wholeBash:
+			used = "Bash"
 			continue
 		}
 		pending = append(pending, acc)
+		runtimeOnly = false
 	}
-	if len(unapproved) == 0 && len(pending) == 0 {
-		if used != "" {
-			return Decision{Behavior: Allow, Layer: LayerRule, Rule: used, Reason: "every command and path is allowed (rule " + used + ")"}
-		}
-		return Decision{Behavior: Allow, Layer: LayerMode, Reason: "read-only commands inside the workspace"}
-	}
-	if c.cfg.Sandboxed && c.cfg.SandboxAutoAllow {
+	auto := used == ""
+	switch {
+	case len(unapproved) == 0 && len(pending) == 0 && used != "":
+		return Decision{Behavior: Allow, Layer: LayerRule, Rule: used, Reason: "every command and path is allowed (rule " + used + ")"}
+	case len(unapproved) == 0 && len(pending) == 0:
+		return Decision{Behavior: Allow, Layer: LayerMode, Reason: "read-only commands inside the workspace", Auto: auto}
+	case len(unapproved) == 0 && runtimeOnly && req.Sandboxed:
+		return Decision{Behavior: Allow, Layer: LayerSandbox, Reason: "read-only commands whose files are only known at run time, confined by the sandbox", Auto: auto}
+	case req.Sandboxed && c.cfg.SandboxAutoAllow:
 		return Decision{Behavior: Allow, Layer: LayerSandbox, Reason: "runs inside the sandbox (sandbox.autoAllow)"}
-	}
-	if mode == ModeBypass {
+	case mode == ModeBypass:
 		return Decision{Behavior: Allow, Layer: LayerMode, Reason: "bypassPermissions mode"}
 	}
-	sugg := c.bashSuggestions(unapproved, pending)
+	// A rule for the command covers its own files inside the workspace,
+	// so only other files get a path rule of their own.
+	var others []access
+	mine := map[*simpleCmd]bool{}
+	for _, bc := range unapproved {
+		mine[bc.sc] = true
+	}
+	for _, bc := range cmds {
+		for _, acc := range bc.accs {
+			if !mine[bc.sc] || !c.inside(acc) {
+				others = append(others, acc)
+			}
+		}
+	}
+	others = append(others, redirs...)
+	var pendingOthers []access
+	for _, p := range pending {
+		for _, o := range others {
+			if o.path == p.path && o.write == p.write {
+				pendingOthers = append(pendingOthers, p)
+				break
+			}
+		}
+	}
+	sugg := c.bashSuggestions(unapproved, pendingOthers)
+	for _, acc := range pending {
+		if acc.known() && !c.inside(acc) {
+			// Where it goes matters more to a person than which program.
+			return Decision{Behavior: Ask, Layer: LayerPath, Reason: fmt.Sprintf("%s %s, outside the workspace", verbOf(acc), acc.path), Suggestions: sugg}
+		}
+	}
 	if len(unapproved) > 0 {
-		return Decision{Behavior: Ask, Layer: LayerMode, Reason: "needs approval: " + unapproved[0].ruleText, Suggestions: sugg}
+		bc := unapproved[0]
+		why := bc.why
+		if bc.sc.asks != "" {
+			why = bc.sc.asks
+		}
+		if why == "" {
+			why = bc.sc.ruleText
+		}
+		return Decision{Behavior: Ask, Layer: LayerMode, Reason: "needs approval: " + why, Suggestions: sugg}
 	}
 	acc := pending[0]
 	switch {
-	case acc.path == "":
-		return Decision{Behavior: Ask, Layer: LayerPath, Reason: "touches " + acc.shown + ", a path only known at run time"}
+	case !acc.known():
+		reason := "touches " + acc.shown + ", a path only known at run time"
+		if !req.Sandboxed && runtimeOnly {
+			reason += " (inside the sandbox it would run without asking)"
+		}
+		return Decision{Behavior: Ask, Layer: LayerPath, Reason: reason}
 	case !c.inside(acc):
 		return Decision{Behavior: Ask, Layer: LayerPath, Reason: fmt.Sprintf("%s %s, outside the workspace", verbOf(acc), acc.path), Suggestions: sugg}
 	}
 	return Decision{Behavior: Ask, Layer: LayerMode, Reason: fmt.Sprintf("%s %s", verbOf(acc), acc.path), Suggestions: sugg}
 }
 
-// bashAccesses classifies the simple commands of a and collects every path
-// they read or write: redirections and the paths of read-only commands.
-func (c *Checker) bashAccesses(a *analysis) ([]bashCmd, []access) {
+// bashCommands reads every simple command against the table, with the
+// files each command's entry names, and returns them with the files the
+// redirections read and write.
+func (c *Checker) bashCommands(a *analysis, req Request) ([]bashCmd, []access) {
 	var accs []access
 	for _, r := range a.redirs {
-		if r.target.dyn {
-			accs = append(accs, access{shown: r.target.val, write: r.write})
-			continue
+		cwd := r.cwd
+		for _, acc := range c.wordAccesses(r.target, cwd, r.write) {
+			if !ignoredPath(acc.path) {
+				accs = append(accs, acc)
+			}
 		}
-		if acc := c.newAccess(r.target.val, r.cwd, r.write); !ignoredPath(acc.path) {
-			accs = append(accs, acc)
+	}
+	carried := ""
+	for _, kv := range req.ShellEnv {
+		name, val, hasVal := strings.Cut(kv, "=")
+		if !safeExport(name, val, !hasVal) {
+			carried = name + " is set in the session's shell (an earlier command exported it), and it changes what programs do; unset it or approve"
+			break
 		}
 	}
 	cmds := make([]bashCmd, 0, len(a.cmds))
 	for _, sc := range a.cmds {
-		bc := bashCmd{sc: sc}
-		if words, ok := safeReads(sc); ok {
-			bc.safe = true
-			if len(words) == 0 && readsCwd(sc.name()) {
-				words = []word{{val: "."}} // ls, git status: the current directory
-			}
-			for _, w := range words {
-				if w.dyn {
-					bc.reads = append(bc.reads, access{shown: w.val})
-				} else if acc := c.newAccess(w.val, sc.cwd, false); !ignoredPath(acc.path) {
-					bc.reads = append(bc.reads, acc)
-				}
-			}
-			if sc.runtimeArg && !safeCommands()[sc.name()].noPaths {
-				bc.reads = append(bc.reads, access{shown: "the arguments " + sc.via + " supplies"})
-			}
-			accs = append(accs, bc.reads...)
+		if carried != "" && sc.asks == "" && !sc.decl {
+			sc.asks = carried
 		}
-		cmds = append(cmds, bc)
+		cmds = append(cmds, c.readCommand(sc))
 	}
 	return cmds, accs
 }
 
-// readsCwd names read-only commands that read the current directory when
-// given no path.
-func readsCwd(name string) bool {
-	switch name {
-	case "ls", "tree", "du", "rg", "git", "find":
-		return true
+// readCommand looks sc up in the table and works out its files.
+func (c *Checker) readCommand(sc *simpleCmd) bashCmd {
+	bc := bashCmd{sc: sc}
+	if sc.decl {
+		bc.readOnly = sc.asks == ""
+		return bc
 	}
-	return false
+	name := sc.name()
+	switch {
+	case name == "":
+		bc.why = "the program is only known at run time"
+		return bc
+	case sc.privileged:
+		bc.why = "runs as another user: " + sc.ruleText
+		return bc
+	case name == "git":
+		bc.inv = c.gitInvocation(sc.argv[1:])
+	default:
+		if sp, args := c.specFor(sc); sp != nil {
+			bc.inv = c.parseArgs(sp, args)
+		}
+	}
+	if bc.inv == nil {
+		bc.why = sc.ruleText
+		return bc
+	}
+	inv := bc.inv
+	cwd := sc.cwd
+	for _, w := range inv.reads {
+		for _, acc := range c.wordAccesses(w, cwd, false) {
+			acc.tree = inv.tree
+			if !ignoredPath(acc.path) {
+				bc.accs = append(bc.accs, acc)
+			}
+		}
+	}
+	for _, w := range inv.writes {
+		for _, acc := range c.wordAccesses(w, cwd, true) {
+			acc.tree = inv.rec
+			if !ignoredPath(acc.path) {
+				bc.accs = append(bc.accs, acc)
+			}
+		}
+	}
+	if sc.runtimeArg && inv.spec.pos != argVal {
+		bc.accs = append(bc.accs, access{shown: "the files " + sc.via + " supplies at run time", tree: inv.tree, write: len(inv.writes) > 0 || inv.inplace})
+	}
+	if inv.markSeen("dynword") && len(inv.pos) > 0 && inv.spec.pos == argVal {
+		// $X may expand to options of a program whose words are values.
+		bc.accs = append(bc.accs, access{shown: "options only known at run time"})
+	}
+	bc.readOnly = inv.readOnly() && sc.asks == ""
+	if !bc.readOnly {
+		bc.why = inv.why()
+		if sc.asks != "" {
+			bc.why = sc.asks
+		}
+	}
+	if bc.readOnly && name == "git" {
+		if why := c.gitHazard(sc, inv); why != "" {
+			bc.readOnly, bc.why = false, why
+		}
+	}
+	return bc
+}
+
+// editInside reports whether bc is a file edit acceptEdits runs without
+// asking: mkdir, touch, cp, mv, rm (not recursive), sed -i, on files that
+// are all known and inside the workspace.
+func (c *Checker) editInside(bc bashCmd) bool {
+	inv := bc.inv
+	if inv == nil || bc.sc.asks != "" || inv.unknown != "" || len(inv.execs) > 0 || inv.net != "" || inv.effect != "" {
+		return false
+	}
+	if !inv.spec.edit && !(inv.spec.name == "sed" && inv.inplace) {
+		return false
+	}
+	if inv.rec && inv.spec.name == "rm" {
+		return false
+	}
+	for _, acc := range bc.accs {
+		if !acc.known() || !c.inside(acc) {
+			return false
+		}
+	}
+	return true
+}
+
+// hiddenSensitive returns why a command whose effects nova cannot read in
+// full may still reach a sensitive file: it names one inside a program's
+// text or a path built at run time, or it runs inside a git directory.
+func (c *Checker) hiddenSensitive(bc bashCmd) string {
+	sc := bc.sc
+	if inGitDir(sc.cwd) || inGitDir(physicalPath(sc.cwd)) {
+		return "it runs inside the git directory " + sc.cwd + ", where what it writes can make git run code"
+	}
+	for _, w := range sc.argv[1:] {
+		if why := sensitiveWord(w); why != "" {
+			return "the command's effects cannot be read in full, and " + why
+		}
+	}
+	return ""
 }
 
 // bashPathRule reports whether a Read or Edit rule covers a path a Bash
-// command reads or writes.
-func (c *Checker) bashPathRule(r Rule, acc access) bool {
-	if r.Spec == "" || acc.path == "" {
+// command reads or writes. An allow rule must cover where the path really
+// leads; a deny or ask rule covers either spelling.
+func (c *Checker) bashPathRule(r Rule, acc access, allow bool) bool {
+	if r.Spec == "" || !acc.known() {
 		return false
 	}
 	tool := "Read"
 	if acc.write {
 		tool = "Edit"
 	}
-	return (r.Tool == tool || r.Tool == "Write" && acc.write) && c.pathRuleMatch(r, r.Tool, acc)
+	if !(r.Tool == tool || r.Tool == "Write" && acc.write) {
+		return false
+	}
+	if allow {
+		return r.matchPath(acc.real, c.home)
+	}
+	return c.pathRuleMatch(r, r.Tool, acc)
 }
 
-// sensitiveArgs returns why an argument of a command whose effects nova
-// cannot read names a sensitive file, or "".
-func (c *Checker) sensitiveArgs(sc *simpleCmd) string {
-	if len(sc.argv) == 0 {
-		return ""
+// ruleUnder reports whether a Read deny or ask rule could match a file
+// below the directory a recursive read starts from.
+func (c *Checker) ruleUnder(r Rule, acc access) bool {
+	if r.Tool != "Read" || r.Spec == "" || !acc.known() || acc.write {
+		return false
 	}
-	for _, a := range sc.argv[1:] {
-		v := a.val
-		if _, after, ok := strings.Cut(v, "="); ok && strings.HasPrefix(v, "-") {
-			v = after
-		}
-		if a.dyn || v == "" {
-			continue
-		}
-		if why := c.sensitiveAccess(c.newAccess(v, sc.cwd, true)); why != "" {
-			return why
+	pat := r.pattern(c.home)
+	prefix := pat
+	if i := strings.IndexAny(pat, "*?[{"); i >= 0 {
+		prefix = pat[:i]
+	}
+	prefix = strings.TrimSuffix(prefix, "/")
+	if i := strings.LastIndex(pat[:len(prefix)], "/"); i >= 0 && len(prefix) < len(pat) {
+		prefix = pat[:i]
+	}
+	if prefix == "" {
+		prefix = "/"
+	}
+	for _, d := range []string{acc.path, acc.real} {
+		if within(prefix, d) || within(d, prefix) {
+			return true
 		}
 	}
-	return ""
+	return false
+}
+
+// maxRuleWalk bounds the directory entries holdsMatch looks at; a bigger
+// tree is assumed to hold a match.
+const maxRuleWalk = 20000
+
+// holdsMatch reports whether the directory a recursive read starts from
+// holds a file rule r matches (or might: the walk gave up).
+func (c *Checker) holdsMatch(r Rule, acc access) bool {
+	root := acc.real
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return r.matchPath(root, c.home) || err != nil && !errors.Is(err, fs.ErrNotExist)
+	}
+	seen := 0
+	found := false
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		seen++
+		if seen > maxRuleWalk {
+			found = true
+			return fs.SkipAll
+		}
+		if err != nil {
+			return nil
+		}
+		if r.matchPath(p, c.home) {
+			found = true
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return found || err != nil
+}
+
+func verbRule(b Behavior) string {
+	if b == Deny {
+		return "denies"
+	}
+	return "asks about"
 }
 
 // bashSuggestions proposes narrow rules that would allow what was asked.
-func (c *Checker) bashSuggestions(cmds []*simpleCmd, pending []access) []string {
+func (c *Checker) bashSuggestions(cmds []bashCmd, pending []access) []string {
 	var out []string
 	add := func(s string) {
 		if s != "" && !contains(out, s) {
 			out = append(out, s)
 		}
 	}
-	for _, sc := range cmds {
-		add(suggestBash(sc))
+	for _, bc := range cmds {
+		add(suggestBash(bc.sc))
 	}
 	for _, acc := range pending {
-		if acc.path == "" {
+		if !acc.known() {
 			continue
 		}
 		if acc.write {
@@ -247,7 +499,7 @@ func (c *Checker) bashSuggestions(cmds []*simpleCmd, pending []access) []string 
 // subcommand (Bash(npm run test:*)), or the exact command for programs
 // whose every use deserves a look (rm, curl, git push).
 func suggestBash(sc *simpleCmd) string {
-	if len(sc.argv) == 0 || sc.privileged || sc.riskyEnv != "" || sc.via == "xargs" || sc.via == "find -exec" {
+	if len(sc.argv) == 0 || sc.privileged || sc.asks != "" || sc.via == "xargs" || sc.via == "find -exec" || sc.decl {
 		return ""
 	}
 	var words []string

@@ -37,6 +37,15 @@ type Config struct {
 	// Persist writes an "allow always" rule to the local settings file; nil
 	// means rules added at run time live only as long as the Checker.
 	Persist func(rule string) error
+	// ReadDirs are directories every tool may read without asking, in
+	// every mode: the session's own spilled results.
+	ReadDirs []string
+	// SensitiveReads are further absolute paths that hold secrets (the
+	// sandbox masks them too): reading them always asks.
+	SensitiveReads []string
+	// LookupEnv reads nova's environment (what Bash commands inherit);
+	// nil means os.LookupEnv.
+	LookupEnv func(string) (string, bool)
 }
 
 // Checker is the one decision point for tool calls. It is safe for
@@ -48,9 +57,11 @@ type Checker struct {
 	novaHome  string
 	roots     []string // workspace and added directories, cleaned
 	realRoots []string // the same with symlinks resolved
+	readDirs  []string // ReadDirs, symlinks resolved
 	allow     []Rule
 	ask       []Rule
 	deny      []Rule
+	specs     map[string]*spec // the command table, parsed
 }
 
 // NewChecker returns a Checker for cfg, or an error naming the bad rule or
@@ -90,8 +101,17 @@ func NewChecker(cfg Config) (*Checker, error) {
 		}
 		d = filepath.Clean(d)
 		c.roots = append(c.roots, d)
-		c.realRoots = append(c.realRoots, realPath(d))
+		c.realRoots = append(c.realRoots, physicalPath(d))
 	}
+	for _, d := range cfg.ReadDirs {
+		if filepath.IsAbs(d) {
+			c.readDirs = append(c.readDirs, physicalPath(filepath.Clean(d)))
+		}
+	}
+	if c.cfg.LookupEnv == nil {
+		c.cfg.LookupEnv = os.LookupEnv
+	}
+	c.specs = commandSpecs()
 	// Rules may come straight from --allowedTools values, which can hold
 	// several rules each ("Bash(git log:*),Edit").
 	sets := append([]RuleSet{{Source: "command line", Allow: splitAll(cfg.Rules.Allow), Ask: splitAll(cfg.Rules.Ask), Deny: splitAll(cfg.Rules.Deny)}}, cfg.RuleSets...)
@@ -204,12 +224,27 @@ func ruleDecision(b Behavior, r Rule, what string) Decision {
 	return Decision{Behavior: b, Layer: LayerRule, Rule: r.Raw, Reason: fmt.Sprintf("%s %s by rule %s (%s)", what, verb, r.Raw, r.Source)}
 }
 
-// pathRuleMatch reports whether a path rule covers access a of tool.
+// pathRuleMatch reports whether a path rule covers access a of tool, as
+// spelled or where it really leads (deny and ask rules).
 func (c *Checker) pathRuleMatch(r Rule, tool string, a access) bool {
 	if !r.appliesTo(tool) {
 		return false
 	}
 	return r.matchPath(a.path, c.home) || a.real != a.path && r.matchPath(a.real, c.home)
+}
+
+// allowRuleMatch reports whether an allow rule covers where access a
+// really leads: a link inside an allowed directory that points elsewhere
+// is not allowed by it.
+func (c *Checker) allowRuleMatch(r Rule, tool string, a access) bool {
+	return r.appliesTo(tool) && a.real != "" && r.matchPath(a.real, c.home)
+}
+
+// inEnv reports whether nova's environment, which Bash commands inherit,
+// holds name.
+func (c *Checker) inEnv(name string) bool {
+	_, ok := c.cfg.LookupEnv(name)
+	return ok
 }
 
 // checkTool decides a call of a tool other than Bash.
@@ -252,7 +287,11 @@ func (c *Checker) checkTool(req Request) Decision {
 				return false
 			}
 			for _, a := range accs {
-				if c.pathRuleMatch(r, req.Tool, a) != all {
+				m := c.pathRuleMatch(r, req.Tool, a)
+				if all {
+					m = c.allowRuleMatch(r, req.Tool, a)
+				}
+				if m != all {
 					return !all
 				}
 			}
@@ -282,7 +321,7 @@ func (c *Checker) checkTool(req Request) Decision {
 		return Decision{Behavior: Allow, Layer: LayerMode, Reason: "bypassPermissions mode"}
 	}
 	for _, a := range accs {
-		if !c.inside(a) {
+		if !c.inside(a) && !c.readable(a) {
 			return Decision{Behavior: Ask, Layer: LayerPath, Reason: fmt.Sprintf("%s %s %s, outside the workspace", req.Tool, verbOf(a), a.path), Suggestions: c.toolSuggestions(req, accs)}
 		}
 	}

@@ -29,11 +29,24 @@ func corpusConfig(t *testing.T, setup string) Config {
 		case "plan", "acceptEdits", "bypassPermissions":
 			cfg.Mode = Mode(part)
 		case "sandbox":
-			cfg.Sandboxed, cfg.SandboxAutoAllow = true, true
+			cfg.SandboxAutoAllow = true // the request says Sandboxed
+		case "sandboxed":
+			// the request says Sandboxed; autoAllow stays off
 		case "nosandbox":
 			cfg.SandboxUnavailable = true
 		default:
-			t.Fatalf("unknown setup %q", part)
+			// allow:RULE, ask:RULE, deny:RULE add one rule.
+			list, rule, ok := strings.Cut(part, ":")
+			switch {
+			case ok && list == "allow":
+				cfg.Rules.Allow = append(cfg.Rules.Allow, rule)
+			case ok && list == "ask":
+				cfg.Rules.Ask = append(cfg.Rules.Ask, rule)
+			case ok && list == "deny":
+				cfg.Rules.Deny = append(cfg.Rules.Deny, rule)
+			default:
+				t.Fatalf("unknown setup %q", part)
+			}
 		}
 	}
 	return cfg
@@ -84,7 +97,7 @@ func readCorpus(t *testing.T) []corpusRow {
 // decision it must get and the layer that must make it.
 func TestCorpus(t *testing.T) {
 	rows := readCorpus(t)
-	if len(rows) < 150 {
+	if len(rows) < 400 {
 		t.Fatalf("corpus has %d rows, want at least 150", len(rows))
 	}
 	for _, r := range rows {
@@ -93,7 +106,8 @@ func TestCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := c.Check(context.Background(), Request{Tool: "Bash", Kind: KindExec, Command: r.command, Workdir: "/work/ws"})
+			sandboxed := strings.Contains("+"+r.setup+"+", "+sandbox+") || strings.Contains("+"+r.setup+"+", "+sandboxed+")
+			d := c.Check(context.Background(), Request{Tool: "Bash", Kind: KindExec, Command: r.command, Workdir: "/work/ws", Sandboxed: sandboxed})
 			if string(d.Behavior) != r.want || string(d.Layer) != r.layer {
 				t.Errorf("commands.tsv:%d %q [%s]: got %s/%s (%s), want %s/%s %s", r.line, r.command, r.setup, d.Behavior, d.Layer, d.Reason, r.want, r.layer, r.note)
 			}

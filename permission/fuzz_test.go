@@ -18,7 +18,7 @@ func FuzzShellAnalysis(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
-		a := analyzeShell(cmd, "/work/ws", "/home/u")
+		a := analyzeShell(shellInput{src: cmd, cwd: "/work/ws", home: "/home/u"})
 		d := c.checkBash(Request{Tool: "Bash", Kind: KindExec, Command: cmd, Workdir: "/work/ws"})
 		switch d.Behavior {
 		case Allow, Ask, Deny:
@@ -73,8 +73,9 @@ func FuzzSedScript(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, script string) {
-		if sedScriptSafe(script) && (strings.HasPrefix(script, "w ") || strings.HasPrefix(script, "e ")) {
-			t.Fatalf("%q judged safe", script)
+		sc, ok := parseSedScript(script)
+		if ok && (strings.HasPrefix(script, "w ") && len(sc.writes) == 0 || strings.HasPrefix(script, "e ") && !sc.exec) {
+			t.Fatalf("%q: %+v", script, sc)
 		}
 	})
 }

@@ -247,3 +247,159 @@ func SplitToolList(s string) []string {
 	flush(len(s))
 	return out
 }
+
+// commandForms returns the spellings deny and ask rules are matched
+// against: as written (privileged wrappers included), the program alone,
+// by its base name (deny rules name programs, wherever they are run
+// from), and with global options taken out (git -C . push is git push).
+func commandForms(argv, prefix []word) []string {
+	full := append(append([]word(nil), prefix...), argv...)
+	forms := []string{joinWords(full), joinWords(argv)}
+	if len(argv) == 0 || argv[0].dyn {
+		return forms
+	}
+	base := append([]word{{val: filepath.Base(argv[0].val)}}, argv[1:]...)
+	forms = append(forms, joinWords(base))
+	if norm, ok := stripGlobalOptions(base); ok {
+		forms = append(forms, joinWords(norm))
+	}
+	return forms
+}
+
+// globalOptions lists, for programs with subcommands, the options that
+// may come before the subcommand and whether each takes a value.
+func globalOptions(prog string) map[string]bool {
+	switch prog {
+	case "git":
+		return map[string]bool{"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true,
+			"--exec-path": false, "--super-prefix": true, "--config-env": true, "--attr-source": true}
+	case "docker", "podman":
+		return map[string]bool{"-H": true, "--host": true, "--context": true, "-c": true, "--config": true, "-l": true, "--log-level": true}
+	case "kubectl":
+		return map[string]bool{"-n": true, "--namespace": true, "--context": true, "--kubeconfig": true, "-s": true, "--server": true}
+	case "npm", "pnpm", "yarn":
+		return map[string]bool{"--prefix": true, "-C": true, "--dir": true, "--cwd": true, "-w": true, "--workspace": true, "--filter": true}
+	case "cargo":
+		return map[string]bool{"-C": true, "--config": true, "-Z": true, "--manifest-path": true}
+	case "go", "make":
+		return map[string]bool{"-C": true, "-f": true, "--file": true, "--directory": true}
+	}
+	return nil
+}
+
+// stripGlobalOptions drops the options before the subcommand of a program
+// that has them: git --no-pager -C . push origin main is git push origin
+// main. ok is false when there were none to drop.
+func stripGlobalOptions(argv []word) ([]word, bool) {
+	opts := globalOptions(argv[0].val)
+	if opts == nil {
+		return nil, false
+	}
+	i := 1
+	for i < len(argv) && !argv[i].dyn && strings.HasPrefix(argv[i].val, "-") && argv[i].val != "--" {
+		name, _, glued := strings.Cut(argv[i].val, "=")
+		i++
+		if opts[name] && !glued {
+			i++
+		}
+		if strings.HasPrefix(name, "+") { // cargo +nightly
+			continue
+		}
+	}
+	if i == 1 || i > len(argv) {
+		return nil, false
+	}
+	return append([]word{argv[0]}, argv[i:]...), true
+}
+
+// matchForms reports whether a Bash rule matches any spelling of sc.
+func (r Rule) matchForms(sc *simpleCmd) bool {
+	for _, f := range sc.forms {
+		if r.matchBash(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// maybeBash reports whether a deny or ask rule could match sc once what is
+// only known at run time is known: a word the rule spells is a variable or
+// a substitution (g=push; git $g), or git's subcommand may be an alias
+// (git -c alias.p=push p).
+func (r Rule) maybeBash(sc *simpleCmd) bool {
+	if r.Spec == "" || len(sc.argv) == 0 {
+		return false
+	}
+	ruleWords := strings.Fields(strings.TrimSuffix(strings.TrimSpace(r.Spec), ":*"))
+	if len(ruleWords) == 0 {
+		return false
+	}
+	argv := sc.argv
+	if !argv[0].dyn {
+		argv = append([]word{{val: filepath.Base(argv[0].val)}}, argv[1:]...)
+	}
+	if norm, ok := stripGlobalOptions(argv); ok {
+		if argv[0].val == "git" && gitAliasable(argv) {
+			return ruleWords[0] == "git" && len(ruleWords) > 1
+		}
+		argv = norm
+	} else if len(argv) > 0 && argv[0].val == "git" && len(argv) > 1 && !argv[1].dyn && !knownGitCommand(argv[1].val) &&
+		ruleWords[0] == "git" && len(ruleWords) > 1 {
+		return true // an alias from the user's or the repository's config
+	}
+	for i, rw := range ruleWords {
+		if i >= len(argv) {
+			return false
+		}
+		if argv[i].dyn {
+			return true
+		}
+		if strings.Contains(rw, "*") {
+			return false // a wildcard rule already matched or not on the text
+		}
+		if argv[i].val != rw {
+			return false
+		}
+	}
+	return false
+}
+
+// gitAliasable reports whether git's global options define an alias or
+// configuration on the command line (-c alias.x=..., --config-env).
+func gitAliasable(argv []word) bool {
+	for i, a := range argv {
+		if a.val == "--config-env" || strings.HasPrefix(a.val, "--config-env=") {
+			return true
+		}
+		if a.val == "-c" && i+1 < len(argv) {
+			if v := strings.ToLower(argv[i+1].val); argv[i+1].dyn || strings.HasPrefix(v, "alias.") {
+				return true
+			}
+		}
+		if strings.HasPrefix(a.val, "-c") && len(a.val) > 2 && strings.HasPrefix(strings.ToLower(a.val[2:]), "alias.") {
+			return true
+		}
+	}
+	return false
+}
+
+// knownGitCommand reports whether sub is one of git's own commands, which
+// an alias cannot shadow.
+func knownGitCommand(sub string) bool {
+	switch sub {
+	case "add", "am", "annotate", "apply", "archive", "bisect", "blame", "branch", "bundle", "cat-file", "check-attr",
+		"check-ignore", "check-mailmap", "check-ref-format", "checkout", "checkout-index", "cherry", "cherry-pick", "citool",
+		"clean", "clone", "column", "commit", "commit-graph", "commit-tree", "config", "count-objects", "credential",
+		"describe", "diff", "diff-files", "diff-index", "diff-tree", "difftool", "fast-export", "fast-import", "fetch",
+		"filter-branch", "for-each-ref", "for-each-repo", "format-patch", "fsck", "gc", "grep", "gui", "hash-object", "help",
+		"init", "instaweb", "interpret-trailers", "log", "ls-files", "ls-remote", "ls-tree", "maintenance", "merge",
+		"merge-base", "merge-file", "merge-tree", "mergetool", "mktag", "mktree", "mv", "name-rev", "notes", "pack-objects",
+		"pack-refs", "prune", "pull", "push", "range-diff", "read-tree", "rebase", "reflog", "remote", "repack", "replace",
+		"request-pull", "rerere", "reset", "restore", "rev-list", "rev-parse", "revert", "rm", "send-email", "shortlog",
+		"show", "show-branch", "show-ref", "sparse-checkout", "stash", "status", "stripspace", "submodule", "switch",
+		"symbolic-ref", "tag", "update-index", "update-ref", "var", "verify-commit", "verify-pack", "verify-tag", "version",
+		"whatchanged", "worktree", "write-tree", "lfs", "init-db", "backfill", "replay", "refs", "diagnose", "bugreport":
+		return true
+	}
+	return false
+}

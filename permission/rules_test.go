@@ -130,8 +130,15 @@ func TestSedScriptSafe(t *testing.T) {
 		{"", true},
 	}
 	for _, tt := range tests {
-		if got := sedScriptSafe(tt.script); got != tt.want {
-			t.Errorf("sedScriptSafe(%q) = %v", tt.script, got)
+		sc, ok := parseSedScript(tt.script)
+		got := ok && !sc.exec && len(sc.writes) == 0
+		if got != tt.want {
+			t.Errorf("parseSedScript(%q) = %+v, %v", tt.script, sc, ok)
 		}
+	}
+	// GNU sed takes the rest of the line as the file name, ; included.
+	sc, ok := parseSedScript("1r /etc/passwd\nw out;x")
+	if !ok || len(sc.reads) != 1 || sc.reads[0] != "/etc/passwd" || len(sc.writes) != 1 || sc.writes[0] != "out;x" {
+		t.Errorf("r and w file names: %+v", sc)
 	}
 }

@@ -12,16 +12,6 @@ import (
 // command cannot make the analysis recurse without end.
 const maxDepth = 8
 
-// word is one shell word after quote removal, as far as it is known before
-// the command runs.
-type word struct {
-	val string // the value; unknown parts are kept as their source text
-	dyn bool   // part of the value is only known at run time
-	// download is true when the word comes from a substitution that
-	// downloads something (curl, wget): "$(curl ...)" or "<(curl ...)".
-	download bool
-}
-
 // redirect is a file a redirection reads or writes.
 type redirect struct {
 	target word
@@ -29,8 +19,9 @@ type redirect struct {
 	cwd    string // the shell's directory at that point; "" when unknown
 }
 
-// simpleCmd is one simple command the shell would run, after wrappers
-// (env, sudo, timeout ...) have been looked through.
+// simpleCmd is one simple command the shell would run, after brace
+// expansion and after wrappers (env, sudo, timeout ...) have been looked
+// through.
 type simpleCmd struct {
 	argv       []word // argv[0] is the program that really runs
 	ruleText   string // what allow rules match: privileged wrappers + argv
@@ -40,9 +31,14 @@ type simpleCmd struct {
 	piped      bool   // stdin comes from a download earlier in a pipeline
 	runtimeArg bool   // xargs or find -exec add arguments at run time
 	via        string // how it was reached: "", "bash -c", "eval", "xargs", "find -exec"
-	// riskyEnv names a variable set for the command that changes which
-	// code runs (PATH, LD_PRELOAD, GIT_PAGER ...); such a command always asks.
-	riskyEnv string
+	// asks says why the command needs a question whatever the rules say:
+	// a variable set for it that changes what runs (PATH, LD_PRELOAD,
+	// GIT_CONFIG_COUNT ...), or a shell option that changes what later
+	// commands do (set -a).
+	asks string
+	// decl marks a declaration builtin (export, declare ...) whose effects
+	// are its variables, already judged when it was walked.
+	decl bool
 }
 
 // name is the base name of the program, or "" when it is only known at
@@ -60,9 +56,14 @@ type analysis struct {
 	redirs   []redirect
 	parseErr error
 	// opaque lists what could not be seen through (eval of a variable,
-	// nesting too deep); such a command is never allowed without asking.
+	// arithmetic on a variable, nesting too deep); such a command is never
+	// allowed without asking.
 	opaque   []string
 	forkBomb string // the self-calling function, when there is one
+	// assigned names every variable the command sets anywhere; carried the
+	// variables the session's shell brings from earlier commands.
+	assigned map[string]bool
+	carried  map[string]bool
 }
 
 // walker carries the state of one walk through a parsed command.
@@ -74,20 +75,43 @@ type walker struct {
 	depth int
 	via   string
 	piped bool
+	// known names variables that hold an integer at this point, so
+	// arithmetic on them evaluates nothing.
+	known map[string]bool
+	inEnv func(string) bool
+	// physicalCd is set by set -P: cd then follows symlinks as -P does.
+	physicalCd bool
+}
+
+// shellInput is what the analysis starts from.
+type shellInput struct {
+	src, cwd, home string
+	carried        []string          // variables the session's shell carries
+	inEnv          func(string) bool // whether nova's environment holds a variable
 }
 
 // analyzeShell parses src and collects every simple command it would run,
 // starting in cwd.
-func analyzeShell(src, cwd, home string) *analysis {
-	a := &analysis{}
-	w := &walker{a: a, home: home, cwd: cwd}
-	w.parseAndWalk(src)
+func analyzeShell(in shellInput) *analysis {
+	a := &analysis{assigned: map[string]bool{}, carried: map[string]bool{}}
+	for _, n := range in.carried {
+		a.carried[n] = true
+	}
+	inEnv := in.inEnv
+	if inEnv == nil {
+		inEnv = func(string) bool { return false }
+	}
+	w := &walker{a: a, home: in.home, cwd: in.cwd, known: map[string]bool{}}
+	w.inEnv = func(n string) bool { return inEnv(n) || a.carried[n] }
+	w.parseAndWalk(in.src)
 	return a
 }
 
+func (w *walker) opaque(why string) { w.a.opaque = append(w.a.opaque, why) }
+
 func (w *walker) parseAndWalk(src string) {
 	if w.depth > maxDepth {
-		w.a.opaque = append(w.a.opaque, "commands nested too deeply to analyse")
+		w.opaque("commands nested too deeply to analyse")
 		return
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
@@ -95,25 +119,38 @@ func (w *walker) parseAndWalk(src string) {
 		if w.depth == 0 {
 			w.a.parseErr = err
 		} else {
-			w.a.opaque = append(w.a.opaque, fmt.Sprintf("a nested command cannot be parsed (%v)", err))
+			w.opaque(fmt.Sprintf("a nested command cannot be parsed (%v)", err))
 		}
 		return
 	}
+	collectAssigned(f, w.a.assigned)
 	saved := w.src
 	w.src = src
 	w.stmts(f.Stmts)
 	w.src = saved
 }
 
+// fork returns a copy of w for a part of the command that runs beside the
+// rest (a subshell, a background job, a function body): what it changes
+// (the directory, known variables) does not flow back.
+func (w *walker) fork() *walker {
+	n := *w
+	n.known = make(map[string]bool, len(w.known))
+	for k, v := range w.known {
+		n.known[k] = v
+	}
+	return &n
+}
+
 // nested returns a walker for a nested shell string or substitution.
 func (w *walker) nested(via string) *walker {
-	n := *w
+	n := w.fork()
 	n.depth++
 	if via != "" {
 		n.via = via
 	}
 	n.piped = false
-	return &n
+	return n
 }
 
 func (w *walker) stmts(list []*syntax.Stmt) {
@@ -131,9 +168,8 @@ func (w *walker) stmt(s *syntax.Stmt) {
 	}
 	if s.Background {
 		// A backgrounded command runs beside the rest; cd inside it does
-		// not move the shell, so walk it with its own copy of the state.
-		n := *w
-		n.command(s.Cmd)
+		// not move the shell.
+		w.fork().command(s.Cmd)
 		return
 	}
 	w.command(s.Cmd)
@@ -187,15 +223,15 @@ func (w *walker) command(c syntax.Command) {
 	case *syntax.BinaryCmd:
 		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
 			start := len(w.a.cmds)
-			left := *w
-			left.stmt(c.X)
+			// Each side of a pipeline runs in a subshell of its own.
+			w.fork().stmt(c.X)
 			down := w.piped
 			for _, sc := range w.a.cmds[start:] {
 				if isDownloader(sc.name()) {
 					down = true
 				}
 			}
-			right := *w
+			right := w.fork()
 			right.piped = down
 			right.stmt(c.Y)
 			return
@@ -203,8 +239,7 @@ func (w *walker) command(c syntax.Command) {
 		w.stmt(c.X)
 		w.stmt(c.Y)
 	case *syntax.Subshell:
-		n := *w
-		n.stmts(c.Stmts)
+		w.fork().stmts(c.Stmts)
 	case *syntax.Block:
 		w.stmts(c.Stmts)
 	case *syntax.IfClause:
@@ -213,14 +248,11 @@ func (w *walker) command(c syntax.Command) {
 			w.stmts(ic.Then)
 		}
 	case *syntax.WhileClause:
+		w.forgetAssignedIn(c)
 		w.stmts(c.Cond)
 		w.stmts(c.Do)
 	case *syntax.ForClause:
-		w.walkWords(c.Loop)
-		if it, ok := c.Loop.(*syntax.WordIter); ok && it.Name != nil && riskyVar(it.Name.Value) {
-			w.a.opaque = append(w.a.opaque, "the loop sets "+it.Name.Value+", which changes what later commands run")
-		}
-		w.stmts(c.Do)
+		w.forClause(c)
 	case *syntax.CaseClause:
 		if c.Word != nil {
 			w.word(c.Word)
@@ -244,9 +276,92 @@ func (w *walker) command(c syntax.Command) {
 		w.stmt(c.Stmt)
 	case *syntax.TestDecl:
 		w.stmt(c.Body)
+	case *syntax.ArithmCmd:
+		w.arith(c.X)
+	case *syntax.LetClause:
+		for _, e := range c.Exprs {
+			w.arith(e)
+		}
+	case *syntax.TestClause:
+		w.testExpr(c.X)
 	default:
-		// [[ ]], (( )), let: only substitutions inside them run commands.
-		w.walkWords(c)
+		w.scan(c)
+	}
+}
+
+// forClause walks a for loop; its variable is an integer only when every
+// value it takes is one.
+func (w *walker) forClause(c *syntax.ForClause) {
+	w.forgetAssignedIn(c)
+	switch l := c.Loop.(type) {
+	case *syntax.WordIter:
+		vals := w.words(l.Items)
+		if l.Name != nil {
+			name := l.Name.Value
+			numeric := true
+			for _, v := range vals {
+				numeric = numeric && !v.dyn && !v.glob && isArithNumber(v.val)
+			}
+			if numeric && len(l.Items) > 0 {
+				w.known[name] = true
+			} else {
+				delete(w.known, name)
+			}
+			if why := plainAssignAsks(name, "", true, w.inEnv); why != "" {
+				w.opaque("the loop sets " + why)
+			}
+		}
+	case *syntax.CStyleLoop:
+		w.arith(l.Init)
+		w.arith(l.Cond)
+		w.arith(l.Post)
+	}
+	w.stmts(c.Do)
+}
+
+// forgetAssignedIn drops from the known integers every variable a loop
+// sets to something else: on the next turn of the loop an earlier use sees
+// that value.
+func (w *walker) forgetAssignedIn(n syntax.Node) {
+	set := map[string]bool{}
+	collectAssigned(n, set)
+	for name := range set {
+		delete(w.known, name)
+	}
+}
+
+// testExpr walks [[ ]]: its arithmetic comparisons (-eq, -lt ...) evaluate
+// their operands, and -v evaluates a subscript.
+func (w *walker) testExpr(e syntax.TestExpr) {
+	switch x := e.(type) {
+	case *syntax.BinaryTest:
+		switch x.Op {
+		case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+			for _, side := range []syntax.TestExpr{x.X, x.Y} {
+				if wd, ok := side.(*syntax.Word); ok {
+					w.arith(wd)
+				} else {
+					w.testExpr(side)
+				}
+			}
+			return
+		}
+		w.testExpr(x.X)
+		w.testExpr(x.Y)
+	case *syntax.UnaryTest:
+		if x.Op == syntax.TsVarSet || x.Op == syntax.TsRefVar {
+			if wd, ok := x.X.(*syntax.Word); ok {
+				if v := w.word(wd); v.dyn || !isVarRef(v.val) {
+					w.opaque("[[ -v " + v.val + " ]] evaluates a subscript only known at run time")
+				}
+				return
+			}
+		}
+		w.testExpr(x.X)
+	case *syntax.ParenTest:
+		w.testExpr(x.X)
+	case *syntax.Word:
+		w.word(x)
 	}
 }
 
@@ -258,8 +373,7 @@ func (w *walker) funcDecl(c *syntax.FuncDecl) {
 		name = c.Name.Value
 	}
 	start := len(w.a.cmds)
-	n := *w
-	n.stmt(c.Body)
+	w.fork().stmt(c.Body)
 	for _, sc := range w.a.cmds[start:] {
 		if name != "" && sc.name() == name {
 			w.a.forkBomb = name
@@ -267,146 +381,131 @@ func (w *walker) funcDecl(c *syntax.FuncDecl) {
 	}
 }
 
-func (w *walker) declClause(c *syntax.DeclClause) {
-	argv := []word{{val: "declare"}}
-	if c.Variant != nil {
-		argv[0].val = c.Variant.Value
-	}
-	var names []string
-	for _, as := range c.Args {
-		if as == nil {
-			continue
-		}
-		v := word{}
-		if as.Name != nil {
-			v.val = as.Name.Value + "="
-			names = append(names, as.Name.Value)
-		}
-		if as.Value != nil {
-			x := w.word(as.Value)
-			v.val += x.val
-			v.dyn = v.dyn || x.dyn
-			if as.Name != nil && as.Name.Value == "HOME" {
-				w.assign("HOME", x)
-			}
-		}
-		if as.Array != nil {
-			w.walkWords(as.Array)
-		}
-		argv = append(argv, v)
-	}
-	w.add(argv, nil, w.cwd)
-	risky := firstRisky(names)
-	for _, a := range argv[1:] {
-		if strings.HasPrefix(a.val, "-") && strings.Contains(a.val, "n") || argv[0].val == "nameref" {
-			risky = "a name reference" // declare -n can alias PATH
-		}
-	}
-	w.a.cmds[len(w.a.cmds)-1].riskyEnv = risky
-}
-
 func (w *walker) call(c *syntax.CallExpr) {
-	var names []string
+	var prefix []string // why each prefix assignment asks
 	for _, as := range c.Assigns {
 		if as == nil {
 			continue
 		}
-		var val word
-		if as.Value != nil {
-			val = w.word(as.Value)
+		val := w.assignValue(as)
+		if as.Name == nil {
+			continue
 		}
-		if as.Array != nil {
-			w.walkWords(as.Array)
+		name := as.Name.Value
+		if len(c.Args) == 0 {
+			w.setVar(name, val, as, false)
+			continue
 		}
-		w.walkWords(as.Index)
-		if as.Name != nil {
-			names = append(names, as.Name.Value)
-			if len(c.Args) == 0 {
-				w.assign(as.Name.Value, val)
-			}
+		// NAME=v cmd exports NAME to cmd.
+		if !safeExport(name, val.val, val.dyn) {
+			prefix = append(prefix, name+" is set for the command")
 		}
 	}
 	if len(c.Args) == 0 {
 		return // assignments only
 	}
-	argv := make([]word, 0, len(c.Args))
-	for _, a := range c.Args {
-		argv = append(argv, w.word(a))
-	}
+	argv := w.words(c.Args)
 	start := len(w.a.cmds)
 	w.exec(argv)
-	if start < len(w.a.cmds) && w.a.cmds[start].riskyEnv == "" {
-		w.a.cmds[start].riskyEnv = firstRisky(names)
+	if start < len(w.a.cmds) && len(prefix) > 0 && w.a.cmds[start].asks == "" {
+		w.a.cmds[start].asks = prefix[0]
 	}
 }
 
-// assign follows a shell variable assignment that outlives one command:
-// HOME moves ~, and risky variables are recorded as a command that asks.
-func (w *walker) assign(name string, val word) {
+// assignValue resolves the value of an assignment, checking an array
+// subscript (evaluated as arithmetic) and the elements of an array value.
+func (w *walker) assignValue(as *syntax.Assign) word {
+	if as.Index != nil {
+		w.arith(as.Index)
+	}
+	var val word
+	if as.Value != nil {
+		val = w.word(as.Value)
+	}
+	if as.Array != nil {
+		val.dyn = true
+		for _, el := range as.Array.Elems {
+			if el == nil {
+				continue
+			}
+			if el.Index != nil {
+				w.arith(el.Index)
+			}
+			if el.Value != nil {
+				w.word(el.Value)
+			}
+		}
+	}
+	return val
+}
+
+// setVar follows a variable assignment that outlives one command: the
+// known integers, HOME (which moves ~), and the names that need a question.
+func (w *walker) setVar(name string, val word, as *syntax.Assign, exported bool) {
+	if !val.dyn && isArithNumber(val.val) && (as == nil || as.Array == nil) {
+		w.known[name] = true
+	} else {
+		delete(w.known, name)
+	}
 	if name == "HOME" {
 		if val.dyn || !filepath.IsAbs(val.val) {
-			w.a.opaque = append(w.a.opaque, "HOME is set to "+val.val+", so ~ is only known at run time")
 			w.home = ""
 		} else {
 			w.home = filepath.Clean(val.val)
 		}
 	}
-	if riskyVar(name) {
+	why := ""
+	if exported {
+		if !safeExport(name, val.val, val.dyn) {
+			why = name + " is exported"
+		}
+	} else {
+		why = plainAssignAsks(name, val.val, val.dyn, w.inEnv)
+	}
+	if why != "" {
 		w.add([]word{{val: "export"}, {val: name + "=" + val.val, dyn: val.dyn}}, nil, w.cwd)
-		w.a.cmds[len(w.a.cmds)-1].riskyEnv = name
+		last := w.a.cmds[len(w.a.cmds)-1]
+		last.asks, last.decl = why, true
 	}
-}
-
-// riskyVar reports whether setting name changes which code later commands
-// run: the search path, preloaded libraries, pagers and editors git and
-// man start, shell start-up hooks.
-func riskyVar(name string) bool {
-	switch name {
-	case "PATH", "HOME", "BASH_ENV", "ENV", "PAGER", "EDITOR", "VISUAL", "LESSOPEN", "LESSCLOSE", "PROMPT_COMMAND",
-		"IFS", "SHELLOPTS", "BASHOPTS", "PS4", "CDPATH", "NODE_OPTIONS", "PYTHONSTARTUP", "PYTHONPATH", "PERL5OPT",
-		"PERL5LIB", "RUBYOPT", "MANPAGER", "SSH_ASKPASS", "SUDO_ASKPASS", "XDG_CONFIG_HOME", "ZDOTDIR":
-		return true
-	}
-	for _, p := range []string{"LD_", "DYLD_", "GIT_", "BASH_FUNC_"} {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	return strings.HasSuffix(name, "_PAGER")
-}
-
-func firstRisky(names []string) string {
-	for _, n := range names {
-		if riskyVar(n) {
-			return n
-		}
-	}
-	return ""
 }
 
 // exec records argv as a simple command, looking through wrappers and into
 // the commands it runs in turn (bash -c, eval, xargs, find -exec).
 func (w *walker) exec(argv []word) {
-	inner, prefix, privileged, cwd, envNames, ok := unwrap(argv, w.cwd)
+	inner, prefix, privileged, cwd, envSet, ok := unwrap(argv, w.cwd)
 	if !ok {
-		w.a.opaque = append(w.a.opaque, "a wrapper's options could not be read: "+joinWords(argv))
+		w.opaque("a wrapper's options could not be read: " + joinWords(argv))
 	}
 	w.add(inner, prefix, cwd)
 	last := w.a.cmds[len(w.a.cmds)-1]
 	last.privileged = privileged
-	last.riskyEnv = firstRisky(envNames)
+	for _, kv := range envSet {
+		name, val, _ := strings.Cut(kv.val, "=")
+		if !safeExport(name, val, kv.dyn) {
+			last.asks = name + " is set for the command"
+			break
+		}
+	}
 	if len(inner) == 0 || inner[0].dyn {
 		return
 	}
 	name := filepath.Base(inner[0].val)
 	args := inner[1:]
 	switch {
-	case name == "cd":
+	case name == "cd" || name == "pushd":
 		w.cd(args)
+	case name == "popd":
+		w.cwd = ""
+	case isDeclBuiltin(name):
+		w.declArgs(name, args, last)
+	case name == "read" || name == "mapfile" || name == "readarray" || name == "getopts" || name == "printf" || name == "wait" || name == "test" || name == "[":
+		w.varNameArgs(name, args, last)
+	case name == "set":
+		w.setBuiltin(args, last)
 	case isShell(name):
 		if s, found := shellCString(args); found {
 			if s.dyn {
-				w.a.opaque = append(w.a.opaque, name+" -c runs a string only known at run time")
+				w.opaque(name + " -c runs a string only known at run time")
 				return
 			}
 			w.nested(name + " -c").parseAndWalk(s.val)
@@ -423,7 +522,7 @@ func (w *walker) exec(argv []word) {
 		}
 		for _, a := range args {
 			if a.dyn {
-				w.a.opaque = append(w.a.opaque, name+" runs a string only known at run time")
+				w.opaque(name + " runs a string only known at run time")
 				return
 			}
 		}
@@ -431,7 +530,7 @@ func (w *walker) exec(argv []word) {
 	case name == "xargs":
 		payload, ok := xargsPayload(args)
 		if !ok {
-			w.a.opaque = append(w.a.opaque, "xargs options could not be read")
+			w.opaque("xargs options could not be read")
 			return
 		}
 		w.runPayload("xargs", payload)
@@ -444,7 +543,7 @@ func (w *walker) exec(argv []word) {
 		for i, a := range args {
 			if (a.val == "-S" || a.val == "--split-string") && i+1 < len(args) {
 				if args[i+1].dyn {
-					w.a.opaque = append(w.a.opaque, "env -S runs a string only known at run time")
+					w.opaque("env -S runs a string only known at run time")
 					return
 				}
 				w.nested("env -S").parseAndWalk(args[i+1].val)
@@ -454,12 +553,23 @@ func (w *walker) exec(argv []word) {
 }
 
 // runPayload records the command xargs or find -exec runs, which gets
-// more arguments at run time.
+// more arguments at run time. A payload that runs its arguments as a
+// command in turn (a shell, env, sudo, an interpreter) runs something only
+// known at run time.
 func (w *walker) runPayload(via string, payload []word) {
 	n := w.nested(via)
 	if n.depth > maxDepth {
-		w.a.opaque = append(w.a.opaque, "commands nested too deeply to analyse")
+		w.opaque("commands nested too deeply to analyse")
 		return
+	}
+	if len(payload) > 0 && !payload[0].dyn {
+		p := filepath.Base(payload[0].val)
+		if _, wrapper := wrappers()[p]; wrapper || isInterpreter(p) || p == "eval" || p == "xargs" {
+			if _, found := shellCString(payload[1:]); !found || !isShell(p) {
+				w.opaque(via + " " + p + " runs a command made of arguments only known at run time")
+				return
+			}
+		}
 	}
 	start := len(w.a.cmds)
 	n.exec(payload)
@@ -468,14 +578,32 @@ func (w *walker) runPayload(via string, payload []word) {
 	}
 }
 
-// cd moves the shell for the commands that follow it.
+// cd moves the shell for the commands that follow it: logically, as bash's
+// cd does (link/.. is where you were), or physically with -P.
 func (w *walker) cd(args []word) {
+	physical := w.physicalCd
+	for _, a := range args {
+		if a.val == "--" || !strings.HasPrefix(a.val, "-") || a.val == "-" {
+			break
+		}
+		if strings.Contains(a.val, "P") {
+			physical = true
+		}
+	}
 	args = dropOptions(args)
 	switch {
 	case len(args) == 0:
 		w.cwd = w.home
-	case args[0].dyn || args[0].val == "-":
+	case args[0].dyn || args[0].glob || args[0].val == "-" || strings.HasPrefix(args[0].val, "+") || strings.HasPrefix(args[0].val, "-"):
 		w.cwd = ""
+	case !filepath.IsAbs(args[0].val) && !strings.HasPrefix(args[0].val, "~") && w.inEnv("CDPATH"):
+		w.cwd = "" // CDPATH may send a relative cd anywhere
+	case physical:
+		if j := joinPath(args[0].val, w.cwd, w.home); j != "" {
+			w.cwd = physicalPath(j)
+		} else {
+			w.cwd = ""
+		}
 	default:
 		w.cwd = resolvePath(args[0].val, w.cwd, w.home)
 	}
@@ -485,29 +613,41 @@ func (w *walker) add(argv, prefix []word, cwd string) {
 	sc := &simpleCmd{argv: argv, cwd: cwd, piped: w.piped, via: w.via}
 	full := append(append([]word(nil), prefix...), argv...)
 	sc.ruleText = joinWords(full)
-	sc.forms = []string{sc.ruleText, joinWords(argv)}
-	if len(argv) > 0 && !argv[0].dyn && strings.Contains(argv[0].val, "/") {
-		// Deny rules name programs, wherever they are run from.
-		base := append([]word{{val: filepath.Base(argv[0].val)}}, argv[1:]...)
-		sc.forms = append(sc.forms, joinWords(base))
-	}
+	sc.forms = commandForms(argv, prefix)
 	w.a.cmds = append(w.a.cmds, sc)
 }
 
-// walkWords finds the substitutions anywhere below n and walks the
-// commands inside them.
-func (w *walker) walkWords(n syntax.Node) {
-	if n == nil {
-		return
-	}
+// collectAssigned records in set every variable name n assigns anywhere:
+// assignments, for-loop variables, and the builtins that take a variable
+// to set (read, mapfile, printf -v, getopts, declare ...).
+func collectAssigned(n syntax.Node, set map[string]bool) {
 	syntax.Walk(n, func(node syntax.Node) bool {
 		switch x := node.(type) {
-		case *syntax.CmdSubst:
-			w.nested("$(...)").stmts(x.Stmts)
-			return false
-		case *syntax.ProcSubst:
-			w.nested("<(...)").stmts(x.Stmts)
-			return false
+		case *syntax.Assign:
+			if x.Name != nil {
+				set[x.Name.Value] = true
+			}
+		case *syntax.ForClause:
+			if it, ok := x.Loop.(*syntax.WordIter); ok && it.Name != nil {
+				set[it.Name.Value] = true
+			}
+		case *syntax.CallExpr:
+			if len(x.Args) > 0 {
+				if lit := x.Args[0].Lit(); lit == "read" || lit == "mapfile" || lit == "readarray" || lit == "getopts" || lit == "printf" || lit == "select" {
+					for _, a := range x.Args[1:] {
+						if v := a.Lit(); isName(v) {
+							set[v] = true
+						}
+					}
+					if lit == "read" || lit == "select" {
+						set["REPLY"] = true
+					}
+				}
+			}
+		case *syntax.ParamExp:
+			if x.Exp != nil && (x.Exp.Op == syntax.AssignUnset || x.Exp.Op == syntax.AssignUnsetOrNull) && x.Param != nil {
+				set[x.Param.Value] = true
+			}
 		}
 		return true
 	})

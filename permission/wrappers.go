@@ -38,30 +38,30 @@ func wrappers() map[string]wrapperSpec {
 
 // unwrap looks through wrapper commands (env X=1, sudo -u u, timeout 5 ...)
 // to the command that really runs. prefix holds the words of privileged
-// wrappers, which allow rules must spell out; dir follows env -C; envNames
-// are the variables env and sudo set. ok is false when a wrapper's options
-// could not be read.
-func unwrap(argv []word, cwd string) (inner, prefix []word, privileged bool, dir string, envNames []string, ok bool) {
+// wrappers, which allow rules must spell out; dir follows env -C; envSet
+// are the NAME=value words env and sudo set. ok is false when a wrapper's
+// options could not be read.
+func unwrap(argv []word, cwd string) (inner, prefix []word, privileged bool, dir string, envSet []word, ok bool) {
 	dir = cwd
 	table := wrappers()
 	for range maxDepth * 4 {
 		if len(argv) == 0 || argv[0].dyn {
-			return argv, prefix, privileged, dir, envNames, true
+			return argv, prefix, privileged, dir, envSet, true
 		}
 		name := filepath.Base(argv[0].val)
 		spec, isWrapper := table[name]
 		if !isWrapper {
-			return argv, prefix, privileged, dir, envNames, true
+			return argv, prefix, privileged, dir, envSet, true
 		}
 		if name == "command" && hasShortFlag(argv[1:], "vV") {
-			return argv, prefix, privileged, dir, envNames, true // a query, not a run
+			return argv, prefix, privileged, dir, envSet, true // a query, not a run
 		}
 		if name == "env" && (hasShortFlag(argv[1:], "S") || hasLong(argv[1:], "split-string")) {
-			return argv, prefix, privileged, dir, envNames, true // exec walks the string
+			return argv, prefix, privileged, dir, envSet, true // exec walks the string
 		}
 		rest, opts, good := skipOptions(argv[1:], spec)
 		if !good {
-			return argv, prefix, privileged, dir, envNames, false
+			return argv, prefix, privileged, dir, envSet, false
 		}
 		if name == "env" {
 			if d, found := optionValue(opts, "C", "chdir"); found {
@@ -77,13 +77,12 @@ func unwrap(argv []word, cwd string) (inner, prefix []word, privileged bool, dir
 		}
 		if spec.assigns {
 			for len(rest) > 0 && isAssignment(rest[0].val) {
-				name, _, _ := strings.Cut(rest[0].val, "=")
-				envNames = append(envNames, name)
+				envSet = append(envSet, rest[0])
 				rest = rest[1:]
 			}
 		}
 		if len(rest) == 0 {
-			return argv, prefix, privileged, dir, envNames, true // env alone prints, sudo -v
+			return argv, prefix, privileged, dir, envSet, true // env alone prints, sudo -v
 		}
 		if spec.privileged {
 			privileged = true
@@ -91,7 +90,7 @@ func unwrap(argv []word, cwd string) (inner, prefix []word, privileged bool, dir
 		}
 		argv = rest
 	}
-	return argv, prefix, privileged, dir, envNames, false
+	return argv, prefix, privileged, dir, envSet, false
 }
 
 // skipOptions skips the options of a wrapper, returning the words after

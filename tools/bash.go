@@ -35,6 +35,9 @@ type bashInput struct {
 	Timeout         *float64 `json:"timeout,omitempty"`
 	Description     string   `json:"description,omitempty"`
 	RunInBackground bool     `json:"run_in_background,omitempty"`
+	// DangerouslyDisableSandbox (Claude Code's name) runs the command
+	// outside the sandbox; the permission check then judges it unconfined.
+	DangerouslyDisableSandbox bool `json:"dangerouslyDisableSandbox,omitempty"`
 }
 
 // Name implements Tool.
@@ -55,7 +58,8 @@ func (*Bash) Description() string {
 - Processes a command leaves running with & are stopped when it returns. For long-running processes (dev servers, watchers, long builds) set run_in_background: true instead, read their output with BashOutput and stop them with KillShell.
 - Prefer the dedicated tools over shell equivalents: Read instead of cat/head/tail, Grep instead of grep/rg, Glob instead of find, Edit/Write instead of sed/echo redirection.
 - Quote paths that contain spaces. Chain dependent commands with && and independent ones with ;.
-- Give a short description (5-10 words) of what the command does.`
+- Give a short description (5-10 words) of what the command does.
+- Commands may run inside a sandbox: writes only inside the workspace, no network, credentials hidden. When a command fails because the sandbox blocked it (no network, a read-only or missing path), run it again with dangerouslyDisableSandbox: true; the user is then asked. Never set it otherwise.`
 }
 
 // Schema implements Tool.
@@ -66,20 +70,24 @@ func (*Bash) Schema() json.RawMessage {
     "command": {"type": "string", "description": "The command to execute"},
     "timeout": {"type": "number", "description": "Optional timeout in milliseconds (max 600000)"},
     "description": {"type": "string", "description": "Clear, concise description of what this command does in 5-10 words"},
-    "run_in_background": {"type": "boolean", "description": "Set to true to run this command in the background. Use BashOutput to read the output later and KillShell to stop it."}
+    "run_in_background": {"type": "boolean", "description": "Set to true to run this command in the background. Use BashOutput to read the output later and KillShell to stop it."},
+    "dangerouslyDisableSandbox": {"type": "boolean", "description": "Set to true to run the command outside the sandbox, only after it failed because the sandbox blocked it; the user is asked."}
   },
   "required": ["command"],
   "additionalProperties": false
 }`)
 }
 
-// Permission implements Tool: the command, and the directory the session's
-// shell is in now, which is where it will run.
+// Permission implements Tool: the command, the directory the session's
+// shell is in now (which is where it will run), the variables the shell
+// carries into it, and whether the sandbox confines it.
 func (*Bash) Permission(input json.RawMessage, env *Env) permission.Request {
 	var in bashInput
 	_ = json.Unmarshal(input, &in) // a partial request is better than none; Run validates
-	cwd, _ := shellsOf(env).cwdFor(env)
-	return permission.Request{Tool: "Bash", Kind: permission.KindExec, Command: in.Command, Workdir: cwd}
+	m := shellsOf(env)
+	cwd, _ := m.cwdFor(env)
+	return permission.Request{Tool: "Bash", Kind: permission.KindExec, Command: in.Command, Workdir: cwd,
+		Sandboxed: env.Sandbox != nil && !in.DangerouslyDisableSandbox, ShellEnv: m.carried(env)}
 }
 
 // Run implements Tool.
@@ -92,11 +100,13 @@ func (*Bash) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, 
 		return Errorf("command is empty"), nil
 	}
 	m := shellsOf(env)
+	d, _ := DecisionOf(ctx)
+	o := runOpts{unsandboxed: in.DangerouslyDisableSandbox, auto: d.Auto}
 	if in.RunInBackground {
-		return runBashBackground(m, env, in)
+		return runBashBackground(m, env, in, o)
 	}
 	timeout := bashTimeout(in.Timeout)
-	out, err := m.run(ctx, env, in.Command, timeout)
+	out, err := m.run(ctx, env, in.Command, timeout, o)
 	if err != nil {
 		return Result{}, fmt.Errorf("bash: %w", err)
 	}
@@ -124,8 +134,8 @@ func (*Bash) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, 
 	return res, nil
 }
 
-func runBashBackground(m *shellManager, env *Env, in bashInput) (Result, error) {
-	s, note, err := m.background(env, in.Command, in.Description)
+func runBashBackground(m *shellManager, env *Env, in bashInput, o runOpts) (Result, error) {
+	s, note, err := m.background(env, in.Command, in.Description, o)
 	if err != nil {
 		return Result{}, fmt.Errorf("bash: %w", err)
 	}

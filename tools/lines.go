@@ -180,26 +180,35 @@ func loadTextFile(abs string) (textDoc, error) {
 	return decodeText(data), nil
 }
 
-// writeKeepingMode writes data to abs atomically. It writes through a
-// symlink to its target (a rename would replace the link), keeps the mode of
-// an existing file (new files get 0644), creates missing parent directories
-// and refuses files without write permission, which someone protected.
-func writeKeepingMode(abs string, data []byte) error {
-	target := abs
-	if t, err := filepath.EvalSymlinks(abs); err == nil {
-		target = t
+// writeRoots are the directories the file tools write in without letting
+// a symbolic link carry a write out of them: the workspace and the added
+// directories, resolved now.
+func writeRoots(env *Env) atomicfile.Roots {
+	dirs := []string{env.Workdir}
+	for _, d := range env.AddDirs {
+		dirs = append(dirs, env.Abs(d))
 	}
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(target); err == nil {
-		mode = st.Mode().Perm()
-		if mode&0o200 == 0 {
-			return fmt.Errorf("%s is read-only (mode %04o); it was not changed", abs, mode)
-		}
+	return atomicfile.NewRoots(dirs...)
+}
+
+// writeOptions are how the file tools write: through a symlink to its
+// target (a rename would replace the link), creating missing parent
+// directories, and with mode, or when it is 0 keeping the mode of an
+// existing file (new files get 0644) and refusing one without write
+// permission, which someone protected.
+func writeOptions(mode os.FileMode) atomicfile.Options {
+	if mode != 0 {
+		return atomicfile.Options{Perm: mode, MkdirAll: true}
 	}
-	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-		return fmt.Errorf("create directory for %s: %w", abs, err)
-	}
-	return atomicfile.Write(target, data, mode)
+	return atomicfile.Options{Perm: 0o644, KeepMode: true, MkdirAll: true}
+}
+
+// writeKeepingMode writes data to abs atomically, keeping its mode. The
+// permission check judged abs some time ago; the write reaches it again
+// from the workspace's open directory, so a directory swapped for a link
+// since cannot take the write out of the workspace.
+func writeKeepingMode(env *Env, abs string, data []byte) error {
+	return writeRoots(env).WriteFile(abs, data, writeOptions(0))
 }
 
 // missingFileMessage says abs does not exist and suggests files of the same
@@ -349,7 +358,9 @@ type fsAction struct {
 
 // commitActions performs acts in order; if one fails, the ones done are
 // undone from snapshots taken first, so the patch stays all or nothing.
-func commitActions(acts []fsAction) error {
+// Snapshots, writes, removals and their undoing all go through roots, so
+// none of them follows a link out of the workspace.
+func commitActions(roots atomicfile.Roots, acts []fsAction) error {
 	type snapshot struct {
 		existed bool
 		data    []byte
@@ -364,43 +375,37 @@ func commitActions(acts []fsAction) error {
 			snaps[a.path] = snapshot{} // absent, or under a non-directory: the write will say
 			continue
 		}
-		st, err := os.Stat(a.path)
+		data, mode, err := roots.ReadFile(a.path)
 		if err != nil {
-			return fmt.Errorf("stat %s: %w", a.path, err)
+			return err
 		}
-		data, err := os.ReadFile(a.path)
-		if err != nil {
-			return fmt.Errorf("read %s: %w", a.path, err)
-		}
-		snaps[a.path] = snapshot{existed: true, data: data, mode: st.Mode().Perm()}
+		snaps[a.path] = snapshot{existed: true, data: data, mode: mode}
 	}
 	for i, a := range acts {
 		var err error
 		if a.remove {
-			err = os.Remove(a.path)
-		} else if err = writeKeepingMode(a.path, a.data); err == nil && a.mode != 0 {
-			err = os.Chmod(a.path, a.mode)
+			err = roots.Remove(a.path)
+		} else {
+			err = roots.WriteFile(a.path, a.data, writeOptions(a.mode))
 		}
 		if err == nil {
 			continue
 		}
 		var undo []error
-		// The failed action is undone too: it may have half succeeded
-		// (written, then not chmod-ed), and restoring is harmless if not.
+		// The failed action is undone too: it may have half succeeded,
+		// and restoring is harmless if not.
 		for j := i; j >= 0; j-- {
 			p := acts[j].path
 			s := snaps[p]
 			_, lerr := os.Lstat(p)
 			var uerr error
 			switch {
-			case s.existed && lerr == nil:
-				if cur, err := os.ReadFile(p); err != nil || !bytes.Equal(cur, s.data) {
-					uerr = writeKeepingMode(p, s.data)
-				}
 			case s.existed:
-				uerr = atomicfile.Write(p, s.data, s.mode) // it was removed
+				if cur, _, err := roots.ReadFile(p); err != nil || !bytes.Equal(cur, s.data) {
+					uerr = roots.WriteFile(p, s.data, atomicfile.Options{Perm: s.mode, MkdirAll: true})
+				}
 			case lerr == nil:
-				uerr = os.Remove(p) // it was created
+				uerr = roots.Remove(p) // it was created
 			}
 			if uerr != nil {
 				undo = append(undo, uerr)

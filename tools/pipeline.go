@@ -37,6 +37,9 @@ type Call struct {
 	ID    string          `json:"id"`
 	Name  string          `json:"name"`
 	Input json.RawMessage `json:"input"`
+	// Typed says a person typed the call (the TUI's !cmd): it is their own
+	// words, which the permission check takes into account.
+	Typed bool `json:"typed,omitempty"`
 }
 
 // Outcome is what became of a call.
@@ -56,8 +59,12 @@ type Outcome struct {
 
 // Pipeline is the one execution path of tool calls:
 //
-//	look up -> enabled? -> pre_tool_use hooks -> permission check
-//	 -> validate input -> run -> post_tool_use hooks -> shape the result
+//	look up -> enabled? -> pre_tool_use hooks -> validate input
+//	 -> permission check -> run -> post_tool_use hooks -> shape the result
+//
+// Input is validated before the check, so a call the model garbled is
+// told so, not that it needs approval. The check is made again right
+// before the call runs: a decision is about the world as it is then.
 type Pipeline struct {
 	Registry *Registry
 	Checker  Checker
@@ -78,15 +85,22 @@ type Prepared struct {
 	req      permission.Request
 	decision permission.Decision
 	done     *Outcome // set when the call ended before running
+	// fresh says the decision was just made and nothing has run since, so
+	// Execute need not check again (a call started at once).
+	fresh bool
 }
 
-// Run takes call through the whole pipeline.
+// Run takes call through the whole pipeline at once: nothing runs between
+// its check and its execution.
 func (p *Pipeline) Run(ctx context.Context, call Call, env *Env) Outcome {
-	return p.Prepare(ctx, call, env).Execute(ctx)
+	pr := p.Prepare(ctx, call, env)
+	pr.fresh = true
+	return pr.Execute(ctx)
 }
 
 // Prepare runs the steps before execution: look up, enabled, pre_tool_use
-// hooks and the permission check.
+// hooks, input validation and a first permission check, from which the
+// streaming executor decides whether the call may start at once.
 func (p *Pipeline) Prepare(ctx context.Context, call Call, env *Env) *Prepared {
 	pr := &Prepared{p: p, env: env, call: call}
 	tool, enabled, ok := p.Registry.Get(call.Name)
@@ -110,21 +124,32 @@ func (p *Pipeline) Prepare(ctx context.Context, call Call, env *Env) *Prepared {
 			pr.call.Input = v.Input
 		}
 	}
-	pr.req = tool.Permission(pr.call.Input, env)
+	if err := p.Registry.validate(tool.Name(), pr.call.Input); err != nil {
+		pr.finish(Errorf("%v. The call was not run; send it again with valid input.", err), permission.Decision{})
+		return pr
+	}
+	pr.check(ctx)
+	return pr
+}
+
+// check asks the checker about the call as the world is now: the request
+// is made afresh (the shell's directory and variables, the files on disk).
+func (pr *Prepared) check(ctx context.Context) {
+	pr.req = pr.tool.Permission(pr.call.Input, pr.env)
 	if pr.req.Tool == "" {
-		pr.req.Tool = tool.Name()
+		pr.req.Tool = pr.tool.Name()
 	}
 	if pr.req.Kind == "" {
-		pr.req.Kind = tool.Kind()
+		pr.req.Kind = pr.tool.Kind()
 	}
 	if pr.req.Workdir == "" {
-		pr.req.Workdir = env.Workdir
+		pr.req.Workdir = pr.env.Workdir
 	}
-	pr.decision = p.Checker.Check(ctx, pr.req)
+	pr.req.Typed = pr.call.Typed
+	pr.decision = pr.p.Checker.Check(ctx, pr.req)
 	if pr.decision.Behavior == permission.Deny {
 		pr.deny(pr.decision, "")
 	}
-	return pr
 }
 
 // Decision is the permission decision made by Prepare.
@@ -132,27 +157,47 @@ func (pr *Prepared) Decision() permission.Decision { return pr.decision }
 
 // Concurrent reports whether the call may start now, alongside others and
 // while the model streams: it is allowed without asking and read-only.
+// A call that starts now runs on the decision just made.
 func (pr *Prepared) Concurrent() bool {
-	return pr.done == nil && pr.decision.Behavior == permission.Allow && pr.tool.Kind() == permission.KindRead
+	ok := pr.done == nil && pr.decision.Behavior == permission.Allow && pr.tool.Kind() == permission.KindRead
+	pr.fresh = ok
+	return ok
 }
 
-// Execute asks a person when the check said ask, validates the input, runs
-// the tool, runs post_tool_use hooks and shapes the result.
+type decisionKey struct{}
+
+// withDecision gives a running tool the decision that let it run.
+func withDecision(ctx context.Context, d permission.Decision) context.Context {
+	return context.WithValue(ctx, decisionKey{}, d)
+}
+
+// DecisionOf returns the permission decision that let the running call
+// run; Bash uses it to switch off what an unasked command must not run.
+func DecisionOf(ctx context.Context) (permission.Decision, bool) {
+	d, ok := ctx.Value(decisionKey{}).(permission.Decision)
+	return d, ok
+}
+
+// Execute checks the call again against the world as it is now (an
+// earlier call may have changed the directory, the variables or the
+// files), asks a person when the check says ask, runs the tool, runs
+// post_tool_use hooks and shapes the result.
 func (pr *Prepared) Execute(ctx context.Context) Outcome {
 	if pr.done != nil {
 		return *pr.done
 	}
 	start := time.Now()
+	if !pr.fresh {
+		if pr.check(ctx); pr.done != nil {
+			return *pr.done
+		}
+	}
 	if pr.decision.Behavior == permission.Ask {
 		if !pr.ask(ctx) {
 			return *pr.done
 		}
 	}
-	if err := pr.p.Registry.validate(pr.tool.Name(), pr.call.Input); err != nil {
-		pr.finish(Errorf("%v", err), pr.decision)
-		return *pr.done
-	}
-	res, err := runTool(ctx, pr.tool, pr.call.Input, pr.env)
+	res, err := runTool(withDecision(ctx, pr.decision), pr.tool, pr.call.Input, pr.env)
 	if err != nil {
 		res = Result{Output: err.Error(), IsError: true}
 	}

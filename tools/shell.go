@@ -138,12 +138,12 @@ func (m *shellManager) stateDir(env *Env) (string, int, error) {
 
 // start runs script in bash in cwd, through the sandbox when there is one.
 // Foreground processes are tracked so Close can kill them.
-func (m *shellManager) start(env *Env, script, cwd string, out io.Writer, foreground bool) (*shellProc, error) {
+func (m *shellManager) start(env *Env, script, cwd string, out io.Writer, foreground bool, o runOpts) (*shellProc, error) {
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = cwd
 	cmd.Env = commandEnv(env.ExtraEnv)
 	release := func() {}
-	if env.Sandbox != nil {
+	if env.Sandbox != nil && !o.unsandboxed {
 		r, err := env.Sandbox.Confine(cmd)
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: %w", err)
@@ -195,6 +195,31 @@ func commandEnv(extra map[string]string) []string {
 	return keep
 }
 
+// runOpts are how one command runs.
+type runOpts struct {
+	// unsandboxed runs it outside the sandbox (the model asked, and the
+	// permission check let it).
+	unsandboxed bool
+	// auto says nova's read-only table allowed it unasked: git's
+	// fsmonitor and hooks are switched off for it.
+	auto bool
+}
+
+// gitOffScript switches off, for the command that follows, the git
+// configuration that runs programs even in reading commands (core.fsmonitor
+// runs on git status; hooks such as post-index-change run when git
+// refreshes the index), by appending to git's command-line configuration
+// in the environment (GIT_CONFIG_COUNT), as git -c would.
+const gitOffScript = `__nova_gcc=${GIT_CONFIG_COUNT-}; __nova_gcn=${GIT_CONFIG_COUNT:-0}
+export GIT_CONFIG_KEY_$__nova_gcn=core.fsmonitor GIT_CONFIG_VALUE_$__nova_gcn=false
+export GIT_CONFIG_KEY_$((__nova_gcn+1))=core.hooksPath GIT_CONFIG_VALUE_$((__nova_gcn+1))=/dev/null
+export GIT_CONFIG_COUNT=$((__nova_gcn+2))
+`
+
+// gitOffUndo takes gitOffScript's variables back out before the shell's
+// state is saved, so later commands do not inherit them.
+const gitOffUndo = `unset -v GIT_CONFIG_KEY_$__nova_gcn GIT_CONFIG_VALUE_$__nova_gcn GIT_CONFIG_KEY_$((__nova_gcn+1)) GIT_CONFIG_VALUE_$((__nova_gcn+1)); if [ -n "$__nova_gcc" ]; then export GIT_CONFIG_COUNT=$__nova_gcc; else unset -v GIT_CONFIG_COUNT; fi; unset -v __nova_gcc __nova_gcn; `
+
 // fgOutcome is how a foreground command ended.
 type fgOutcome struct {
 	output      string
@@ -207,7 +232,7 @@ type fgOutcome struct {
 
 // run runs command in the foreground until it exits, timeout passes or ctx
 // is done, then saves the shell state the command left.
-func (m *shellManager) run(ctx context.Context, env *Env, command string, timeout time.Duration) (fgOutcome, error) {
+func (m *shellManager) run(ctx context.Context, env *Env, command string, timeout time.Duration, o runOpts) (fgOutcome, error) {
 	select {
 	case m.fg <- struct{}{}:
 	case <-ctx.Done():
@@ -225,9 +250,13 @@ func (m *shellManager) run(ctx context.Context, env *Env, command string, timeou
 	defer os.Remove(envOut)
 	defer os.Remove(cwdOut)
 
-	script := restoreScript(dir, cwd) + saveTrap(envOut, cwdOut) + "eval " + shellQuote(command) + "\n"
+	script := restoreScript(dir, cwd) + saveTrap(envOut, cwdOut, o.auto)
+	if o.auto {
+		script += gitOffScript
+	}
+	script += "eval " + shellQuote(command) + "\n"
 	out := &headTail{max: bashMaxOutput}
-	p, err := m.start(env, script, cwd, out, true)
+	p, err := m.start(env, script, cwd, out, true, o)
 	if err != nil {
 		return fgOutcome{}, err
 	}
@@ -278,15 +307,19 @@ func (m *shellManager) saveState(dir, envOut, cwdOut string) (string, bool) {
 }
 
 // background starts command as a background shell and returns it.
-func (m *shellManager) background(env *Env, command, description string) (*bgShell, string, error) {
+func (m *shellManager) background(env *Env, command, description string, o runOpts) (*bgShell, string, error) {
 	dir, _, err := m.stateDir(env)
 	if err != nil {
 		return nil, "", err
 	}
 	cwd, note := m.cwdFor(env)
 	s := &bgShell{command: command, description: description, cwd: cwd, status: shellStatusRun, done: make(chan struct{})}
-	script := restoreScript(dir, cwd) + "eval " + shellQuote(command) + "\n"
-	p, err := m.start(env, script, cwd, s, false)
+	script := restoreScript(dir, cwd)
+	if o.auto {
+		script += gitOffScript
+	}
+	script += "eval " + shellQuote(command) + "\n"
+	p, err := m.start(env, script, cwd, s, false, o)
 	if err != nil {
 		return nil, "", err
 	}
@@ -349,9 +382,13 @@ func restoreScript(dir, cwd string) string {
 
 // saveTrap saves the state on any exit, `exit N` inside the command
 // included, keeping the command's exit status.
-func saveTrap(envOut, cwdOut string) string {
-	body := fmt.Sprintf("__nova_ec=$?; builtin export -p >| %s 2>/dev/null; builtin pwd >| %s 2>/dev/null; exit $__nova_ec",
-		shellQuote(envOut), shellQuote(cwdOut))
+func saveTrap(envOut, cwdOut string, auto bool) string {
+	undo := ""
+	if auto {
+		undo = gitOffUndo
+	}
+	body := fmt.Sprintf("__nova_ec=$?; %sbuiltin export -p >| %s 2>/dev/null; builtin pwd >| %s 2>/dev/null; exit $__nova_ec",
+		undo, shellQuote(envOut), shellQuote(cwdOut))
 	return "trap " + shellQuote(body) + " EXIT\n"
 }
 

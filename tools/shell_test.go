@@ -198,7 +198,7 @@ func TestShellCloseKillsBackgroundShells(t *testing.T) {
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("state dir %s still there: %v", dir, err)
 	}
-	if _, _, err := m.background(env, "true", ""); err == nil {
+	if _, _, err := m.background(env, "true", "", runOpts{}); err == nil {
 		t.Error("a closed manager started a shell")
 	}
 	if err := m.Close(); err != nil {
