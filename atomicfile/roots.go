@@ -38,6 +38,9 @@ var ErrEscape = errors.New("a link on the path leads outside the allowed directo
 // looks the path up again.
 type Roots struct {
 	dirs []rootDir
+	// approved are files outside every root that a link inside may lead
+	// to: the person approved writing exactly there.
+	approved map[string]bool
 	// walkOnly skips openat2, so tests run the component walk that stands
 	// in for it on old kernels and macOS.
 	walkOnly bool
@@ -66,6 +69,23 @@ func NewRoots(dirs ...string) Roots {
 		r.dirs = append(r.dirs, rootDir{given: d, resolved: resolved})
 	}
 	return r
+}
+
+// Approving returns a copy of r that also lets a link inside a root lead
+// to exactly the files targets (absolute, symlinks resolved): files
+// outside that the permission check judged and a person approved.
+func (r Roots) Approving(targets ...string) Roots {
+	r.approved = make(map[string]bool, len(targets))
+	for _, t := range targets {
+		r.approved[filepath.Clean(t)] = true
+	}
+	return r
+}
+
+// escapes reports whether following a link from a root to target leaves
+// the roots for somewhere nobody approved.
+func (r Roots) escapes(target string, file bool) bool {
+	return !r.contains(target) && !(file && r.approved[filepath.Clean(target)])
 }
 
 // Options say how Roots.WriteFile treats the file it writes.
@@ -221,7 +241,7 @@ func (r Roots) reach(path string, mkdir, follow bool) (spot, *unix.Stat_t, error
 		if !filepath.IsAbs(target) {
 			target = filepath.Join(s.dir, target)
 		}
-		if confined && !r.contains(target) {
+		if confined && r.escapes(target, true) {
 			return spot{}, nil, &escapeError{path: path, target: target, file: true}
 		}
 		path, mkdir, slow = target, false, false

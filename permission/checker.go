@@ -253,6 +253,17 @@ func (c *Checker) checkTool(req Request) Decision {
 	for _, p := range req.Paths {
 		accs = append(accs, c.newAccess(p.Path, req.Workdir, p.Write))
 	}
+	d := c.decideTool(req, accs)
+	for _, a := range accs {
+		if a.write && a.real != "" {
+			d.Writes = append(d.Writes, a.real)
+		}
+	}
+	return d
+}
+
+// decideTool runs the layers for a tool other than Bash.
+func (c *Checker) decideTool(req Request, accs []access) Decision {
 	// Layer 2: system files are never written; sensitive files always ask.
 	hard := ""
 	for _, a := range accs {

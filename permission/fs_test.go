@@ -70,10 +70,10 @@ func TestPathsResolvedAsTheKernelDoes(t *testing.T) {
 		cmd  string
 		want Behavior
 	}{
-		{"cat link/../.ssh/id_rsa", Ask},   // lexically ws/.ssh/id_rsa, really ~/.ssh/id_rsa
-		{"cat homelink/.ssh/id_rsa", Ask},  // a link out of the workspace
-		{"cat homelink/*/id_rsa", Ask},     // a glob whose directory is a link
-		{"cat link/../.ss?/id_rsa", Ask},   // a glob after a link and ..
+		{"cat link/../.ssh/id_rsa", Ask},  // lexically ws/.ssh/id_rsa, really ~/.ssh/id_rsa
+		{"cat homelink/.ssh/id_rsa", Ask}, // a link out of the workspace
+		{"cat homelink/*/id_rsa", Ask},    // a glob whose directory is a link
+		{"cat link/../.ss?/id_rsa", Ask},  // a glob after a link and ..
 		{"cd -P link/.. && cat .ssh/id_rsa", Ask},
 		{"set -P; cd link/..; cat .ssh/id_rsa", Ask},
 		{"cd link/.. && cat src/a.go", Allow}, // logical cd: back in the workspace

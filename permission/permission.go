@@ -101,4 +101,8 @@ type Decision struct {
 	// a rule or a mode: the tool runs it with the configuration that would
 	// make such a command run code (git's core.fsmonitor, hooks) off.
 	Auto bool `json:"auto,omitempty"`
+	// Writes are the files the call may write, as the check resolved them
+	// (symlinks followed): a tool writing through a link must land exactly
+	// there.
+	Writes []string `json:"writes,omitempty"`
 }

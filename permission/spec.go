@@ -64,9 +64,9 @@ type spec struct {
 	risky bool
 	// exact: the program takes long options only spelled in full (its
 	// parser is not getopt_long's, which accepts any unique prefix).
-	exact bool
-	dashLong       bool // options are whole words after one dash (find, go)
-	anyArgs        bool // every argument is harmless (ps aux)
+	exact    bool
+	dashLong bool // options are whole words after one dash (find, go)
+	anyArgs  bool // every argument is harmless (ps aux)
 	// subs are the subcommands of a program like git; global are the
 	// options before the subcommand.
 	subs map[string]*spec

@@ -285,7 +285,7 @@ func (*ApplyPatch) Run(ctx context.Context, input json.RawMessage, env *Env) (Re
 			acts = append(acts, fsAction{path: c.abs, remove: true})
 		}
 	}
-	if err := commitActions(writeRoots(env), acts); err != nil {
+	if err := commitActions(writeRoots(ctx, env), acts); err != nil {
 		return Errorf("%v", err), nil
 	}
 	var b strings.Builder

@@ -127,7 +127,7 @@ func editFile(ctx context.Context, env *Env, path string, edits []editSpec, mult
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("edit %s: %w", abs, err)
 	}
-	if err := writeKeepingMode(env, abs, doc.encode(text)); err != nil {
+	if err := writeKeepingMode(ctx, env, abs, doc.encode(text)); err != nil {
 		return Errorf("%v", err), nil
 	}
 	env.Files.Record(abs)

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -182,13 +183,14 @@ func loadTextFile(abs string) (textDoc, error) {
 
 // writeRoots are the directories the file tools write in without letting
 // a symbolic link carry a write out of them: the workspace and the added
-// directories, resolved now.
-func writeRoots(env *Env) atomicfile.Roots {
+// directories, resolved now. A link to a file outside is followed only to
+// the file the permission check approved (see ApprovedWrites).
+func writeRoots(ctx context.Context, env *Env) atomicfile.Roots {
 	dirs := []string{env.Workdir}
 	for _, d := range env.AddDirs {
 		dirs = append(dirs, env.Abs(d))
 	}
-	return atomicfile.NewRoots(dirs...)
+	return atomicfile.NewRoots(dirs...).Approving(approvedWrites(ctx)...)
 }
 
 // writeOptions are how the file tools write: through a symlink to its
@@ -207,8 +209,8 @@ func writeOptions(mode os.FileMode) atomicfile.Options {
 // permission check judged abs some time ago; the write reaches it again
 // from the workspace's open directory, so a directory swapped for a link
 // since cannot take the write out of the workspace.
-func writeKeepingMode(env *Env, abs string, data []byte) error {
-	return writeRoots(env).WriteFile(abs, data, writeOptions(0))
+func writeKeepingMode(ctx context.Context, env *Env, abs string, data []byte) error {
+	return writeRoots(ctx, env).WriteFile(abs, data, writeOptions(0))
 }
 
 // missingFileMessage says abs does not exist and suggests files of the same

@@ -280,7 +280,7 @@ func (*NotebookEdit) Run(ctx context.Context, input json.RawMessage, env *Env) (
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("edit %s: %w", abs, err)
 	}
-	if err := writeKeepingMode(env, abs, out); err != nil {
+	if err := writeKeepingMode(ctx, env, abs, out); err != nil {
 		return Errorf("%v", err), nil
 	}
 	env.Files.Record(abs)

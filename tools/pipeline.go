@@ -85,6 +85,9 @@ type Prepared struct {
 	req      permission.Request
 	decision permission.Decision
 	done     *Outcome // set when the call ended before running
+	// checked is the checker's own decision, kept when a person's answer
+	// replaces decision: it says which files the check resolved.
+	checked permission.Decision
 	// fresh says the decision was just made and nothing has run since, so
 	// Execute need not check again (a call started at once).
 	fresh bool
@@ -147,6 +150,7 @@ func (pr *Prepared) check(ctx context.Context) {
 	}
 	pr.req.Typed = pr.call.Typed
 	pr.decision = pr.p.Checker.Check(ctx, pr.req)
+	pr.checked = pr.decision
 	if pr.decision.Behavior == permission.Deny {
 		pr.deny(pr.decision, "")
 	}
@@ -166,9 +170,24 @@ func (pr *Prepared) Concurrent() bool {
 
 type decisionKey struct{}
 
+type approvedKey struct{}
+
 // withDecision gives a running tool the decision that let it run.
 func withDecision(ctx context.Context, d permission.Decision) context.Context {
 	return context.WithValue(ctx, decisionKey{}, d)
+}
+
+// withApproval gives a running tool the decision that let it run, with
+// the files it was let write as the check resolved them: a link inside the
+// workspace to a file outside is written only if that file was judged.
+func withApproval(ctx context.Context, d permission.Decision, checked permission.Decision) context.Context {
+	return context.WithValue(withDecision(ctx, d), approvedKey{}, checked.Writes)
+}
+
+// approvedWrites are the files the running call was let write.
+func approvedWrites(ctx context.Context) []string {
+	w, _ := ctx.Value(approvedKey{}).([]string)
+	return w
 }
 
 // DecisionOf returns the permission decision that let the running call
@@ -197,7 +216,7 @@ func (pr *Prepared) Execute(ctx context.Context) Outcome {
 			return *pr.done
 		}
 	}
-	res, err := runTool(withDecision(ctx, pr.decision), pr.tool, pr.call.Input, pr.env)
+	res, err := runTool(withApproval(ctx, pr.decision, pr.checked), pr.tool, pr.call.Input, pr.env)
 	if err != nil {
 		res = Result{Output: err.Error(), IsError: true}
 	}

@@ -96,7 +96,7 @@ func (*Write) Run(ctx context.Context, input json.RawMessage, env *Env) (Result,
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("write %s: %w", abs, err)
 	}
-	if err := writeKeepingMode(env, abs, data); err != nil {
+	if err := writeKeepingMode(ctx, env, abs, data); err != nil {
 		return Errorf("%v", err), nil
 	}
 	env.Files.Record(abs)
