@@ -2,17 +2,25 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 )
+
+// bwrapFiles hands bwrap the content of a file through an inherited file
+// descriptor (--seccomp, --ro-bind-data) and returns its number in the
+// child.
+type bwrapFiles func(content []byte) (fd int, err error)
 
 // bwrapArgv builds the bubblewrap command line for argv in dir. The order of
 // the mount options matters: bwrap applies them in turn, so the private /tmp
 // comes before the binds (a workspace under /tmp must stay visible), the
 // read-only home before the writable directories (a workspace in the home
-// must be writable) and the protected paths last of all.
-func bwrapArgv(s *Sandbox, argv []string, dir string) []string {
+// must be writable), the protected git paths after those, and the masks
+// last of all, so that nothing bound later uncovers a credential.
+func bwrapArgv(s *Sandbox, argv []string, dir string, git gitPlan, masks []mask, files bwrapFiles) ([]string, error) {
 	args := []string{
 		s.bin,
 		"--ro-bind", "/", "/",
@@ -28,8 +36,22 @@ func bwrapArgv(s *Sandbox, argv []string, dir string) []string {
 	for _, w := range s.writable {
 		args = append(args, "--bind", w, w)
 	}
+	args = append(args, bwrapGit(git)...)
 	for _, w := range s.writable {
-		args = append(args, bwrapProtect(w)...)
+		args = append(args, bwrapNova(w)...)
+	}
+	for _, m := range masks {
+		if m.dir {
+			args = append(args, "--tmpfs", m.path, "--remount-ro", m.path)
+			continue
+		}
+		// An empty file, not /dev/null: bwrap binds with nodev, so a
+		// bound /dev/null fails to open (EACCES) instead of reading empty.
+		fd, err := files(nil)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, "--ro-bind-data", strconv.Itoa(fd), m.path)
 	}
 	if !s.network {
 		args = append(args, "--unshare-net")
@@ -43,73 +65,103 @@ func bwrapArgv(s *Sandbox, argv []string, dir string) []string {
 		// bwrap run by root keeps every capability unless told otherwise,
 		// and CAP_SYS_ADMIN can remount / read-write: drop them all.
 		"--cap-drop", "ALL",
+	)
+	if s.seccomp != nil {
+		fd, err := files(s.seccomp)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, "--seccomp", strconv.Itoa(fd))
+	}
+	args = append(args,
 		// The caller's TMPDIR may point outside the writable directories;
 		// the private /tmp is always writable.
 		"--setenv", "TMPDIR", "/tmp",
 		"--chdir", dir,
 		"--",
 	)
-	return append(args, argv...)
+	return append(args, argv...), nil
 }
 
-// bwrapProtect returns the options that keep the protected paths of the
-// writable directory w read-only. bwrap binds by path at start-up, so what
-// is bound depends on what exists now:
-//
-//   - A .git directory is bound onto itself first. That makes it a mount
-//     point, which cannot be renamed or removed: otherwise `mv .git x;
-//     mkdir -p .git/hooks` would carry the read-only binds away into x and
-//     leave a writable hooks directory where git looks.
-//   - A .git file (worktree, submodule) names the git directory; rewritten,
-//     it could point git at hooks the sandbox wrote, so it is read-only.
-//   - A missing .nova gets an empty read-only tmpfs, which leaves an empty
-//     .nova directory behind on the host (git ignores empty directories):
-//     otherwise a command could create .nova/settings.json with hooks and
-//     rules that nova applies outside the sandbox.
-//
-// A missing .git is left alone: an empty .git directory on the host would
-// break tools that look for one (go build's VCS stamping among them).
-func bwrapProtect(w string) []string {
+// bwrapGit turns the git plan into mount options. bwrap binds by path at
+// start-up, so the plan must describe the files as they are now. Pins come
+// first, parents before children: a later bind of a directory would cover
+// the binds made inside it.
+func bwrapGit(g gitPlan) []string {
 	var args []string
-	git := filepath.Join(w, ".git")
-	fi, err := os.Lstat(git)
-	switch {
-	case err == nil && fi.Mode().IsRegular():
-		args = append(args, "--ro-bind", git, git)
-	case err == nil && fi.IsDir():
-		args = append(args, "--bind", git, git)
-		fallthrough
-	default:
-		for _, name := range []string{"hooks", "config"} {
-			p := filepath.Join(git, name)
-			// -try: a repository may lack hooks; a missing .git has neither.
-			args = append(args, "--ro-bind-try", p, p)
-		}
+	for _, p := range g.pins {
+		args = append(args, "--bind", p, p)
 	}
-	nova := filepath.Join(w, ".nova")
-	if _, err := os.Lstat(nova); errors.Is(err, fs.ErrNotExist) {
-		args = append(args, "--tmpfs", nova, "--remount-ro", nova)
-	} else {
-		args = append(args, "--ro-bind-try", nova, nova)
+	for _, p := range g.roWhole {
+		args = append(args, "--ro-bind", p, p)
+	}
+	for _, e := range g.entries {
+		switch e.state {
+		case entryPresent, entryPlaceholder:
+			// Not -try: a protected file that vanished since the plan
+			// was made must stop the command, not leave a gap.
+			args = append(args, "--ro-bind", e.path, e.path)
+		case entryEmptyDir:
+			args = append(args, "--tmpfs", e.path, "--remount-ro", e.path)
+		}
 	}
 	return args
 }
 
+// bwrapNova keeps the writable directory w's .nova read-only. A missing
+// .nova gets an empty read-only tmpfs, which leaves an empty .nova directory
+// behind on the host (git ignores empty directories): otherwise a command
+// could create .nova/settings.json with hooks and rules that nova applies
+// outside the sandbox.
+func bwrapNova(w string) []string {
+	nova := filepath.Join(w, ".nova")
+	if _, err := os.Lstat(nova); errors.Is(err, fs.ErrNotExist) {
+		return []string{"--tmpfs", nova, "--remount-ro", nova}
+	}
+	return []string{"--ro-bind-try", nova, nova}
+}
+
 // bwrapTrialArgs is the fixed part of the command line Probe tries: the
-// same namespaces and mounts as a real run, without any workspace.
-func bwrapTrialArgs(network bool) []string {
+// same namespaces and kinds of mounts as a real run, without any workspace.
+// dataFD is a descriptor holding nothing, for the kind of bind that masks a
+// credential file; seccompFD is the filter's, or -1 to try without.
+func bwrapTrialArgs(network bool, dataFD, seccompFD int) []string {
 	args := []string{
 		"--ro-bind", "/", "/",
 		"--dev", "/dev",
 		"--proc", "/proc",
 		"--tmpfs", "/tmp",
+		"--ro-bind-data", strconv.Itoa(dataFD), "/tmp/nova-probe-mask",
+		"--tmpfs", "/tmp/nova-probe-dir", "--remount-ro", "/tmp/nova-probe-dir",
 	}
 	if !network {
 		args = append(args, "--unshare-net")
 	}
-	return append(args,
-		"--unshare-pid", "--die-with-parent", "--new-session",
-		"--cap-drop", "ALL",
-		"--", "true",
-	)
+	args = append(args, "--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL")
+	if seccompFD >= 0 {
+		args = append(args, "--seccomp", strconv.Itoa(seccompFD))
+	}
+	return append(args, "--", "true")
+}
+
+// pipeWith returns the read end of a pipe that holds content and then ends;
+// the write end is closed. content must fit the pipe's buffer (64 KiB on
+// Linux), which the filter and the empty masks do by far.
+func pipeWith(content []byte) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: pipe: %w", err)
+	}
+	if len(content) > 0 {
+		if _, err := w.Write(content); err != nil {
+			r.Close()
+			w.Close()
+			return nil, fmt.Errorf("sandbox: pipe: %w", err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("sandbox: pipe: %w", err)
+	}
+	return r, nil
 }

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,17 +22,24 @@ import (
 // These tests run real commands in real bwrap. They skip, with the probe's
 // reason, only where the probe says bwrap cannot run.
 
+// probeOnce probes the machine once for the whole test binary: every trial
+// run costs a few bwrap start-ups.
+var probeOnce = sync.OnceValue(func() Report { return Probe(context.Background()) })
+
 // realSandbox returns a bwrap Sandbox for cfg, or skips the test.
 func realSandbox(t *testing.T, cfg Config) *Sandbox {
 	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("bwrap tests run on Linux")
 	}
-	r := Probe(context.Background())
-	if !r.Works || (!cfg.Network && !r.NetworkIsolation) {
-		t.Skip(r.Reason)
+	r := probeOnce()
+	if !r.Works || (!cfg.Network && !r.NetworkIsolation) || (!cfg.AllowUnixSockets && !r.UnixSocketFilter) {
+		t.Skip("bwrap cannot run here: " + r.Reason)
 	}
 	cfg.Probed = &r
+	if cfg.NovaHome == "" && cfg.Home != "" {
+		cfg.NovaHome = filepath.Join(cfg.Home, ".nova")
+	}
 	sb, err := New(cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -42,13 +50,23 @@ func realSandbox(t *testing.T, cfg Config) *Sandbox {
 // run runs argv in the sandbox and returns its combined output.
 func run(t *testing.T, sb *Sandbox, workdir string, argv ...string) (string, error) {
 	t.Helper()
-	wrapped, err := sb.Wrap(argv, workdir)
-	if err != nil {
-		t.Fatalf("Wrap: %v", err)
-	}
+	return runEnv(t, sb, workdir, nil, argv...)
+}
+
+// runEnv is run with the environment env (nil: nova's own).
+func runEnv(t *testing.T, sb *Sandbox, workdir string, env []string, argv ...string) (string, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, wrapped[0], wrapped[1:]...).CombinedOutput()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = workdir
+	cmd.Env = env
+	release, err := sb.Confine(cmd)
+	if err != nil {
+		t.Fatalf("Confine: %v", err)
+	}
+	defer release()
+	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
 
@@ -290,15 +308,18 @@ func TestBwrapDiesWithParent(t *testing.T) {
 	// The sh inside stays alive (sleep is not its last command) so its
 	// argv, which carries the marker, identifies the sandboxed process.
 	inner := []string{"sh", "-c", "sleep 60; true", marker}
-	wrapped, err := sb.Wrap(inner, "")
+	cmd := exec.Command(inner[0], inner[1:]...)
+	release, err := sb.Confine(cmd)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(release)
 	t.Cleanup(func() { killMarked(marker) })
 
 	// The intermediate process starts bwrap and waits; killing it must
 	// take the whole sandbox down.
-	parent := exec.Command("sh", append([]string{"-c", `"$@" & wait`, "sh"}, wrapped...)...)
+	parent := exec.Command("sh", append([]string{"-c", `"$@" & wait`, "sh"}, cmd.Args...)...)
+	parent.ExtraFiles = cmd.ExtraFiles
 	if err := parent.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -17,6 +18,11 @@ const (
 	BackendSandboxExec = "sandbox-exec"
 	BackendNone        = "none"
 )
+
+// ProbeVersion changes whenever Probe starts testing something new (2: the
+// Unix socket filter and the empty-file binds). A Report kept from a
+// Probe of another version must not be trusted: it lacks the new verdicts.
+const ProbeVersion = 2
 
 // trialTimeout bounds each trial run; starting `true` in a sandbox takes
 // milliseconds, so a run this slow means something is wrong.
@@ -32,8 +38,13 @@ type Report struct {
 	Works bool `json:"works"`
 	// NetworkIsolation says a trial run with the network cut succeeded.
 	NetworkIsolation bool `json:"network_isolation"`
-	// Reason says, for a person, why Works or NetworkIsolation is false
-	// and what to do about it; empty when both are true.
+	// UnixSocketFilter says Unix sockets can be closed: on Linux a trial
+	// run with the seccomp filter loaded succeeded; on macOS it is part of
+	// the profile the trial ran.
+	UnixSocketFilter bool `json:"unix_socket_filter"`
+	// Reason says, for a person, why Works, NetworkIsolation or
+	// UnixSocketFilter is false and what to do about it; empty when all
+	// are true.
 	Reason string `json:"reason,omitempty"`
 }
 
@@ -48,6 +59,7 @@ func (r Report) String() string {
 	}
 	b.WriteString("\n  trial run: " + okOr(r.Works, "failed"))
 	b.WriteString("\n  network isolation: " + okOr(r.NetworkIsolation, "unavailable"))
+	b.WriteString("\n  unix socket filter: " + okOr(r.UnixSocketFilter, "unavailable"))
 	if r.Reason != "" {
 		b.WriteString("\n  reason: " + r.Reason)
 	}
@@ -87,21 +99,62 @@ func probeBwrap(ctx context.Context, lookPath func(string) (string, error)) Repo
 		return r
 	}
 	r.Path = path
+	filter, filterErr := seccompFilter(runtime.GOARCH)
 
-	// Try the full sandbox first; only if that fails, try without the
-	// network namespace, to tell "no sandbox" from "no network isolation".
-	full := trial(ctx, path, bwrapTrialArgs(false))
+	// Try the full sandbox first; only if that fails, take away the filter
+	// and the network namespace in turn, to tell "no sandbox" from the
+	// pieces that are missing.
+	full := trialBwrap(ctx, path, false, filter)
 	if full == nil {
-		r.Works, r.NetworkIsolation = true, true
+		r.Works, r.NetworkIsolation, r.UnixSocketFilter = true, true, filter != nil
+		if filter == nil {
+			r.Reason = filterErr.Error()
+		}
 		return r
 	}
-	if trial(ctx, path, bwrapTrialArgs(true)) == nil {
+	if filter != nil && trialBwrap(ctx, path, false, nil) == nil {
+		r.Works, r.NetworkIsolation = true, true
+		r.Reason = "the Unix socket filter cannot be applied: " + bwrapReason(full)
+		return r
+	}
+	netReason := "network namespaces unavailable: " + bwrapReason(full)
+	if trialBwrap(ctx, path, true, filter) == nil {
+		r.Works, r.UnixSocketFilter = true, filter != nil
+		r.Reason = netReason
+		if filter == nil {
+			r.Reason += "; " + filterErr.Error()
+		}
+		return r
+	}
+	if filter != nil && trialBwrap(ctx, path, true, nil) == nil {
 		r.Works = true
-		r.Reason = "network namespaces unavailable: " + bwrapReason(full)
+		r.Reason = netReason + "; the Unix socket filter cannot be applied either"
 		return r
 	}
 	r.Reason = bwrapReason(full)
 	return r
+}
+
+// trialBwrap runs `true` in bwrap the way a command runs, with the filter
+// when it is not nil.
+func trialBwrap(ctx context.Context, path string, network bool, filter []byte) error {
+	empty, err := pipeWith(nil)
+	if err != nil {
+		return err
+	}
+	defer empty.Close()
+	files := []*os.File{empty}
+	seccompFD := -1
+	if filter != nil {
+		f, err := pipeWith(filter)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		files = append(files, f)
+		seccompFD = 4
+	}
+	return trial(ctx, path, bwrapTrialArgs(network, 3, seccompFD), files...)
 }
 
 func probeSandboxExec(ctx context.Context, lookPath func(string) (string, error)) Report {
@@ -113,14 +166,16 @@ func probeSandboxExec(ctx context.Context, lookPath func(string) (string, error)
 	}
 	r.Path = path
 	// The generated profile is tried for real: a profile the running macOS
-	// rejects must show up here, not on the first command.
+	// rejects must show up here, not on the first command. Both trial
+	// profiles close Unix sockets (the one with the network allowed by its
+	// own rule), so a profile that runs has the filter.
 	full := trial(ctx, path, seatbeltTrialArgs(false))
 	if full == nil {
-		r.Works, r.NetworkIsolation = true, true
+		r.Works, r.NetworkIsolation, r.UnixSocketFilter = true, true, true
 		return r
 	}
 	if trial(ctx, path, seatbeltTrialArgs(true)) == nil {
-		r.Works = true
+		r.Works, r.UnixSocketFilter = true, true
 		r.Reason = "the no-network profile failed: " + full.Error()
 		return r
 	}
@@ -157,11 +212,13 @@ func (e *trialError) Error() string {
 
 func (e *trialError) Unwrap() error { return e.err }
 
-// trial runs bin with args under trialTimeout and reports why it failed.
-func trial(ctx context.Context, bin string, args []string) error {
+// trial runs bin with args (and extra as descriptors 3, 4, ...) under
+// trialTimeout and reports why it failed.
+func trial(ctx context.Context, bin string, args []string, extra ...*os.File) error {
 	ctx, cancel := context.WithTimeout(ctx, trialTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.ExtraFiles = extra
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	// If the sandbox leaves a child holding stderr open, Wait must not
@@ -186,6 +243,11 @@ func bwrapReason(err error) string {
 	switch {
 	case strings.Contains(low, "timed out"):
 		return "bwrap " + msg
+	case strings.Contains(low, "unknown option"):
+		return "this bwrap is too old for nova: " + msg + "; install bubblewrap 0.5 or later"
+	case strings.Contains(low, "seccomp"):
+		return "the kernel refused the seccomp filter: " + msg + "; a kernel without CONFIG_SECCOMP_FILTER, " +
+			"or a container policy that forbids seccomp, cannot close Unix sockets"
 	case strings.Contains(low, "uid map"), strings.Contains(low, "new namespace"),
 		strings.Contains(low, "unshare"), strings.Contains(low, "user namespace"):
 		return "user namespaces disabled: " + msg + "; enable them (sysctl kernel.unprivileged_userns_clone=1 on Debian; " +

@@ -3,7 +3,10 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -70,7 +73,7 @@ func TestReportString(t *testing.T) {
 		want []string
 	}{
 		{Report{Backend: BackendBwrap, Path: "/usr/bin/bwrap", Works: true, NetworkIsolation: true},
-			[]string{"sandbox: bwrap (/usr/bin/bwrap)", "trial run: ok", "network isolation: ok"}},
+			[]string{"sandbox: bwrap (/usr/bin/bwrap)", "trial run: ok", "network isolation: ok", "unix socket filter: unavailable"}},
 		{Report{Backend: BackendBwrap, Reason: "bwrap not found: install bubblewrap"},
 			[]string{"sandbox: bwrap\n", "trial run: failed", "network isolation: unavailable", "reason: bwrap not found"}},
 	}
@@ -81,5 +84,61 @@ func TestReportString(t *testing.T) {
 				t.Errorf("String() = %q, lacks %q", s, w)
 			}
 		}
+	}
+}
+
+// fakeBwrapScript writes a stand-in for bwrap that fails with message
+// when its arguments contain trigger, and succeeds otherwise.
+func fakeBwrapScript(t *testing.T, trigger, message string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "bwrap")
+	script := "#!/bin/sh\ncase \" $* \" in *\" " + trigger + " \"*) echo '" + message + "' >&2; exit 1;; esac\nexit 0\n"
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestProbePartialBwrap(t *testing.T) {
+	if _, ok := seccompABIFor(runtime.GOARCH); !ok {
+		t.Skipf("no filter on %s", runtime.GOARCH)
+	}
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	tests := []struct {
+		name, trigger, message string
+		want                   Report
+		reason                 []string
+	}{
+		{
+			name: "filter refused", trigger: "--seccomp", message: "bwrap: prctl(PR_SET_SECCOMP): Invalid argument",
+			want:   Report{Works: true, NetworkIsolation: true},
+			reason: []string{"Unix socket filter cannot be applied", "PR_SET_SECCOMP"},
+		},
+		{
+			name: "no network namespace", trigger: "--unshare-net", message: "bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted",
+			want:   Report{Works: true, UnixSocketFilter: true},
+			reason: []string{"network namespaces unavailable", "RTM_NEWADDR"},
+		},
+		{
+			name: "old bwrap", trigger: "--ro-bind-data", message: "bwrap: Unknown option --ro-bind-data",
+			want:   Report{},
+			reason: []string{"too old", "bubblewrap 0.5"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bin := fakeBwrapScript(t, tt.trigger, tt.message)
+			r := probe(context.Background(), "linux", func(string) (string, error) { return bin, nil })
+			if r.Works != tt.want.Works || r.NetworkIsolation != tt.want.NetworkIsolation || r.UnixSocketFilter != tt.want.UnixSocketFilter {
+				t.Errorf("report = %+v, want works %v network %v filter %v", r, tt.want.Works, tt.want.NetworkIsolation, tt.want.UnixSocketFilter)
+			}
+			for _, s := range tt.reason {
+				if !strings.Contains(r.Reason, s) {
+					t.Errorf("reason %q lacks %q", r.Reason, s)
+				}
+			}
+		})
 	}
 }

@@ -1,7 +1,9 @@
-// Package sandbox wraps a command line so it runs inside the OS sandbox:
+// Package sandbox confines a command so it runs inside the OS sandbox:
 // bubblewrap (bwrap) on Linux, sandbox-exec on macOS. Inside, the whole
 // filesystem is read-only except the workspace, the directories the user
-// added and a private temp directory, and the network is cut unless allowed.
+// added and a private temp directory; the git metadata that git later runs
+// code from stays read-only even there; credential stores read as empty;
+// Unix sockets cannot be used; and the network is cut unless allowed.
 //
 // Probe says what the machine supports; New refuses, with the reason and the
 // fix, when the sandbox cannot work, so callers can ask or refuse instead of
@@ -15,7 +17,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -34,23 +39,41 @@ type Config struct {
 	AddDirs []string
 	// Network allows network access; false cuts it (loopback included).
 	Network bool
+	// AllowUnixSockets lets commands connect to Unix sockets (setting
+	// sandbox.allowUnixSockets). By default they cannot: a Unix socket
+	// reaches whatever listens on it (the Docker daemon, an ssh agent, the
+	// session bus), with or without network access.
+	AllowUnixSockets bool
 	// Home is the user's home directory, kept read-only except where it
 	// overlaps the workspace or an added directory; empty means os.UserHomeDir.
 	Home string
+	// NovaHome is nova's own directory, whose config.json can hold API
+	// keys and is masked; empty means $NOVA_HOME, or Home/.nova.
+	NovaHome string
+	// Mask lists further absolute paths that read as empty inside the
+	// sandbox (setting sandbox.mask), on top of CredentialPaths.
+	Mask []string
 	// Probed is the Report of an earlier Probe to trust instead of probing
 	// again; nil means New probes the machine itself.
 	Probed *Report
 }
 
-// Sandbox wraps command lines for one workspace. It is immutable after New
-// and safe for concurrent use.
+// Sandbox wraps commands for one workspace. Its configuration is fixed by
+// New; it is safe for concurrent use.
 type Sandbox struct {
-	backend  string
-	bin      string
-	writable []string // absolute, symlinks resolved, workspace first
-	home     string   // absolute, symlinks resolved when it exists; "" for none
-	network  bool
-	tempDirs []string // sandbox-exec only: host temp dirs left writable
+	backend   string
+	bin       string
+	writable  []string // absolute, symlinks resolved, workspace first
+	home      string   // absolute, symlinks resolved when it exists; "" for none
+	network   bool
+	allowUnix bool
+	masks     []string // candidates, absolute; resolved again for each command
+	warnings  []string
+	tempDirs  []string // sandbox-exec only: host temp dirs left writable
+	seccomp   []byte   // bwrap only: the Unix socket filter; nil when allowed
+	// placeholders are the files written on the host for the commands
+	// running now (bwrap only).
+	placeholders placeholders
 }
 
 // New checks cfg and the machine and returns a Sandbox, or an error saying
@@ -79,6 +102,20 @@ func New(cfg Config) (*Sandbox, error) {
 		}
 	}
 
+	novaHome := cfg.NovaHome
+	if novaHome == "" {
+		novaHome = os.Getenv("NOVA_HOME")
+	}
+	if novaHome != "" {
+		if novaHome, err = filepath.Abs(novaHome); err != nil {
+			return nil, fmt.Errorf("sandbox: nova home: %w", err)
+		}
+	}
+	masks, warnings, err := maskCandidates(home, novaHome, cfg.Mask, writable)
+	if err != nil {
+		return nil, err
+	}
+
 	report := cfg.Probed
 	if report == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), newProbeTimeout)
@@ -93,20 +130,41 @@ func New(cfg Config) (*Sandbox, error) {
 		return nil, fmt.Errorf("%w: network isolation does not work here (%s); "+
 			"set sandbox.network to true to sandbox the filesystem only", ErrUnavailable, report.Reason)
 	}
+	if report.Backend != BackendBwrap && report.Backend != BackendSandboxExec {
+		return nil, fmt.Errorf("%w: unknown backend %q", ErrUnavailable, report.Backend)
+	}
+	if !cfg.AllowUnixSockets && !report.UnixSocketFilter {
+		return nil, fmt.Errorf("%w: Unix sockets cannot be closed here (%s); "+
+			"set sandbox.allowUnixSockets to true to sandbox without closing them", ErrUnavailable, report.Reason)
+	}
 
 	sb := &Sandbox{
-		backend:  report.Backend,
-		bin:      report.Path,
-		writable: writable,
-		home:     home,
-		network:  cfg.Network,
+		backend:   report.Backend,
+		bin:       report.Path,
+		writable:  writable,
+		home:      home,
+		network:   cfg.Network,
+		allowUnix: cfg.AllowUnixSockets,
+		masks:     masks,
+		warnings:  warnings,
 	}
 	switch report.Backend {
 	case BackendBwrap:
+		if !cfg.AllowUnixSockets {
+			if sb.seccomp, err = seccompFilter(runtime.GOARCH); err != nil {
+				return nil, fmt.Errorf("%w: %v; set sandbox.allowUnixSockets to true to sandbox without it", ErrUnavailable, err)
+			}
+		}
+		// A bind cannot hold a symbolic link, only the directory around
+		// it, and a writable directory cannot be made read-only.
+		for _, l := range planGit(writable, home).links {
+			if slices.Contains(writable, filepath.Dir(l)) {
+				sb.warnings = append(sb.warnings, fmt.Sprintf(
+					"sandbox: %s is a symbolic link that git follows; a sandboxed command can re-aim it at git hooks of its own", l))
+			}
+		}
 	case BackendSandboxExec:
 		sb.tempDirs = darwinTempDirs()
-	default:
-		return nil, fmt.Errorf("%w: unknown backend %q", ErrUnavailable, report.Backend)
 	}
 	return sb, nil
 }
@@ -114,41 +172,87 @@ func New(cfg Config) (*Sandbox, error) {
 // Backend names the mechanism in use ("bwrap" or "sandbox-exec").
 func (s *Sandbox) Backend() string { return s.backend }
 
-// Wrap returns the argv that runs argv inside the sandbox with workdir as
-// its working directory. workdir must be inside the workspace or an added
-// directory (relative paths start at the workspace; empty means the
-// workspace), because a command started elsewhere could not write where it
-// stands and that is nearly always a mistake in the caller.
-func (s *Sandbox) Wrap(argv []string, workdir string) ([]string, error) {
-	if len(argv) == 0 {
+// Warnings says, for a person, what New could not protect as asked:
+// credential paths left readable because they hold the workspace or an
+// added directory, and (bwrap) symbolic links git follows that a command
+// could re-aim. Callers show them at start-up.
+func (s *Sandbox) Warnings() []string { return slices.Clone(s.warnings) }
+
+// Confine rewrites cmd, not yet started, so that it runs inside the sandbox
+// in cmd.Dir. cmd.Dir must be inside the workspace or an added directory
+// (relative paths start at the workspace; empty means the workspace),
+// because a command started elsewhere could not write where it stands and
+// that is nearly always a mistake in the caller.
+//
+// What the sandbox sets up for the command (the pipes bwrap reads, the
+// placeholders it binds) lasts until release, which the caller must call
+// once, after the command and every process it started have ended or when
+// it failed to start.
+func (s *Sandbox) Confine(cmd *exec.Cmd) (release func(), err error) {
+	if len(cmd.Args) == 0 {
 		return nil, errors.New("sandbox: empty command")
 	}
-	dir, err := s.resolveWorkdir(workdir)
+	dir, err := s.resolveWorkdir(cmd.Dir)
 	if err != nil {
 		return nil, err
 	}
+	bin, err := exec.LookPath(s.bin)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	// The command is looked up inside the sandbox; what exec.Command
+	// found (or did not) outside no longer matters. bwrap itself starts
+	// where the command will run.
+	cmd.Err, cmd.Dir = nil, dir
 	switch s.backend {
 	case BackendBwrap:
-		return bwrapArgv(s, argv, dir), nil
+		return s.confineBwrap(cmd, bin, dir)
 	case BackendSandboxExec:
-		return sandboxExecArgv(s, argv, dir), nil
+		cmd.Path, cmd.Args = bin, sandboxExecArgv(s, cmd.Args, dir)
+		return func() {}, nil
 	}
 	return nil, fmt.Errorf("sandbox: unknown backend %q", s.backend)
 }
 
-// Confine rewrites cmd, not yet started, so that it runs inside the sandbox
-// in cmd.Dir (see Wrap for which directories are accepted). release undoes
-// what Confine set up for the command; call it once the command has ended.
-func (s *Sandbox) Confine(cmd *exec.Cmd) (release func(), err error) {
-	argv, err := s.Wrap(cmd.Args, cmd.Dir)
+// confineBwrap plans the command's mounts as the files are now, writes the
+// placeholders and the pipes bwrap reads, and rewrites cmd.
+func (s *Sandbox) confineBwrap(cmd *exec.Cmd, bin, dir string) (release func(), err error) {
+	var (
+		files []*os.File
+		held  []string
+	)
+	undo := sync.OnceFunc(func() {
+		for _, f := range files {
+			f.Close()
+		}
+		s.placeholders.release(held)
+	})
+	defer func() {
+		if err != nil {
+			undo()
+		}
+	}()
+	git := planGit(s.writable, s.home)
+	if held, err = s.placeholders.acquire(git.placeholders()); err != nil {
+		return nil, err
+	}
+	// ExtraFiles[i] is descriptor 3+i in the child.
+	first := 3 + len(cmd.ExtraFiles)
+	pass := func(content []byte) (int, error) {
+		r, err := pipeWith(content)
+		if err != nil {
+			return 0, err
+		}
+		files = append(files, r)
+		return first + len(files) - 1, nil
+	}
+	argv, err := bwrapArgv(s, cmd.Args, dir, git, s.currentMasks(), pass)
 	if err != nil {
 		return nil, err
 	}
-	if cmd.Path, err = exec.LookPath(argv[0]); err != nil {
-		return nil, fmt.Errorf("sandbox: %w", err)
-	}
-	cmd.Args = argv
-	return func() {}, nil
+	cmd.Path, cmd.Args = bin, argv
+	cmd.ExtraFiles = append(cmd.ExtraFiles, files...)
+	return undo, nil
 }
 
 // resolveWorkdir makes workdir absolute and real, and checks it lies in a
@@ -266,10 +370,11 @@ func within(path, dir string) bool {
 	return path == dir || strings.HasPrefix(path, dir+string(filepath.Separator))
 }
 
-// protectedNames are paths, relative to each writable directory, that stay
-// read-only inside the sandbox: what a command writes there runs later
-// outside it (git hooks, git config's core.fsmonitor / core.pager, nova's
-// own settings and permission rules).
+// protectedNames are paths, relative to each writable directory, that
+// sandbox-exec keeps read-only whether or not they exist: what a command
+// writes there runs later outside it (git hooks, git config's
+// core.fsmonitor / core.pager, what commondir points git at, nova's own
+// settings and permission rules).
 func protectedNames() []string {
-	return []string{".git/hooks", ".git/config", ".nova"}
+	return []string{".git/hooks", ".git/config", ".git/commondir", ".git/config.worktree", ".nova"}
 }

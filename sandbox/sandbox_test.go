@@ -1,18 +1,28 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
 
 // fakeBwrap is a probe result for tests that only build command lines.
 func fakeBwrap() *Report {
-	return &Report{Backend: BackendBwrap, Path: "/usr/bin/bwrap", Works: true, NetworkIsolation: true}
+	// Any executable will do: these commands are built, never started.
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		sh = "/bin/sh"
+	}
+	return &Report{Backend: BackendBwrap, Path: sh, Works: true, NetworkIsolation: true, UnixSocketFilter: true}
 }
 
 // realTempDir is t.TempDir with symlinks resolved, as New resolves them.
@@ -43,7 +53,8 @@ func TestNewRejects(t *testing.T) {
 		t.Fatal(err)
 	}
 	broken := &Report{Backend: BackendBwrap, Reason: "bwrap not found: install bubblewrap (apt-get install bubblewrap)"}
-	noNet := &Report{Backend: BackendBwrap, Path: "/usr/bin/bwrap", Works: true, Reason: "network namespaces unavailable: x"}
+	noNet := &Report{Backend: BackendBwrap, Path: "/usr/bin/bwrap", Works: true, UnixSocketFilter: true, Reason: "network namespaces unavailable: x"}
+	noFilter := &Report{Backend: BackendBwrap, Path: "/usr/bin/bwrap", Works: true, NetworkIsolation: true, Reason: "the Unix socket filter cannot be applied: x"}
 
 	tests := []struct {
 		name        string
@@ -64,6 +75,9 @@ func TestNewRejects(t *testing.T) {
 		{"missing added dir", Config{Workspace: ws, AddDirs: []string{filepath.Join(root, "nope")}, Home: home, Probed: fakeBwrap()}, "added directory", false},
 		{"backend broken", Config{Workspace: ws, Home: home, Probed: broken}, "apt-get install bubblewrap", true},
 		{"no network isolation", Config{Workspace: ws, Home: home, Probed: noNet}, "sandbox.network", true},
+		{"no unix socket filter", Config{Workspace: ws, Home: home, Probed: noFilter}, "sandbox.allowUnixSockets", true},
+		{"no unix socket filter, network allowed", Config{Workspace: ws, Home: home, Network: true, Probed: noFilter}, "cannot be applied", true},
+		{"relative mask", Config{Workspace: ws, Home: home, Mask: []string{"secrets"}, Probed: fakeBwrap()}, "not absolute", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,13 +97,22 @@ func TestNewRejects(t *testing.T) {
 
 func TestNewNetworkAllowedWithoutIsolation(t *testing.T) {
 	ws := realTempDir(t)
-	noNet := &Report{Backend: BackendBwrap, Path: "/usr/bin/bwrap", Works: true}
+	noNet := &Report{Backend: BackendBwrap, Path: "/usr/bin/bwrap", Works: true, UnixSocketFilter: true}
 	sb, err := New(Config{Workspace: ws, Network: true, Home: realTempDir(t), Probed: noNet})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	if sb.Backend() != BackendBwrap {
 		t.Errorf("Backend = %q", sb.Backend())
+	}
+	// Without the filter, only a Config that allows Unix sockets runs.
+	noFilter := &Report{Backend: BackendBwrap, Path: "/usr/bin/bwrap", Works: true, NetworkIsolation: true}
+	sb, err = New(Config{Workspace: ws, AllowUnixSockets: true, Home: realTempDir(t), Probed: noFilter})
+	if err != nil {
+		t.Fatalf("New with AllowUnixSockets: %v", err)
+	}
+	if sb.seccomp != nil {
+		t.Error("AllowUnixSockets still loads the filter")
 	}
 }
 
@@ -99,7 +122,7 @@ func TestNewProbes(t *testing.T) {
 	r := Probe(context.Background())
 	sb, err := New(Config{Workspace: realTempDir(t), Home: realTempDir(t)})
 	switch {
-	case r.Works && r.NetworkIsolation:
+	case r.Works && r.NetworkIsolation && r.UnixSocketFilter:
 		if err != nil || sb.Backend() != r.Backend {
 			t.Errorf("New = %v, %v; Probe says %+v", sb, err, r)
 		}
@@ -108,7 +131,21 @@ func TestNewProbes(t *testing.T) {
 	}
 }
 
-func TestWrapWorkdir(t *testing.T) {
+// confine confines argv in workdir without starting it, and releases it
+// when the test ends.
+func confine(t *testing.T, sb *Sandbox, workdir string, argv ...string) (*exec.Cmd, error) {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = workdir
+	release, err := sb.Confine(cmd)
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(release)
+	return cmd, nil
+}
+
+func TestConfineWorkdir(t *testing.T) {
 	root := realTempDir(t)
 	ws := mkdir(t, root, "ws")
 	sub := mkdir(t, ws, "sub")
@@ -137,24 +174,24 @@ func TestWrapWorkdir(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			argv, err := sb.Wrap([]string{"true"}, tt.workdir)
+			cmd, err := confine(t, sb, tt.workdir, "true")
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("Wrap err = %v, want %q", err, tt.err)
+					t.Fatalf("Confine err = %v, want %q", err, tt.err)
 				}
 				return
 			}
 			if err != nil {
-				t.Fatalf("Wrap: %v", err)
+				t.Fatalf("Confine: %v", err)
 			}
-			i := slices.Index(argv, "--chdir")
-			if i < 0 || argv[i+1] != tt.want {
-				t.Errorf("--chdir in %q, want %s", argv, tt.want)
+			i := slices.Index(cmd.Args, "--chdir")
+			if i < 0 || cmd.Args[i+1] != tt.want {
+				t.Errorf("--chdir in %q, want %s", cmd.Args, tt.want)
 			}
 		})
 	}
-	if _, err := sb.Wrap(nil, ""); err == nil {
-		t.Error("Wrap(nil) succeeded")
+	if _, err := sb.Confine(&exec.Cmd{}); err == nil {
+		t.Error("Confine of an empty command succeeded")
 	}
 }
 
@@ -168,29 +205,60 @@ func indexPair(argv []string, opt string, args ...string) int {
 	return -1
 }
 
+// passedFile returns what bwrap would read from the descriptor named by
+// the option opt for dest (or the only one, when dest is empty).
+func passedFile(t *testing.T, cmd *exec.Cmd, opt string, dest ...string) []byte {
+	t.Helper()
+	i := indexPair(cmd.Args, opt)
+	if len(dest) > 0 {
+		i = -1
+		for j := range cmd.Args {
+			if cmd.Args[j] == opt && j+2 < len(cmd.Args) && cmd.Args[j+2] == dest[0] {
+				i = j
+			}
+		}
+	}
+	if i < 0 {
+		t.Fatalf("no %s %q in %q", opt, dest, cmd.Args)
+	}
+	fd, err := strconv.Atoi(cmd.Args[i+1])
+	if err != nil || fd < 3 || fd-3 >= len(cmd.ExtraFiles) {
+		t.Fatalf("%s %s: not a passed descriptor (ExtraFiles %d)", opt, cmd.Args[i+1], len(cmd.ExtraFiles))
+	}
+	b, err := io.ReadAll(cmd.ExtraFiles[fd-3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func TestBwrapArgv(t *testing.T) {
 	root := realTempDir(t)
 	home := mkdir(t, root, "home")
 	ws := mkdir(t, home, "proj") // a workspace inside the home, the usual case
-	mkdir(t, ws, ".git", "hooks")
+	mkdir(t, ws, ".git", "objects")
+	writeFile(t, filepath.Join(ws, ".git", "config"), "[core]\n")
+	writeFile(t, filepath.Join(ws, ".git", "HEAD"), "ref: refs/heads/main\n")
 	mkdir(t, ws, ".nova")
 	extra := mkdir(t, root, "extra") // no .git, no .nova
 	worktree := mkdir(t, root, "worktree")
-	if err := os.WriteFile(filepath.Join(worktree, ".git"), []byte("gitdir: /elsewhere\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(worktree, ".git"), "gitdir: /elsewhere\n")
+	mkdir(t, home, ".ssh")
+	writeFile(t, filepath.Join(home, ".netrc"), "machine x password y\n")
 
 	for _, network := range []bool{false, true} {
-		sb, err := New(Config{Workspace: ws, AddDirs: []string{extra, worktree}, Home: home, Network: network, Probed: fakeBwrap()})
+		sb, err := New(Config{Workspace: ws, AddDirs: []string{extra, worktree}, Home: home, NovaHome: filepath.Join(home, ".nova"),
+			Network: network, Probed: fakeBwrap()})
 		if err != nil {
 			t.Fatal(err)
 		}
-		argv, err := sb.Wrap([]string{"sh", "-c", "echo hi", "--chdir"}, "")
+		cmd, err := confine(t, sb, "", "sh", "-c", "echo hi", "--chdir")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if argv[0] != "/usr/bin/bwrap" {
-			t.Errorf("argv[0] = %q", argv[0])
+		argv := cmd.Args
+		if argv[0] != fakeBwrap().Path || cmd.Path != fakeBwrap().Path {
+			t.Errorf("argv[0] = %q, Path %q", argv[0], cmd.Path)
 		}
 		sep := slices.Index(argv, "--")
 		if sep < 0 || !slices.Equal(argv[sep+1:], []string{"sh", "-c", "echo hi", "--chdir"}) {
@@ -205,6 +273,7 @@ func TestBwrapArgv(t *testing.T) {
 			}
 			return i
 		}
+		git := func(name string) string { return filepath.Join(ws, ".git", name) }
 		rootRO := must("--ro-bind", "/", "/")
 		must("--dev", "/dev")
 		must("--proc", "/proc")
@@ -212,34 +281,140 @@ func TestBwrapArgv(t *testing.T) {
 		homeRO := must("--ro-bind-try", home, home)
 		wsRW := must("--bind", ws, ws)
 		extraRW := must("--bind", extra, extra)
-		// An existing .git is pinned by a bind before its hooks and config
-		// are made read-only; a .git file is read-only; a missing .nova
-		// gets an empty read-only tmpfs.
-		pin := must("--bind", filepath.Join(ws, ".git"), filepath.Join(ws, ".git"))
-		hooks := must("--ro-bind-try", filepath.Join(ws, ".git/hooks"), filepath.Join(ws, ".git/hooks"))
-		must("--ro-bind-try", filepath.Join(ws, ".git/config"), filepath.Join(ws, ".git/config"))
+		// An existing .git is pinned by a bind before its entries are
+		// made read-only; a missing hooks becomes an empty read-only
+		// directory; a missing commondir gets a placeholder; a .git file
+		// is read-only; a missing .nova gets an empty read-only tmpfs.
+		pin := must("--bind", git(""), git(""))
+		cfg := must("--ro-bind", git("config"), git("config"))
+		hooks := must("--tmpfs", git("hooks"))
+		must("--remount-ro", git("hooks"))
+		must("--ro-bind", git("commondir"), git("commondir"))
 		must("--ro-bind-try", filepath.Join(ws, ".nova"), filepath.Join(ws, ".nova"))
-		must("--ro-bind-try", filepath.Join(extra, ".git/config"), filepath.Join(extra, ".git/config"))
 		must("--tmpfs", filepath.Join(extra, ".nova"))
 		must("--remount-ro", filepath.Join(extra, ".nova"))
 		must("--ro-bind", filepath.Join(worktree, ".git"), filepath.Join(worktree, ".git"))
 		if indexPair(opts, "--bind", filepath.Join(extra, ".git"), filepath.Join(extra, ".git")) >= 0 {
 			t.Errorf("missing .git bound: %q", opts)
 		}
+		if slices.Contains(opts, git("config.worktree")) {
+			t.Errorf("config.worktree protected without extensions.worktreeConfig: %q", opts)
+		}
+		// Credentials: a directory becomes an empty read-only tmpfs, a
+		// file an empty read-only file.
+		ssh := must("--tmpfs", filepath.Join(home, ".ssh"))
+		must("--remount-ro", filepath.Join(home, ".ssh"))
+		if b := passedFile(t, cmd, "--ro-bind-data", filepath.Join(home, ".netrc")); len(b) != 0 {
+			t.Errorf(".netrc covered with %q, want an empty file", b)
+		}
 		must("--unshare-pid")
 		must("--die-with-parent")
 		must("--new-session")
 		must("--cap-drop", "ALL")
 		must("--chdir", ws)
+		want, err := seccompFilter(runtime.GOARCH)
+		if err == nil {
+			if got := passedFile(t, cmd, "--seccomp"); !bytes.Equal(got, want) {
+				t.Errorf("--seccomp descriptor holds %d bytes, want the %d-byte filter", len(got), len(want))
+			}
+		}
 		// bwrap applies mounts in order: each later one must cover the
 		// earlier ones where they overlap.
-		if !(rootRO < tmp && tmp < homeRO && homeRO < wsRW && wsRW < extraRW && extraRW < pin && pin < hooks) {
-			t.Errorf("mount order wrong: root %d tmp %d home %d ws %d extra %d pin %d hooks %d",
-				rootRO, tmp, homeRO, wsRW, extraRW, pin, hooks)
+		if !(rootRO < tmp && tmp < homeRO && homeRO < wsRW && wsRW < extraRW && extraRW < pin && pin < cfg && pin < hooks && hooks < ssh) {
+			t.Errorf("mount order wrong: root %d tmp %d home %d ws %d extra %d pin %d config %d hooks %d ssh %d",
+				rootRO, tmp, homeRO, wsRW, extraRW, pin, cfg, hooks, ssh)
 		}
 		if got := slices.Contains(opts, "--unshare-net"); got == network {
 			t.Errorf("network=%v: --unshare-net present = %v", network, got)
 		}
+	}
+}
+
+// TestConfineReleasesFiles checks that the parent keeps no descriptor and
+// no placeholder once release has run, whether or not the command started.
+func TestConfineReleasesFiles(t *testing.T) {
+	root := realTempDir(t)
+	ws := mkdir(t, root, "ws")
+	mkdir(t, ws, ".git", "hooks")
+	home := mkdir(t, root, "home")
+	writeFile(t, filepath.Join(home, ".netrc"), "x\n")
+	sb, err := New(Config{Workspace: ws, Home: home, NovaHome: filepath.Join(home, ".nova"), Probed: fakeBwrap()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := openFDs(t)
+	for range 20 {
+		cmd := exec.Command("true")
+		release, err := sb.Confine(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cmd.ExtraFiles) == 0 {
+			t.Fatal("no descriptors passed")
+		}
+		if _, err := os.Stat(filepath.Join(ws, ".git", "commondir")); err != nil {
+			t.Fatalf("placeholder missing while confined: %v", err)
+		}
+		release()
+		release() // twice is harmless
+	}
+	if after := openFDs(t); after != before {
+		t.Errorf("%d descriptors open before, %d after 20 commands", before, after)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, ".git", "commondir")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("placeholder left behind: %v", err)
+	}
+}
+
+// openFDs counts this process's open descriptors.
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	return len(ents)
+}
+
+func TestWarningsForMaskHoldingWorkspace(t *testing.T) {
+	root := realTempDir(t)
+	home := mkdir(t, root, "home")
+	ws := mkdir(t, home, ".config", "gh", "proj")
+	sb, err := New(Config{Workspace: ws, Home: home, NovaHome: filepath.Join(home, ".nova"), Probed: fakeBwrap()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := sb.Warnings()
+	if len(w) != 1 || !strings.Contains(w[0], filepath.Join(home, ".config", "gh")) || !strings.Contains(w[0], ws) {
+		t.Errorf("Warnings = %q, want one naming ~/.config/gh and the workspace", w)
+	}
+	cmd, err := confine(t, sb, "", "true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(cmd.Args, filepath.Join(home, ".config", "gh")) {
+		t.Errorf("the mask holding the workspace is still applied: %q", cmd.Args)
+	}
+}
+
+func TestCredentialPaths(t *testing.T) {
+	got := CredentialPaths("/h", "/n")
+	for _, want := range []string{"/h/.ssh", "/h/.aws", "/h/.config/gh", "/h/.netrc", "/h/.docker/config.json",
+		"/h/.claude/.credentials.json", "/h/.cargo/credentials.toml", "/n/config.json"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("CredentialPaths lacks %s: %q", want, got)
+		}
+	}
+	for _, p := range got {
+		if !filepath.IsAbs(p) {
+			t.Errorf("%s is not absolute", p)
+		}
+	}
+	if got := CredentialPaths("/h", ""); !slices.Contains(got, "/h/.nova/config.json") {
+		t.Errorf("empty novaHome: %q lacks /h/.nova/config.json", got)
+	}
+	if got := CredentialPaths("", ""); len(got) != 0 {
+		t.Errorf("no home, no nova home: %q", got)
 	}
 }
 
@@ -272,5 +447,22 @@ func TestWithin(t *testing.T) {
 		if got := within(tt.path, tt.dir); got != tt.want {
 			t.Errorf("within(%q, %q) = %v, want %v", tt.path, tt.dir, got, tt.want)
 		}
+	}
+}
+
+func TestWarningsForGitSymlink(t *testing.T) {
+	root := realTempDir(t)
+	ws := mkdir(t, root, "ws")
+	gitdir := mkdir(t, root, "gitdir")
+	writeFile(t, filepath.Join(gitdir, "HEAD"), "ref: refs/heads/main\n")
+	if err := os.Symlink(gitdir, filepath.Join(ws, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	sb, err := New(Config{Workspace: ws, Home: mkdir(t, root, "home"), NovaHome: mkdir(t, root, "nova"), Probed: fakeBwrap()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := sb.Warnings(); len(w) != 1 || !strings.Contains(w[0], filepath.Join(ws, ".git")) {
+		t.Errorf("Warnings = %q, want one about the .git link", w)
 	}
 }

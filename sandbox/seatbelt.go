@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -23,14 +24,23 @@ type seatbeltInput struct {
 	protected []string
 	// pinned paths may not themselves be written, renamed or removed,
 	// though what is inside them may be (.git).
-	pinned  []string
+	pinned []string
+	// masked paths can be neither read nor written (credentials).
+	masked  []string
 	network bool
+	// unixSockets allows connecting to Unix sockets.
+	unixSockets bool
 }
 
+// mDNSResponder is the socket macOS resolves host names through; with the
+// network allowed, closing it would break every name lookup.
+const mDNSResponder = "/private/var/run/mDNSResponder"
+
 // darwinProfile generates the sandbox-exec profile. It is a pure function so
-// it can be tested anywhere. Everything is allowed except writing and the
-// network: writes are denied, then allowed in the writable and temp dirs and
-// a few devices, then denied again in the protected paths; in SBPL the last
+// it can be tested anywhere. Everything is allowed except writing, reading
+// the masked paths, Unix sockets and the network: writes are denied, then
+// allowed in the writable and temp dirs and a few devices, then denied again
+// in the protected paths; the masked paths are denied last. In SBPL the last
 // matching rule wins, so the order is the policy.
 func darwinProfile(in seatbeltInput) seatbelt {
 	var b strings.Builder
@@ -69,10 +79,24 @@ func darwinProfile(in seatbeltInput) seatbelt {
 		}
 		b.WriteString(")\n")
 	}
-	if !in.network {
+	switch {
+	case !in.network:
 		// Unix sockets too: the Docker socket or an ssh agent reach as far
 		// as the network does.
 		b.WriteString("(deny network*)\n")
+		if in.unixSockets {
+			b.WriteString("(allow network* (local unix-socket) (remote unix-socket))\n")
+		}
+	case !in.unixSockets:
+		b.WriteString("(deny network-outbound (remote unix-socket))\n")
+		fmt.Fprintf(&b, "(allow network-outbound (remote unix-socket (path-literal %q)))\n", mDNSResponder)
+	}
+	if len(in.masked) > 0 {
+		b.WriteString("(deny file-read* file-write*\n")
+		for i, m := range in.masked {
+			b.WriteString("  " + param("MASKED", i, m) + "\n")
+		}
+		b.WriteString(")\n")
 	}
 	return seatbelt{profile: b.String(), params: params}
 }
@@ -92,12 +116,31 @@ func sandboxExecArgv(s *Sandbox, argv []string, dir string) []string {
 		// also stops `git init` at the top of a writable directory.
 		pinned = append(pinned, filepath.Join(w, ".git"))
 	}
+	// Seatbelt matches paths, so a missing entry is denied as well as an
+	// existing one and needs no placeholder.
+	git := planGit(s.writable, s.home)
+	for _, e := range git.entries {
+		protected = append(protected, e.path)
+	}
+	protected = append(protected, git.roWhole...)
+	pinned = append(append(pinned, git.pins...), git.links...)
+	// A mask is denied both as named and as what it resolves to, and
+	// whether or not it exists yet.
+	var masked []string
+	for _, m := range s.masks {
+		masked = append(masked, m)
+		if real := realOrSelf(m); real != m && !slices.ContainsFunc(s.writable, func(w string) bool { return within(w, real) }) {
+			masked = append(masked, real)
+		}
+	}
 	sb := darwinProfile(seatbeltInput{
-		writable:  s.writable,
-		tempDirs:  s.tempDirs,
-		protected: protected,
-		pinned:    pinned,
-		network:   s.network,
+		writable:    s.writable,
+		tempDirs:    s.tempDirs,
+		protected:   dedup(protected),
+		pinned:      dedup(pinned),
+		masked:      masked,
+		network:     s.network,
+		unixSockets: s.allowUnix,
 	})
 	args := []string{s.bin, "-p", sb.profile}
 	for _, p := range sb.params {
@@ -105,6 +148,17 @@ func sandboxExecArgv(s *Sandbox, argv []string, dir string) []string {
 	}
 	args = append(args, "--", "/bin/sh", "-c", `cd -- "$1" || exit 126; shift; exec "$@"`, "nova-sandbox", dir)
 	return append(args, argv...)
+}
+
+// dedup drops repeated paths, keeping the first of each.
+func dedup(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // darwinTempDirs lists the temp directories a sandboxed command may write:

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,10 +16,11 @@ func TestDarwinProfile(t *testing.T) {
 		pinned:    []string{"/Users/me/proj/.git"},
 	}
 	tests := []struct {
-		name    string
-		network bool
-		has     []string
-		hasNot  []string
+		name        string
+		network     bool
+		unixSockets bool
+		has         []string
+		hasNot      []string
 	}{
 		{
 			name: "no network",
@@ -35,14 +38,29 @@ func TestDarwinProfile(t *testing.T) {
 		{
 			name:    "network allowed",
 			network: true,
-			has:     []string{`(subpath (param "WRITABLE_0"))`},
-			hasNot:  []string{"network", "/Users/me"},
+			has: []string{
+				`(subpath (param "WRITABLE_0"))`,
+				"(deny network-outbound (remote unix-socket))\n" +
+					`(allow network-outbound (remote unix-socket (path-literal "/private/var/run/mDNSResponder")))`,
+			},
+			hasNot: []string{"(deny network*)", "/Users/me"},
+		},
+		{
+			name:        "no network, Unix sockets allowed",
+			unixSockets: true,
+			has:         []string{"(deny network*)\n(allow network* (local unix-socket) (remote unix-socket))"},
+		},
+		{
+			name:        "network and Unix sockets allowed",
+			network:     true,
+			unixSockets: true,
+			hasNot:      []string{"network"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := in
-			in.network = tt.network
+			in.network, in.unixSockets = tt.network, tt.unixSockets
 			sb := darwinProfile(in)
 			for _, s := range tt.has {
 				if !strings.Contains(sb.profile, s) {
@@ -80,22 +98,23 @@ func TestSandboxExecWrap(t *testing.T) {
 	root := realTempDir(t)
 	ws := mkdir(t, root, "ws")
 	sub := mkdir(t, ws, "sub")
-	probed := &Report{Backend: BackendSandboxExec, Path: "/usr/bin/sandbox-exec", Works: true, NetworkIsolation: true}
+	probed := &Report{Backend: BackendSandboxExec, Path: "/usr/bin/sandbox-exec", Works: true, NetworkIsolation: true, UnixSocketFilter: true}
 	sb, err := New(Config{Workspace: ws, Home: mkdir(t, root, "home"), Probed: probed})
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv, err := sb.Wrap([]string{"go", "test", "./..."}, "sub")
+	dir, err := sb.resolveWorkdir("sub")
 	if err != nil {
 		t.Fatal(err)
 	}
+	argv := sandboxExecArgv(sb, []string{"go", "test", "./..."}, dir)
 	if argv[0] != "/usr/bin/sandbox-exec" || argv[1] != "-p" || !strings.HasPrefix(argv[2], "(version 1)") {
 		t.Fatalf("argv head = %q", argv[:3])
 	}
 	if indexPair(argv, "-D", "WRITABLE_0="+ws) < 0 {
 		t.Errorf("no -D WRITABLE_0=%s in %q", ws, argv)
 	}
-	if indexPair(argv, "-D", "PROTECTED_2="+ws+"/.nova") < 0 {
+	if indexPair(argv, "-D", "PROTECTED_4="+ws+"/.nova") < 0 {
 		t.Errorf("no -D for .nova in %q", argv)
 	}
 	if indexPair(argv, "-D", "PINNED_0="+ws+"/.git") < 0 {
@@ -109,5 +128,59 @@ func TestSandboxExecWrap(t *testing.T) {
 	}
 	if !strings.Contains(argv[2], "(deny network*)") {
 		t.Errorf("network not denied:\n%s", argv[2])
+	}
+}
+
+// TestSandboxExecProtects checks what the macOS profile is given beyond the
+// writable directories: every git path the plan names (missing or not, since
+// Seatbelt matches paths), the pins, the masks, and the Unix socket rule.
+func TestSandboxExecProtects(t *testing.T) {
+	root := realTempDir(t)
+	home := mkdir(t, root, "home")
+	ws := mkdir(t, root, "ws")
+	mkdir(t, ws, ".git", "modules", "x", "objects")
+	writeFile(t, filepath.Join(ws, ".git", "modules", "x", "HEAD"), "ref: refs/heads/main\n")
+	mkdir(t, root, "elsewhere")
+	if err := os.Symlink(filepath.Join(root, "elsewhere"), filepath.Join(home, ".kube")); err != nil {
+		t.Fatal(err)
+	}
+	for _, network := range []bool{false, true} {
+		probed := &Report{Backend: BackendSandboxExec, Path: "/usr/bin/sandbox-exec", Works: true, NetworkIsolation: true, UnixSocketFilter: true}
+		sb, err := New(Config{Workspace: ws, Home: home, NovaHome: filepath.Join(home, ".nova"), Network: network,
+			Mask: []string{"/Volumes/keys"}, Probed: probed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		argv := sandboxExecArgv(sb, []string{"true"}, ws)
+		params := map[string]bool{}
+		for i := range argv {
+			if argv[i] == "-D" {
+				_, v, _ := strings.Cut(argv[i+1], "=")
+				params[v] = true
+			}
+		}
+		for _, want := range []string{
+			filepath.Join(ws, ".git", "commondir"),
+			filepath.Join(ws, ".git", "modules", "x", "hooks"),
+			filepath.Join(ws, ".git", "modules", "x", "commondir"),
+			filepath.Join(ws, ".git", "modules", "x", "config"),
+			filepath.Join(ws, ".git", "modules"),
+			filepath.Join(home, ".ssh"),
+			filepath.Join(home, ".kube"),
+			filepath.Join(root, "elsewhere"), // the target of the ~/.kube link
+			filepath.Join(home, ".nova", "config.json"),
+			"/Volumes/keys",
+		} {
+			if !params[want] {
+				t.Errorf("network=%v: no parameter for %s", network, want)
+			}
+		}
+		profile := argv[2]
+		if !strings.Contains(profile, `(deny file-read* file-write*`) || !strings.Contains(profile, `(param "MASKED_0")`) {
+			t.Errorf("masks not denied:\n%s", profile)
+		}
+		if network && !strings.Contains(profile, "(deny network-outbound (remote unix-socket))") {
+			t.Errorf("Unix sockets open with the network allowed:\n%s", profile)
+		}
 	}
 }

@@ -1,0 +1,237 @@
+package sandbox
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// placeholderMode is the mode of a placeholder nova writes. Together with
+// the content it is how a placeholder left by a nova that was killed is
+// told from a file somebody meant to be there.
+const placeholderMode = 0o444
+
+// placeholderWait bounds how long claim keeps looking while another
+// Sandbox or nova is removing the placeholder it was about to share. That
+// takes a few system calls; a lock held longer is somebody else's.
+const placeholderWait = 2 * time.Second
+
+// placeholders are files nova writes on the host where git would read a
+// file that does not exist (.git/commondir above all), so that a bind can
+// keep the sandbox from creating it. They are shared: by the commands of one
+// Sandbox through a reference count, and with other Sandboxes and other nova
+// processes through a shared flock(2) on the file, so the last user removes
+// it. Removing one while another sandbox still binds it would unmount it in
+// that sandbox (the kernel detaches mounts whose mount point is unlinked
+// elsewhere) and let that command create the file after all.
+type placeholders struct {
+	mu   sync.Mutex
+	held map[string]*placeholder
+	wait time.Duration // how long to wait for a lock; 0 means placeholderWait
+}
+
+// placeholder is one placeholder in use by this Sandbox.
+type placeholder struct {
+	refs    int
+	content string
+	// f holds the shared lock; nil when the file is not a placeholder and
+	// so is bound without being ours to remove.
+	f *os.File
+}
+
+// acquire makes sure each path holds its placeholder content, creating the
+// files that are missing, and returns what release must be given back. On
+// error nothing stays acquired.
+func (p *placeholders) acquire(specs []gitEntry) ([]string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var got []string
+	for _, e := range specs {
+		if h := p.held[e.path]; h != nil {
+			h.refs++
+			got = append(got, e.path)
+			continue
+		}
+		wait := p.wait
+		if wait == 0 {
+			wait = placeholderWait
+		}
+		f, err := claimPlaceholder(e.path, e.placeholder, wait)
+		if err != nil {
+			p.releaseLocked(got)
+			return nil, fmt.Errorf("sandbox: protect %s: %w", e.path, err)
+		}
+		if p.held == nil {
+			p.held = map[string]*placeholder{}
+		}
+		p.held[e.path] = &placeholder{refs: 1, content: e.placeholder, f: f}
+		got = append(got, e.path)
+	}
+	return got, nil
+}
+
+// release gives back what acquire returned, removing each placeholder
+// nobody uses any more.
+func (p *placeholders) release(paths []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.releaseLocked(paths)
+}
+
+func (p *placeholders) releaseLocked(paths []string) {
+	for _, path := range paths {
+		h := p.held[path]
+		if h == nil {
+			continue
+		}
+		if h.refs--; h.refs > 0 {
+			continue
+		}
+		delete(p.held, path)
+		if h.f == nil {
+			continue
+		}
+		// An exclusive lock means no other Sandbox or nova binds it; the
+		// file must also still be the one we hold and still a placeholder,
+		// or it is somebody else's now.
+		if lockFile(h.f, true) == nil && samePlaceholder(h.f, path, h.content) {
+			_ = os.Remove(path)
+		}
+		h.f.Close()
+	}
+}
+
+// claimPlaceholder shares the placeholder at path, or creates it, and
+// returns it holding a shared lock. It returns a nil file without error
+// when what is there is not a placeholder (it appeared since the plan was
+// made): that is bound as it is, and never removed.
+func claimPlaceholder(path, content string, wait time.Duration) (*os.File, error) {
+	deadline := time.Now().Add(wait)
+	pause := 50 * time.Microsecond
+	for time.Now().Before(deadline) {
+		f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow, 0)
+		switch {
+		case err == nil:
+			if !isPlaceholderFile(f, content) {
+				f.Close()
+				return nil, nil
+			}
+			// Exclusively locked means its last user is removing it.
+			if lockFile(f, false) == nil && samePlaceholder(f, path, content) {
+				return f, nil
+			}
+			f.Close()
+			time.Sleep(pause)
+			pause = min(2*pause, 10*time.Millisecond)
+			continue
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, err
+		}
+		f, err = createPlaceholder(path, content)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("%s stays locked by another process", path)
+}
+
+// createPlaceholder makes the placeholder complete, locked, under a
+// temporary name and links it into place, so nobody ever sees it without
+// its content and mode (and takes it for a file of the user's). Where the
+// filesystem has no hard links it is created in place instead.
+func createPlaceholder(path, content string) (*os.File, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".nova-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp.Name())
+	if err := lockFile(tmp, false); err != nil {
+		tmp.Close()
+		return nil, err
+	}
+	if err := writePlaceholder(tmp, content); err != nil {
+		tmp.Close()
+		return nil, err
+	}
+	err = os.Link(tmp.Name(), path)
+	if err == nil {
+		return tmp, nil
+	}
+	tmp.Close()
+	if errors.Is(err, fs.ErrExist) {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|oNoFollow, placeholderMode)
+	if err != nil {
+		return nil, err
+	}
+	if err := lockFile(f, false); err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, err
+	}
+	if err := writePlaceholder(f, content); err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, err
+	}
+	return f, nil
+}
+
+// writePlaceholder fills a new placeholder and gives it its mode, which
+// the umask may have narrowed.
+func writePlaceholder(f *os.File, content string) error {
+	if _, err := f.WriteString(content); err != nil {
+		return err
+	}
+	return f.Chmod(placeholderMode)
+}
+
+// isPlaceholderFile reports whether the open file f is a regular file of
+// placeholderMode holding exactly content.
+func isPlaceholderFile(f *os.File, content string) bool {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != placeholderMode || fi.Size() != int64(len(content)) {
+		return false
+	}
+	b := make([]byte, len(content)+1)
+	n, err := f.ReadAt(b, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return false
+	}
+	return bytes.Equal(b[:n], []byte(content))
+}
+
+// samePlaceholder reports whether path still names the file f and f is
+// still a placeholder.
+func samePlaceholder(f *os.File, path, content string) bool {
+	at, err := os.Lstat(path)
+	if err != nil {
+		return false
+	}
+	open, err := f.Stat()
+	if err != nil || !os.SameFile(at, open) {
+		return false
+	}
+	return isPlaceholderFile(f, content)
+}
+
+// isPlaceholderPath reports whether path holds a placeholder with content,
+// as one left by a nova that was killed would.
+func isPlaceholderPath(path, content string) bool {
+	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return isPlaceholderFile(f, content)
+}

@@ -1,0 +1,169 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// repoWithoutCommondir makes a workspace holding a .git directory and
+// returns the workspace and where its commondir would be.
+func repoWithoutCommondir(t *testing.T) (ws, commondir string) {
+	t.Helper()
+	ws = realTempDir(t)
+	mkdir(t, ws, ".git", "hooks")
+	writeFile(t, filepath.Join(ws, ".git", "HEAD"), "ref: refs/heads/main\n")
+	return ws, filepath.Join(ws, ".git", "commondir")
+}
+
+// confineOnly confines a command that is never started and returns its
+// release.
+func confineOnly(t *testing.T, sb *Sandbox) func() {
+	t.Helper()
+	release, err := sb.Confine(exec.Command("true"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return release
+}
+
+func fakeSandbox(t *testing.T, ws string) *Sandbox {
+	t.Helper()
+	sb, err := New(Config{Workspace: ws, Home: realTempDir(t), NovaHome: realTempDir(t), Probed: fakeBwrap()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sb
+}
+
+func assertPlaceholder(t *testing.T, path string, want bool) {
+	t.Helper()
+	fi, err := os.Lstat(path)
+	switch {
+	case want && err != nil:
+		t.Fatalf("placeholder missing: %v", err)
+	case want:
+		b, _ := os.ReadFile(path)
+		if string(b) != commondirPlaceholder || fi.Mode().Perm() != placeholderMode {
+			t.Fatalf("placeholder holds %q, mode %v", b, fi.Mode())
+		}
+	case !errors.Is(err, os.ErrNotExist):
+		t.Fatalf("placeholder still there (%v)", err)
+	}
+}
+
+// TestPlaceholderShared checks that concurrent commands share one
+// placeholder, within a Sandbox and across two, and that the last one out
+// removes it.
+func TestPlaceholderShared(t *testing.T) {
+	ws, path := repoWithoutCommondir(t)
+	a, b := fakeSandbox(t, ws), fakeSandbox(t, ws)
+
+	r1 := confineOnly(t, a)
+	assertPlaceholder(t, path, true)
+	r2 := confineOnly(t, a)
+	r3 := confineOnly(t, b) // another Sandbox, as another nova would be
+	r1()
+	assertPlaceholder(t, path, true)
+	r2()
+	assertPlaceholder(t, path, true) // b still binds it
+	r3()
+	assertPlaceholder(t, path, false)
+
+	// And the other way round.
+	r3 = confineOnly(t, b)
+	r1 = confineOnly(t, a)
+	r3()
+	assertPlaceholder(t, path, true)
+	r1()
+	assertPlaceholder(t, path, false)
+}
+
+// TestPlaceholderStale checks that a placeholder left by a killed nova is
+// taken over and removed, and that a real commondir is never touched.
+func TestPlaceholderStale(t *testing.T) {
+	ws, path := repoWithoutCommondir(t)
+	if err := os.WriteFile(path, []byte(commondirPlaceholder), placeholderMode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, placeholderMode); err != nil {
+		t.Fatal(err)
+	}
+	sb := fakeSandbox(t, ws)
+	release := confineOnly(t, sb)
+	assertPlaceholder(t, path, true)
+	release()
+	assertPlaceholder(t, path, false)
+
+	// The same content with another mode is somebody's file.
+	for _, mode := range []os.FileMode{0o644, 0o400} {
+		if err := os.WriteFile(path, []byte(commondirPlaceholder), mode); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(path, mode)
+		confineOnly(t, sb)()
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("a commondir of mode %v was removed", mode)
+		}
+		os.Remove(path)
+	}
+}
+
+// TestPlaceholderLockedElsewhere checks that a placeholder some other
+// process keeps locked exclusively stops the command rather than being
+// bound without a share in it (its holder could remove it mid-command).
+func TestPlaceholderLockedElsewhere(t *testing.T) {
+	ws, path := repoWithoutCommondir(t)
+	if err := os.WriteFile(path, []byte(commondirPlaceholder), placeholderMode); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(path, placeholderMode)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := lockFile(f, true); err != nil {
+		t.Skipf("flock: %v", err)
+	}
+	sb := fakeSandbox(t, ws)
+	sb.placeholders.wait = 100 * time.Millisecond
+	if _, err := sb.Confine(exec.Command("true")); err == nil || !strings.Contains(err.Error(), "locked") {
+		t.Errorf("Confine err = %v, want the placeholder locked", err)
+	}
+	assertPlaceholder(t, path, true)
+	// Once the lock is gone, the placeholder is taken over as usual.
+	f.Close()
+	confineOnly(t, sb)()
+	assertPlaceholder(t, path, false)
+}
+
+// TestPlaceholderConcurrent confines and releases from many goroutines at
+// once: every command sees the placeholder, and none is left at the end.
+func TestPlaceholderConcurrent(t *testing.T) {
+	ws, path := repoWithoutCommondir(t)
+	sbs := []*Sandbox{fakeSandbox(t, ws), fakeSandbox(t, ws)}
+	errs := make(chan error, 40)
+	for i := range 40 {
+		go func() {
+			release, err := sbs[i%2].Confine(exec.Command("true"))
+			if err == nil {
+				if _, statErr := os.Stat(path); statErr != nil {
+					err = statErr
+				}
+				release()
+			}
+			errs <- err
+		}()
+	}
+	for range 40 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	assertPlaceholder(t, path, false)
+}
