@@ -25,6 +25,12 @@ type Settings struct {
 	// RuleSets are the permission lists of each file loaded, in order, with
 	// the file and project directory their rules belong to.
 	RuleSets []permission.RuleSet `json:"-"`
+	// Ignored are the grants of project files left out because the
+	// project is not trusted, in file order.
+	Ignored []IgnoredSetting `json:"-"`
+	// Sources names, for each scalar setting in the merge ("sandbox.enabled",
+	// "permissions.defaultMode", ...), the file whose value won.
+	Sources map[string]string `json:"-"`
 }
 
 // Permissions is the "permissions" object of a settings file.
@@ -39,9 +45,16 @@ type Permissions struct {
 // SandboxSettings is the "sandbox" object of a settings file; nil fields
 // were not set and leave earlier files' values alone.
 type SandboxSettings struct {
+	// Enabled unset means on wherever the sandbox works.
 	Enabled   *bool `json:"enabled,omitempty"`
 	Network   *bool `json:"network,omitempty"`   // allow network access inside the sandbox
 	AutoAllow *bool `json:"autoAllow,omitempty"` // run Bash without asking when sandboxed
+	// AllowUnixSockets lets sandboxed commands connect to Unix sockets
+	// while the network is cut.
+	AllowUnixSockets *bool `json:"allowUnixSockets,omitempty"`
+	// DenyRead are paths hidden from sandboxed commands; the lists of all
+	// files add up, made absolute when merged.
+	DenyRead []string `json:"denyRead,omitempty"`
 }
 
 // SettingsFiles returns the settings files in the order they are merged:
@@ -58,8 +71,13 @@ func SettingsFiles(novaHome, projectDir string) []string {
 // files, returning the merged settings and the files that existed. A file
 // that does not parse, or holds a bad rule or mode, is an error naming the
 // file, line and column: nova never starts with half its permissions.
-func LoadSettings(novaHome, projectDir string) (*Settings, []string, error) {
-	merged := &Settings{Env: map[string]string{}}
+//
+// The project files (.nova/settings.json and .nova/settings.local.json)
+// are in the repository, which anyone who can commit to it writes: unless
+// trusted is true, what they grant is left out and listed in Ignored,
+// while what they restrict applies.
+func LoadSettings(novaHome, projectDir string, trusted bool) (*Settings, []string, error) {
+	merged := &Settings{Env: map[string]string{}, Sources: map[string]string{}}
 	var loaded []string
 	for i, path := range SettingsFiles(novaHome, projectDir) {
 		data, err := os.ReadFile(path)
@@ -74,6 +92,9 @@ func LoadSettings(novaHome, projectDir string) (*Settings, []string, error) {
 			return nil, loaded, err
 		}
 		loaded = append(loaded, path)
+		if i > 0 && !trusted {
+			merged.Ignored = append(merged.Ignored, takeGrants(s, path)...)
+		}
 		merged.merge(s, path, projectDir)
 	}
 	return merged, loaded, nil
@@ -126,18 +147,22 @@ func (m *Settings) merge(s *Settings, path, projectDir string) {
 	m.Permissions.Deny = append(m.Permissions.Deny, p.Deny...)
 	if p.DefaultMode != "" {
 		m.Permissions.DefaultMode = p.DefaultMode
+		m.Sources["permissions.defaultMode"] = path
 	}
-	for _, d := range p.AdditionalDirectories {
-		d = expandDir(d, projectDir)
-		if !contains(m.Permissions.AdditionalDirectories, d) {
-			m.Permissions.AdditionalDirectories = append(m.Permissions.AdditionalDirectories, d)
-		}
-	}
-	for _, b := range []struct{ from, to **bool }{
-		{&s.Sandbox.Enabled, &m.Sandbox.Enabled}, {&s.Sandbox.Network, &m.Sandbox.Network}, {&s.Sandbox.AutoAllow, &m.Sandbox.AutoAllow},
+	m.Permissions.AdditionalDirectories = appendDirs(m.Permissions.AdditionalDirectories, p.AdditionalDirectories, projectDir)
+	m.Sandbox.DenyRead = appendDirs(m.Sandbox.DenyRead, s.Sandbox.DenyRead, projectDir)
+	for _, b := range []struct {
+		key      string
+		from, to **bool
+	}{
+		{"sandbox.enabled", &s.Sandbox.Enabled, &m.Sandbox.Enabled},
+		{"sandbox.network", &s.Sandbox.Network, &m.Sandbox.Network},
+		{"sandbox.autoAllow", &s.Sandbox.AutoAllow, &m.Sandbox.AutoAllow},
+		{"sandbox.allowUnixSockets", &s.Sandbox.AllowUnixSockets, &m.Sandbox.AllowUnixSockets},
 	} {
 		if *b.from != nil {
 			*b.to = *b.from
+			m.Sources[b.key] = path
 		}
 	}
 	for k, v := range s.Env {
@@ -146,6 +171,17 @@ func (m *Settings) merge(s *Settings, path, projectDir string) {
 	// Rules of every file are relative to the project; the user file's
 	// ./ patterns too, since it applies to whichever project is open.
 	m.RuleSets = append(m.RuleSets, permission.RuleSet{Source: path, Base: projectDir, Allow: p.Allow, Ask: p.Ask, Deny: p.Deny})
+}
+
+// appendDirs adds dirs, made absolute against base, to list, once each.
+func appendDirs(list, dirs []string, base string) []string {
+	for _, d := range dirs {
+		d = expandDir(d, base)
+		if !contains(list, d) {
+			list = append(list, d)
+		}
+	}
+	return list
 }
 
 func expandDir(d, base string) string {
@@ -181,8 +217,11 @@ type PermissionOptions struct {
 	// --disallowedTools values; each may hold several rules.
 	AllowedTools    []string
 	DisallowedTools []string
-	// SandboxAvailable is whether the OS sandbox works on this machine.
-	SandboxAvailable bool
+	// Sandboxed says Bash runs inside a working OS sandbox.
+	Sandboxed bool
+	// SandboxUnavailable says the sandbox was asked for explicitly (a
+	// setting or --sandbox) but cannot run here: every Bash command asks.
+	SandboxUnavailable bool
 	// Persist overrides where "allow always" rules go; nil writes them to
 	// the project's .nova/settings.local.json.
 	Persist func(rule string) error
@@ -199,6 +238,9 @@ func (s *Settings) PermissionConfig(o PermissionOptions) (permission.Config, err
 		AddDirs:   append(append([]string(nil), s.Permissions.AdditionalDirectories...), o.AddDirs...),
 		RuleSets:  append([]permission.RuleSet(nil), s.RuleSets...),
 		Persist:   o.Persist,
+		// What the sandbox hides, the checker never lets a tool read
+		// unasked either.
+		SensitiveReads: append([]string(nil), s.Sandbox.DenyRead...),
 	}
 	if cfg.Mode == "" {
 		cfg.Mode = permission.Mode(s.Permissions.DefaultMode)
@@ -229,9 +271,8 @@ func (s *Settings) PermissionConfig(o PermissionOptions) (permission.Config, err
 		}
 		cfg.RuleSets = append(cfg.RuleSets, set)
 	}
-	enabled := s.Sandbox.Enabled != nil && *s.Sandbox.Enabled
-	cfg.Sandboxed = enabled && o.SandboxAvailable
-	cfg.SandboxUnavailable = enabled && !o.SandboxAvailable
+	cfg.Sandboxed = o.Sandboxed
+	cfg.SandboxUnavailable = o.SandboxUnavailable && !o.Sandboxed
 	cfg.SandboxAutoAllow = s.Sandbox.AutoAllow != nil && *s.Sandbox.AutoAllow
 	if cfg.Persist == nil && o.Workspace != "" {
 		dir := o.Workspace

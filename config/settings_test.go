@@ -39,7 +39,7 @@ func TestLoadSettingsMerges(t *testing.T) {
   "permissions": {"defaultMode": "acceptEdits", "allow": ["Edit(src/**)"]},
   "sandbox": {"autoAllow": false}
 }`)
-	s, files, err := LoadSettings(home, proj)
+	s, files, err := LoadSettings(home, proj, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestLoadSettingsErrors(t *testing.T) {
 				"local":   filepath.Join(proj, ".nova", "settings.local.json"),
 			}[tt.file]
 			writeFile(t, path, tt.data)
-			_, _, err := LoadSettings(home, proj)
+			_, _, err := LoadSettings(home, proj, true)
 			if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want it to name %s and %q", err, path, tt.want)
 			}
@@ -94,7 +94,7 @@ func TestLoadSettingsErrors(t *testing.T) {
 }
 
 func TestLoadSettingsNone(t *testing.T) {
-	s, files, err := LoadSettings(t.TempDir(), t.TempDir())
+	s, files, err := LoadSettings(t.TempDir(), t.TempDir(), false)
 	if err != nil || len(files) != 0 || len(s.Permissions.Allow) != 0 {
 		t.Fatalf("%+v %v %v", s, files, err)
 	}
@@ -107,10 +107,10 @@ func TestPermissionConfig(t *testing.T) {
 	s.RuleSets = []permission.RuleSet{{Source: "x", Base: proj, Allow: []string{"Bash(make)"}}}
 	cfg, err := s.PermissionConfig(PermissionOptions{
 		Workspace: proj, Home: "/home/u",
-		AllowedTools:     []string{"Bash(git log:*),Read", "Edit"},
-		DisallowedTools:  []string{"Bash(curl:*)"},
-		AddDirs:          []string{"/extra"},
-		SandboxAvailable: true,
+		AllowedTools:    []string{"Bash(git log:*),Read", "Edit"},
+		DisallowedTools: []string{"Bash(curl:*)"},
+		AddDirs:         []string{"/extra"},
+		Sandboxed:       true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func TestPermissionConfig(t *testing.T) {
 	}
 
 	s.Sandbox.AutoAllow = &off
-	cfg, err = s.PermissionConfig(PermissionOptions{Workspace: proj, Mode: permission.ModeAcceptEdits})
+	cfg, err = s.PermissionConfig(PermissionOptions{Workspace: proj, Mode: permission.ModeAcceptEdits, SandboxUnavailable: true})
 	if err != nil || cfg.Mode != permission.ModeAcceptEdits || !cfg.SandboxUnavailable || cfg.Sandboxed {
 		t.Errorf("cfg %+v %v", cfg, err)
 	}
@@ -198,7 +198,7 @@ func TestAddLocalRuleConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	home := t.TempDir()
-	s, _, err := LoadSettings(home, proj)
+	s, _, err := LoadSettings(home, proj, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func TestRemoveRuleConcurrentWithAdd(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	s, _, err := LoadSettings(t.TempDir(), proj)
+	s, _, err := LoadSettings(t.TempDir(), proj, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,17 @@ type Options struct {
 	Tools          []string
 	PermissionMode string
 	Cwd            string
-	Stdout, Stderr io.Writer
+	// IgnoredProjectSettings are the project grants left out because the
+	// folder is not trusted; the result lists them.
+	IgnoredProjectSettings []IgnoredSetting
+	Stdout, Stderr         io.Writer
+}
+
+// IgnoredSetting is a grant of a project settings file that was not
+// applied because the folder is not trusted.
+type IgnoredSetting struct {
+	File    string `json:"file"`    // relative to the workspace: .nova/settings.json
+	Setting string `json:"setting"` // the key: permissions.allow, env, sandbox.enabled, ...
 }
 
 // Result is the result object of the json and stream-json formats.
@@ -62,7 +72,10 @@ type Result struct {
 	StopReason        string         `json:"stop_reason,omitempty"`
 	Usage             llm.Usage      `json:"usage"`
 	PermissionDenials []agent.Denial `json:"permission_denials"`
-	Model             string         `json:"model,omitempty"`
+	// IgnoredProjectSettings lists the project grants that did not apply
+	// because the folder is not trusted; empty when none.
+	IgnoredProjectSettings []IgnoredSetting `json:"ignored_project_settings"`
+	Model                  string           `json:"model,omitempty"`
 }
 
 // Run runs the prompt and writes the output; it returns the exit code.
@@ -98,6 +111,10 @@ func Run(ctx context.Context, r Runner, opts Options) int {
 	}
 	if res.PermissionDenials == nil {
 		res.PermissionDenials = []agent.Denial{}
+	}
+	res.IgnoredProjectSettings = opts.IgnoredProjectSettings
+	if res.IgnoredProjectSettings == nil {
+		res.IgnoredProjectSettings = []IgnoredSetting{}
 	}
 	if res.Subtype == agent.SubtypeInterrupted {
 		// Claude Code's result subtypes have no "interrupted"; scripts see

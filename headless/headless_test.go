@@ -129,3 +129,25 @@ func TestTextModeReportsOnStderr(t *testing.T) {
 		}
 	}
 }
+
+func TestIgnoredProjectSettings(t *testing.T) {
+	evs := replay{done(agent.Done{Subtype: agent.SubtypeSuccess, Result: "ok"})}
+	for _, format := range []string{FormatJSON, FormatStreamJSON} {
+		for _, ignored := range [][]IgnoredSetting{nil, {{File: ".nova/settings.json", Setting: "permissions.allow"}}} {
+			var out bytes.Buffer
+			Run(context.Background(), evs, Options{Prompt: "p", Format: format, IgnoredProjectSettings: ignored, Stdout: &out, Stderr: &bytes.Buffer{}})
+			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+			var res struct {
+				Ignored []IgnoredSetting `json:"ignored_project_settings"`
+			}
+			last := lines[len(lines)-1]
+			if err := json.Unmarshal([]byte(last), &res); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(last, `"ignored_project_settings":[`) || len(res.Ignored) != len(ignored) ||
+				(len(ignored) == 1 && res.Ignored[0] != ignored[0]) {
+				t.Errorf("%s: result %s, want %+v", format, last, ignored)
+			}
+		}
+	}
+}

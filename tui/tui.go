@@ -104,6 +104,16 @@ type Options struct {
 // Run shows the TUI until the person quits or ctx ends.
 func Run(ctx context.Context, b Backend, opts Options) error {
 	m := New(ctx, b, opts)
+	_, err := tea.NewProgram(m, programOptions(ctx, opts)...).Run()
+	m.shutdown()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// programOptions are the Bubble Tea options of nova's programs.
+func programOptions(ctx context.Context, opts Options) []tea.ProgramOption {
 	// 30 frames a second at most: streaming stays smooth, and the
 	// renderer's frame ticker (which Bubble Tea runs even when idle) wakes
 	// half as often as at the default 60.
@@ -120,10 +130,5 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 	if opts.Env != nil {
 		popts = append(popts, tea.WithEnvironment(opts.Env))
 	}
-	_, err := tea.NewProgram(m, popts...).Run()
-	m.shutdown()
-	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-		return nil
-	}
-	return err
+	return popts
 }

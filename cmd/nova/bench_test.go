@@ -28,10 +28,26 @@ func BenchmarkVersion(b *testing.B) {
 }
 
 // BenchmarkPrintOneTurn is a one-turn `nova -p` against an instant fake
-// provider: wall time and peak RSS of the whole process.
+// provider: wall time and peak RSS of the whole process. The runs share
+// one NOVA_HOME, as a person's do, so the sandbox probe is cached after
+// the first.
 func BenchmarkPrintOneTurn(b *testing.B) {
-	benchPrint(b, func() []llmtest.Turn { return []llmtest.Turn{{Text: "hello"}} })
+	benchPrint(b, oneTurn)
 }
+
+// BenchmarkPrintOneTurnFirstStart is BenchmarkPrintOneTurn with a new
+// NOVA_HOME every run: the sandbox is probed (bwrap run once) every time.
+func BenchmarkPrintOneTurnFirstStart(b *testing.B) {
+	benchPrintIn(b, oneTurn, true)
+}
+
+// BenchmarkPrintOneTurnNoSandbox is BenchmarkPrintOneTurn with
+// --no-sandbox: neither probe nor sandbox.
+func BenchmarkPrintOneTurnNoSandbox(b *testing.B) {
+	benchPrintIn(b, oneTurn, false, "--no-sandbox")
+}
+
+func oneTurn() []llmtest.Turn { return []llmtest.Turn{{Text: "hello"}} }
 
 // BenchmarkPrintThreeTurns is `nova -p` through a 3-turn tool scenario
 // (Read, Bash, answer) against an instant fake provider.
@@ -59,21 +75,30 @@ func BenchmarkTurnOverhead(b *testing.B) {
 		}
 	}
 	var overheads []time.Duration
+	home := b.TempDir()
 	for range max(b.N, 5) {
 		srv := llmtest.New(turns()...)
-		wall, _ := runPrintOnce(b, srv)
+		wall, _ := runPrintOnce(b, srv, home)
 		overheads = append(overheads, (wall-srv.ScriptedDelay())/3)
 		srv.Close()
 	}
 	b.ReportMetric(float64(median(overheads).Microseconds())/1000, "overhead-ms/turn")
 }
 
-func benchPrint(b *testing.B, turns func() []llmtest.Turn) {
+func benchPrint(b *testing.B, turns func() []llmtest.Turn) { benchPrintIn(b, turns, false) }
+
+// benchPrintIn runs `nova -p` with args; fresh gives every run a NOVA_HOME
+// of its own.
+func benchPrintIn(b *testing.B, turns func() []llmtest.Turn, fresh bool, args ...string) {
 	var walls []time.Duration
 	var peak int64
+	home := b.TempDir()
 	for range max(b.N, 5) {
+		if fresh {
+			home = b.TempDir()
+		}
 		srv := llmtest.New(turns()...)
-		wall, rss := runPrintOnce(b, srv)
+		wall, rss := runPrintOnce(b, srv, home, args...)
 		srv.Close()
 		walls = append(walls, wall)
 		peak = max(peak, rss)
@@ -82,14 +107,14 @@ func benchPrint(b *testing.B, turns func() []llmtest.Turn) {
 	b.ReportMetric(float64(peak)/1024, "peak-rss-MB")
 }
 
-// runPrintOnce runs `nova -p --allowedTools Bash` in a fresh workspace and
-// returns its wall time and peak RSS in KiB.
-func runPrintOnce(b *testing.B, srv *llmtest.Server) (time.Duration, int64) {
-	ws, home := b.TempDir(), b.TempDir()
+// runPrintOnce runs `nova -p --allowedTools Bash` with args in a fresh
+// workspace, with home as HOME, and returns its wall time and peak RSS in KiB.
+func runPrintOnce(b *testing.B, srv *llmtest.Server, home string, args ...string) (time.Duration, int64) {
+	ws := b.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("1\n2\n3\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command(novaBin, "-p", "--allowedTools", "Bash", "count the lines of a.txt")
+	cmd := exec.Command(novaBin, append(append([]string{"-p", "--allowedTools", "Bash"}, args...), "count the lines of a.txt")...)
 	cmd.Dir = ws
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "NOVA_HOME=" + filepath.Join(home, ".nova"),
 		"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}

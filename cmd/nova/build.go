@@ -27,11 +27,14 @@ type runtime struct {
 	selection config.Selection
 	checker   *permission.Checker
 	registry  *tools.Registry
+	pipeline  *tools.Pipeline // the one path of every tool call, the agent's and !cmd's
 	env       *tools.Env
 	session   *session.Session
 	agent     *agent.Agent
 	scratch   string // removed on Close
 	warnings  []string
+	// ignored are the project grants left out: the workspace is not trusted.
+	ignored []config.IgnoredSetting
 }
 
 // Close releases what the runtime holds.
@@ -57,24 +60,20 @@ type buildOptions struct {
 	appendSystem    string
 	cont            bool
 	resume          string
-	sandbox         bool
+	sandbox         bool // --sandbox
+	noSandbox       bool // --no-sandbox
+	trust           bool // --trust: the workspace is trusted for this run
 	addDirs         []string
 	interactive     bool
+	freshProbe      bool // probe the sandbox even when a probe is cached
 }
 
 // build assembles config -> provider client -> permission checker -> tools
 // -> session -> agent. Its errors are configuration errors (exit code 2).
 func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) {
-	novaHome, err := config.Home(s.Getenv)
+	novaHome, workdir, err := locate(s)
 	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	workdir, err := os.Getwd()
-	if err != nil {
-		return nil, usageErr("working directory: %v", err)
-	}
-	if resolved, err := filepath.EvalSymlinks(workdir); err == nil {
-		workdir = resolved
+		return nil, err
 	}
 	rt := &runtime{novaHome: novaHome, workdir: workdir}
 	ok := false
@@ -122,9 +121,13 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 	if err != nil {
 		return nil, err
 	}
+	if tr.sandbox != nil {
+		rt.warnings = append(rt.warnings, tr.sandbox.Warnings()...)
+	}
 	if tr.notice != "" {
 		rt.warnings = append(rt.warnings, tr.notice)
 	}
+	rt.ignored = tr.settings.Ignored
 	if rt.checker, err = permission.NewChecker(tr.cfg); err != nil {
 		return nil, usageErr("%v", err)
 	}
@@ -152,10 +155,17 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 	if tr.sandbox != nil {
 		env.Sandbox = tr.sandbox
 	}
+	if len(tr.settings.Env) > 0 {
+		// The user's env always, the project's only when trusted: the
+		// settings were merged that way.
+		env.ExtraEnv = tr.settings.Env
+	}
 	env.Modes = rt.checker
 	env.DeniedRead = rt.checker.ReadDenied
 	env.SessionID = rt.session.ID()
 	env.SpillDir = rt.session.SpillDir()
+	// The model may always read back what was spilled for it.
+	rt.checker.AddReadDir(env.SpillDir)
 	env.ScratchDir = rt.scratch
 	rt.env = env
 
@@ -170,6 +180,7 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 		}
 		thinking = n
 	}
+	rt.pipeline = &tools.Pipeline{Registry: rt.registry, Checker: rt.checker}
 	rt.agent = agent.New(agent.Config{
 		Client:         client,
 		Model:          sel.Model.Model,
@@ -180,7 +191,7 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 		AppendSystem:   o.appendSystem,
 		Context:        func() string { return src.Message(ctx) },
 		Discover:       src.Discover,
-		Pipeline:       &tools.Pipeline{Registry: rt.registry, Checker: rt.checker},
+		Pipeline:       rt.pipeline,
 		Env:            env,
 		Interactive:    o.interactive,
 		MaxTurns:       o.maxTurns,
@@ -232,54 +243,72 @@ func (rt *runtime) openSession(o buildOptions, sel config.Selection) ([]llm.Mess
 // trust is the permission and sandbox set-up of a runtime, for the
 // checker, the tools and nova doctor.
 type trust struct {
-	settings *config.Settings
-	files    []string // settings files loaded
+	settings *config.Settings // merged as trust allows; Ignored lists what was left out
+	files    []string         // settings files loaded
+	state    trustState
 	cfg      permission.Config
+	choice   sandboxChoice
 	probe    *sandbox.Report // nil when the sandbox is off
 	sandbox  *sandbox.Sandbox
-	notice   string // said at start when the sandbox is on but cannot run
+	// sandboxErr says why the wanted sandbox cannot run; notice says it at start.
+	sandboxErr error
+	notice     string
 }
 
-// loadTrust reads the settings files, probes the sandbox when it is on and
-// builds the permission configuration. Errors are configuration errors.
-// scratch, when set, is a directory the sandboxed shell must be able to write.
+// loadTrust reads the settings files (what the project grants only when
+// the workspace is trusted), probes the sandbox when it is on and builds
+// the permission configuration. Errors are configuration errors. scratch,
+// when set, is a directory the sandboxed shell must be able to write.
 func loadTrust(ctx context.Context, novaHome, workdir string, o buildOptions, scratch string) (*trust, error) {
-	st, files, err := config.LoadSettings(novaHome, workdir)
+	if o.sandbox && o.noSandbox {
+		return nil, usageErr("--sandbox and --no-sandbox contradict each other: give one")
+	}
+	ts, err := resolveTrust(novaHome, workdir, o.trust)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	if o.sandbox {
-		on := true
-		st.Sandbox.Enabled = &on
+	st, files, err := config.LoadSettings(novaHome, workdir, ts.trusted)
+	if err != nil {
+		return nil, usageErr("%v", err)
 	}
-	t := &trust{settings: st, files: files}
+	t := &trust{settings: st, files: files, state: ts, choice: chooseSandbox(st, o)}
 	mode := permission.Mode(o.permissionMode)
 	if o.permissionMode != "" {
 		if _, ok := permission.ParseMode(o.permissionMode); !ok {
 			return nil, usageErr("--permission-mode %q: want default, acceptEdits, plan or bypassPermissions", o.permissionMode)
 		}
 	}
-	enabled := st.Sandbox.Enabled != nil && *st.Sandbox.Enabled
-	available := false
-	if enabled {
-		r := sandbox.Probe(ctx)
+	available, unavailable := false, false
+	if t.choice.on() {
+		r := probeSandbox(ctx, novaHome, o.freshProbe)
 		t.probe = &r
-		network := st.Sandbox.Network != nil && *st.Sandbox.Network
 		dirs := append(append([]string(nil), st.Permissions.AdditionalDirectories...), o.addDirs...)
 		if scratch != "" {
 			dirs = append(dirs, scratch)
 		}
-		sb, err := sandbox.New(sandbox.Config{Workspace: workdir, AddDirs: dirs, Network: network, Probed: &r})
-		if err != nil {
-			t.notice = fmt.Sprintf("the Bash sandbox is enabled but cannot run: %v. Bash commands will need approval (and are refused in print mode).", err)
-		} else {
+		sb, err := sandbox.New(sandbox.Config{
+			Workspace: workdir, AddDirs: dirs, NovaHome: novaHome, Probed: &r,
+			Network: isTrue(st.Sandbox.Network), AllowUnixSockets: isTrue(st.Sandbox.AllowUnixSockets), Mask: st.Sandbox.DenyRead,
+		})
+		t.sandboxErr = err
+		switch {
+		case err == nil:
 			t.sandbox, available = sb, true
+		case t.choice.explicit():
+			unavailable = true
+			t.notice = fmt.Sprintf("the Bash sandbox is enabled but cannot run: %v. Bash commands will need approval (and are refused in print mode).", err)
+		default:
+			// On by default only: nova works with the checker alone rather
+			// than refuse every command on a machine without a sandbox.
+			t.notice = fmt.Sprintf("the Bash sandbox (on by default) cannot run here: %v. Bash commands run outside it, under the permission rules alone; "+
+				"to stop this notice, set \"sandbox\": {\"enabled\": false} in %s.", err, filepath.Join(novaHome, "settings.json"))
 		}
 	}
 	home, _ := os.UserHomeDir()
 	cfg, err := st.PermissionConfig(config.PermissionOptions{
 		Workspace: workdir, Home: home, NovaHome: novaHome, Mode: mode, AddDirs: o.addDirs,
-		AllowedTools: o.allowedTools, DisallowedTools: o.disallowedTools, SandboxAvailable: available,
+		AllowedTools: o.allowedTools, DisallowedTools: o.disallowedTools,
+		Sandboxed: available, SandboxUnavailable: unavailable,
 	})
 	if err != nil {
 		return nil, usageErr("%v", err)
@@ -290,3 +319,6 @@ func loadTrust(ctx context.Context, novaHome, workdir string, o buildOptions, sc
 	t.cfg = cfg
 	return t, nil
 }
+
+// isTrue reads an optional setting that defaults to false.
+func isTrue(b *bool) bool { return b != nil && *b }

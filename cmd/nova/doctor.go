@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nova-dev/nova/config"
-	"github.com/nova-dev/nova/sandbox"
 )
 
 func newDoctorCmd(s *IOStreams) *cobra.Command {
@@ -24,23 +22,18 @@ func newDoctorCmd(s *IOStreams) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&o.permissionMode, "permission-mode", "", "show the profile under this mode")
-	cmd.Flags().BoolVar(&o.sandbox, "sandbox", false, "show the profile with the sandbox on")
+	cmd.Flags().BoolVar(&o.sandbox, "sandbox", false, "show the profile with the sandbox forced on")
+	cmd.Flags().BoolVar(&o.noSandbox, "no-sandbox", false, "show the profile with the sandbox off")
+	cmd.Flags().BoolVar(&o.trust, "trust", false, "show the profile with this folder trusted for the run")
 	return cmd
 }
 
 // runDoctor prints what nova would run with here: providers, the default
 // model, settings files, permission mode and rules, and a real sandbox probe.
 func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) error {
-	novaHome, err := config.Home(s.Getenv)
+	novaHome, workdir, err := locate(s)
 	if err != nil {
-		return usageErr("%v", err)
-	}
-	workdir, err := os.Getwd()
-	if err != nil {
-		return usageErr("working directory: %v", err)
-	}
-	if r, err := filepath.EvalSymlinks(workdir); err == nil {
-		workdir = r
+		return err
 	}
 	fmt.Fprintf(w, "nova %s\nNOVA_HOME:  %s\nWorkspace:  %s\n", version, novaHome, workdir)
 
@@ -68,9 +61,19 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 		fmt.Fprintf(w, "  default model: %s\n", sel.ID())
 	}
 
+	// A doctor runs the sandbox for real, whatever an earlier probe said.
+	o.freshProbe = true
 	tr, err := loadTrust(ctx, novaHome, workdir, o, "")
 	if err != nil {
 		return err
+	}
+	home, _ := os.UserHomeDir()
+	fmt.Fprintf(w, "\nTrust:\n  %s: %s\n", workdir, tr.state.describe(workdir))
+	if len(tr.settings.Ignored) > 0 {
+		fmt.Fprintf(w, "  ignored project grants (run nova trust to apply them):\n")
+		for _, ig := range tr.settings.Ignored {
+			fmt.Fprintf(w, "    %s in %s: %s\n", ig.Setting, displayPath(ig.File, workdir, home), ig.Value)
+		}
 	}
 	fmt.Fprintf(w, "\nSettings files loaded (%d):\n", len(tr.files))
 	for _, f := range tr.files {
@@ -89,25 +92,49 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 		fmt.Fprintf(w, "  added directory: %s\n", d)
 	}
 
-	fmt.Fprintf(w, "\nSandbox:\n")
-	enabled := tr.settings.Sandbox.Enabled != nil && *tr.settings.Sandbox.Enabled
+	fmt.Fprintf(w, "\nSandbox:\n  in force: %s\n", sandboxInForce(tr, workdir, home))
 	r := tr.probe
 	if r == nil {
-		probed := sandbox.Probe(ctx)
+		probed := probeSandbox(ctx, novaHome, true)
 		r = &probed
 	}
-	fmt.Fprintf(w, "  enabled: %v\n  %s\n", enabled, r.String())
+	fmt.Fprintf(w, "  %s\n", r.String())
 	switch {
-	case enabled && tr.sandbox != nil:
+	case tr.sandbox != nil:
 		fmt.Fprintf(w, "  Bash commands run inside %s", tr.sandbox.Backend())
 		if tr.cfg.SandboxAutoAllow {
 			fmt.Fprintf(w, " and are allowed without asking (sandbox.autoAllow)")
 		}
 		fmt.Fprintln(w)
-	case enabled:
+	case tr.choice.on():
 		fmt.Fprintf(w, "  %s\n", tr.notice)
 	default:
-		fmt.Fprintf(w, "  Bash commands run unsandboxed; turn it on with --sandbox or \"sandbox\": {\"enabled\": true} in settings.\n")
+		fmt.Fprintf(w, "  Bash commands run unsandboxed, under the permission rules alone.\n")
 	}
 	return nil
+}
+
+// sandboxInForce says which sandbox this run has, and what decided it.
+func sandboxInForce(tr *trust, workdir, home string) string {
+	from := displayPath(tr.settings.Sources["sandbox.enabled"], workdir, home)
+	var s string
+	switch tr.choice {
+	case sandboxByDefault:
+		s = "on by default"
+	case sandboxBySetting:
+		s = "on by setting (sandbox.enabled in " + from + ")"
+	case sandboxByFlag:
+		s = "on for this run (--sandbox)"
+	case sandboxOffBySetting:
+		return "off by setting (sandbox.enabled in " + from + ")"
+	case sandboxOffByFlag:
+		return "off for this run (--no-sandbox)"
+	}
+	if tr.sandbox == nil {
+		if tr.choice.explicit() {
+			return fmt.Sprintf("%s, but unavailable: %v; every Bash command asks (refused in print mode)", s, tr.sandboxErr)
+		}
+		return fmt.Sprintf("%s, but unavailable: %v; Bash runs under the permission rules alone", s, tr.sandboxErr)
+	}
+	return s + " (" + tr.sandbox.Backend() + ")"
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,8 +26,14 @@ import (
 
 // runInteractive starts the terminal UI on a runtime built with
 // interactive: true, so permission asks and questions become events the
-// UI answers.
+// UI answers. In a folder not trusted yet it first asks whether to trust
+// it: the runtime, and so whatever the project's settings grant, is built
+// only after the answer.
 func runInteractive(ctx context.Context, opts *rootOptions, prompt string) error {
+	goOn, err := askTrust(ctx, opts)
+	if err != nil || !goOn {
+		return err
+	}
 	b, err := newInteractiveBackend(ctx, opts)
 	if err != nil {
 		return err
@@ -38,7 +43,22 @@ func runInteractive(ctx context.Context, opts *rootOptions, prompt string) error
 	if editor == "" {
 		editor = opts.io.Getenv("EDITOR")
 	}
-	return tui.Run(ctx, b, tui.Options{In: opts.io.In, Out: opts.io.Out, Prompt: prompt, Notices: b.rt.warnings, Editor: editor})
+	notices := b.rt.warnings
+	if len(b.rt.ignored) > 0 {
+		notices = append(notices, ignoredNotice(b.rt))
+	}
+	return tui.Run(ctx, b, tui.Options{In: opts.io.In, Out: opts.io.Out, Prompt: prompt, Notices: notices, Editor: editor})
+}
+
+// ignoredNotice is the TUI's one line about the project grants left out.
+func ignoredNotice(rt *runtime) string {
+	home, _ := os.UserHomeDir()
+	parts := make([]string, 0, len(rt.ignored))
+	for _, ig := range rt.ignored {
+		parts = append(parts, ig.Setting+" in "+displayPath(ig.File, rt.workdir, home))
+	}
+	return "This folder is not trusted: ignoring " + strings.Join(parts, ", ") +
+		" (its deny and ask rules still apply). Run `nova trust`, or start nova again and trust it, to apply them."
 }
 
 // interactiveBackend implements tui.Backend on a runtime. /clear, /resume
@@ -64,14 +84,15 @@ func newInteractiveBackend(ctx context.Context, opts *rootOptions) (*interactive
 	o := buildOptions{
 		model: opts.model, maxTurns: opts.maxTurns, permissionMode: opts.permissionMode,
 		allowedTools: opts.allowedTools, disallowedTools: opts.disallowedTools, appendSystem: opts.appendSystem,
-		cont: opts.cont, resume: opts.resume, sandbox: opts.sandbox, addDirs: opts.addDirs, interactive: true,
+		cont: opts.cont, resume: opts.resume, sandbox: opts.sandbox, noSandbox: opts.noSandbox, trust: opts.trust,
+		addDirs: opts.addDirs, interactive: true,
 	}
 	rt, err := build(ctx, opts.io, o)
 	if err != nil {
 		return nil, err
 	}
 	b := &interactiveBackend{ctx: ctx, io: opts.io, opts: o, rt: rt, titled: map[string]bool{}}
-	b.branch = gitBranch(ctx, rt.workdir)
+	b.branch = agent.GitBranch(ctx, rt.workdir)
 	return b, nil
 }
 
@@ -173,7 +194,7 @@ func (b *interactiveBackend) rebuild(o buildOptions) error {
 	rt.checker.SetMode(mode)
 	b.rt = rt
 	b.opts.model = o.model
-	b.branch = gitBranch(b.ctx, rt.workdir)
+	b.branch = agent.GitBranch(b.ctx, rt.workdir)
 	return nil
 }
 
@@ -200,31 +221,22 @@ func (b *interactiveBackend) Resume(id string) error {
 // History implements tui.Backend.
 func (b *interactiveBackend) History() []llm.Message { return b.runtime().agent.History() }
 
-// Shell implements tui.Backend for "!cmd": a Bash call through the same
-// pipeline and checker as the agent's. The person typed the command, which
-// is the approval an ask would get; denials (dangerous commands, deny
-// rules, plan mode) still stop it.
+// Shell implements tui.Backend for "!cmd": a Bash call through the
+// session's one pipeline, marked as typed by the person. That is an input
+// to the permission check (their own words need no question), not a way
+// around it: dangerous commands, deny rules and plan mode still stop it,
+// and it runs in the sandbox like any other command.
 func (b *interactiveBackend) Shell(ctx context.Context, command string) (string, error) {
 	rt := b.runtime()
-	input, _ := json.Marshal(map[string]any{"command": command})
-	p := &tools.Pipeline{Registry: rt.registry, Checker: typedCommand{rt.checker}}
-	out := p.Run(ctx, tools.Call{ID: fmt.Sprintf("shell_%d", time.Now().UnixNano()), Name: "Bash", Input: input}, rt.env)
+	input, err := json.Marshal(map[string]any{"command": command})
+	if err != nil {
+		return "", fmt.Errorf("shell: %w", err)
+	}
+	out := rt.pipeline.Run(ctx, tools.Call{ID: fmt.Sprintf("shell_%d", time.Now().UnixNano()), Name: "Bash", Input: input, Typed: true}, rt.env)
 	if out.Denied {
 		return "", fmt.Errorf("denied (%s): %s", out.Decision.Layer, out.Decision.Reason)
 	}
 	return out.Result.Output, nil
-}
-
-// typedCommand is the checker for commands a person typed: an ask is
-// answered yes by the typing itself; everything else is the real checker's.
-type typedCommand struct{ *permission.Checker }
-
-func (c typedCommand) Check(ctx context.Context, req permission.Request) permission.Decision {
-	d := c.Checker.Check(ctx, req)
-	if d.Behavior == permission.Ask {
-		return permission.Decision{Behavior: permission.Allow, Layer: permission.LayerAsk, Reason: "typed by the user"}
-	}
-	return d
 }
 
 // Models implements tui.ModelSwitcher: the models of config.json and the
@@ -319,17 +331,6 @@ func (b *interactiveBackend) MemoryFiles() ([]string, error) {
 	return files, nil
 }
 
-// gitBranch is the branch of dir, or "" outside a repository.
-func gitBranch(ctx context.Context, dir string) string {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "--abbrev-ref", "HEAD").Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
-}
-
 // titleTimeout bounds the title call: a slow provider must not leave a
 // session unnamed for long, nor hold up the exit that waits for it.
 const titleTimeout = 15 * time.Second
@@ -390,7 +391,11 @@ func (b *interactiveBackend) waitTitle() {
 // they are now, and of --allowedTools and --disallowedTools.
 func (b *interactiveBackend) Rules() ([]tui.RuleInfo, error) {
 	rt := b.runtime()
-	st, _, err := config.LoadSettings(rt.novaHome, rt.workdir)
+	ts, err := resolveTrust(rt.novaHome, rt.workdir, b.opts.trust)
+	if err != nil {
+		return nil, err
+	}
+	st, _, err := config.LoadSettings(rt.novaHome, rt.workdir, ts.trusted)
 	if err != nil {
 		return nil, err
 	}
@@ -439,6 +444,11 @@ func displayPath(path, workdir, home string) string {
 	if rel, err := filepath.Rel(workdir, path); err == nil && !strings.HasPrefix(rel, "..") {
 		return rel
 	}
+	return displayDir(path, home)
+}
+
+// displayDir shortens a path under the home directory to ~/...
+func displayDir(path, home string) string {
 	if home != "" {
 		if rel, err := filepath.Rel(home, path); err == nil && !strings.HasPrefix(rel, "..") {
 			return filepath.Join("~", rel)

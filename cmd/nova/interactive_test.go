@@ -167,7 +167,7 @@ func TestInteractiveRules(t *testing.T) {
 	writeJSON(t, user, map[string]any{"permissions": map[string]any{"deny": []string{"Bash(rm:*)"}}})
 	writeJSON(t, project, map[string]any{"permissions": map[string]any{"ask": []string{"Bash(git push:*)"}}})
 	writeJSON(t, local, map[string]any{"theme": "dark", "permissions": map[string]any{"allow": []string{"Bash(make deploy)", "Bash(make test)"}}})
-	opts := rootOptions{allowedTools: []string{"Bash(make lint)"}, disallowedTools: []string{"WebFetch"}}
+	opts := rootOptions{allowedTools: []string{"Bash(make lint)"}, disallowedTools: []string{"WebFetch"}, trust: true}
 	w.start(t, opts)
 
 	rules, err := w.b.Rules()
@@ -235,7 +235,7 @@ func TestInteractiveRemoveRuleFreshSession(t *testing.T) {
 	w := newInteractiveWorld(t)
 	local := filepath.Join(w.ws, ".nova", "settings.local.json")
 	writeJSON(t, local, map[string]any{"permissions": map[string]any{"allow": []string{"Bash(make deploy)"}}})
-	w.start(t, rootOptions{})
+	w.start(t, rootOptions{trust: true})
 	id := w.b.runtime().session.ID()
 	rules, err := w.b.Rules()
 	if err != nil || len(rules) != 1 {
@@ -271,5 +271,77 @@ func TestInteractiveMemoryFiles(t *testing.T) {
 	}
 	if !strings.HasPrefix(files[0], w.novaHome) {
 		t.Errorf("memory file %s is not under NOVA_HOME", files[0])
+	}
+}
+
+// TestInteractiveUntrusted checks a folder the person did not trust: its
+// local allow rule is neither listed nor in force, its deny rule is both,
+// and the notice names what was ignored.
+func TestInteractiveUntrusted(t *testing.T) {
+	w := newInteractiveWorld(t)
+	local := filepath.Join(w.ws, ".nova", "settings.local.json")
+	writeJSON(t, local, map[string]any{"permissions": map[string]any{"allow": []string{"Bash(make deploy)"}, "deny": []string{"Bash(make clean)"}}})
+	w.start(t, rootOptions{})
+	rules, err := w.b.Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []tui.RuleInfo{{Behavior: permission.Deny, Rule: "Bash(make clean)", Source: "local .nova/settings.local.json", Path: local, Removable: true}}
+	if !slices.Equal(rules, want) {
+		t.Errorf("rules %+v, want only the deny rule", rules)
+	}
+	rt := w.b.runtime()
+	check := func(command string) permission.Behavior {
+		return rt.checker.Check(context.Background(), permission.Request{Tool: "Bash", Kind: permission.KindExec, Command: command, Workdir: rt.workdir}).Behavior
+	}
+	if got := check("make deploy"); got == permission.Allow {
+		t.Error("the untrusted allow rule is in force")
+	}
+	if got := check("make clean"); got != permission.Deny {
+		t.Errorf("make clean: %s, want the deny rule", got)
+	}
+	if n := ignoredNotice(rt); !strings.Contains(n, "ignoring permissions.allow in .nova/settings.local.json") {
+		t.Errorf("notice %q", n)
+	}
+}
+
+// TestInteractiveShellThroughThePipeline: !cmd goes through the session's
+// one pipeline as a command the person typed. What would ask runs (their
+// own words); what is denied stays denied; and it is the checker that
+// decides, not a second path around it.
+func TestInteractiveShellThroughThePipeline(t *testing.T) {
+	w := newInteractiveWorld(t)
+	writeJSON(t, filepath.Join(w.novaHome, "settings.json"), map[string]any{"permissions": map[string]any{"deny": []string{"Bash(curl:*)"}}})
+	w.start(t, rootOptions{trust: true, noSandbox: true})
+	victim := filepath.Join(w.ws, "victim.txt")
+	if err := os.WriteFile(victim, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// rm asks when the model runs it; typed, it runs.
+	if _, err := w.b.Shell(context.Background(), "rm -f victim.txt"); err != nil {
+		t.Fatalf("typed rm: %v", err)
+	}
+	if _, err := os.Stat(victim); err == nil {
+		t.Error("typed rm did not run")
+	}
+	out, err := w.b.Shell(context.Background(), "echo typed")
+	if err != nil || !strings.Contains(out, "typed") {
+		t.Errorf("typed echo: %q %v", out, err)
+	}
+	// A deny rule and a dangerous command still stop it, and nothing runs.
+	sentinel := filepath.Join(w.ws, "ran")
+	for _, cmd := range []string{"curl -s http://127.0.0.1:1 ; touch ran", "rm -rf / ; touch ran"} {
+		if _, err := w.b.Shell(context.Background(), cmd); err == nil || !strings.Contains(err.Error(), "denied") {
+			t.Errorf("%q: %v", cmd, err)
+		}
+		if _, err := os.Stat(sentinel); err == nil {
+			t.Fatalf("%q ran", cmd)
+		}
+	}
+	// The model's own call of the same command still asks (and, with
+	// nobody to answer here, is refused): typing is what approves it.
+	rt := w.b.runtime()
+	if d := rt.checker.Check(context.Background(), permission.Request{Tool: "Bash", Kind: permission.KindExec, Command: "rm -f x", Workdir: rt.workdir}); d.Behavior != permission.Ask {
+		t.Errorf("the model's rm: %+v", d)
 	}
 }

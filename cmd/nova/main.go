@@ -53,6 +53,7 @@ func main() {
 		fmt.Println("nova " + version)
 		return
 	}
+	closeInheritedFDs()
 	streams := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, InIsPipe: stdinIsPipe(), Getenv: os.Getenv}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], streams)

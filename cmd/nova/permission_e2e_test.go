@@ -300,7 +300,7 @@ func TestPermissionE2E(t *testing.T) {
 		}
 		w := newPermWorld(t)
 		before := w.snapshot()
-		r := w.run("", "-p", "--output-format", "json", "--permission-mode", "bypassPermissions", "tidy up")
+		r := w.run("", "-p", "--output-format", "json", "--permission-mode", "bypassPermissions", "--no-sandbox", "tidy up")
 		if r.code != 2 {
 			t.Errorf("as root without the sandbox: exit %d, want 2\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 		}
@@ -377,7 +377,9 @@ func TestPermissionE2E(t *testing.T) {
 		w := newPermWorld(t)
 		w.write(".nova/settings.json", `{"sandbox":{"enabled":true,"autoAllow":true}}`)
 		inside := llmtest.ToolCall{ID: "toolu_in", Name: "Bash", Input: jsonInput(map[string]any{"command": "touch inside.txt"})}
-		escape := llmtest.ToolCall{ID: "toolu_home", Name: "Bash", Input: jsonInput(map[string]any{"command": "touch $HOME/x"})}
+		// The checker cannot see into a script, so only the sandbox stops it.
+		w.write("escape.sh", "touch \"$HOME/x\"\n")
+		escape := llmtest.ToolCall{ID: "toolu_home", Name: "Bash", Input: jsonInput(map[string]any{"command": "sh escape.sh"})}
 		w.srv.Push(
 			llmtest.Turn{ToolCalls: []llmtest.ToolCall{inside}},
 			llmtest.Turn{ToolCalls: []llmtest.ToolCall{escape}},
@@ -412,7 +414,7 @@ func TestPermissionE2E(t *testing.T) {
 		}
 		res := toolResultsOf(t, reqs[2])["toolu_home"]
 		if !strings.Contains(res.Text, "Exit code: 1") || !strings.Contains(res.Text, "Read-only file system") {
-			t.Errorf("touch $HOME/x: want an OS-level failure, got %+v", res)
+			t.Errorf("sh escape.sh: want an OS-level failure, got %+v", res)
 		}
 	})
 }

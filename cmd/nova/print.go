@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/nova-dev/nova/headless"
 )
@@ -13,7 +14,7 @@ func runPrint(ctx context.Context, opts *rootOptions, prompt string) error {
 	rt, err := build(ctx, opts.io, buildOptions{
 		model: opts.model, maxTurns: opts.maxTurns, permissionMode: opts.permissionMode,
 		allowedTools: opts.allowedTools, disallowedTools: opts.disallowedTools, appendSystem: opts.appendSystem,
-		cont: opts.cont, resume: opts.resume, sandbox: opts.sandbox, addDirs: opts.addDirs,
+		cont: opts.cont, resume: opts.resume, sandbox: opts.sandbox, noSandbox: opts.noSandbox, trust: opts.trust, addDirs: opts.addDirs,
 	})
 	if err != nil {
 		return err
@@ -22,10 +23,16 @@ func runPrint(ctx context.Context, opts *rootOptions, prompt string) error {
 	for _, w := range rt.warnings {
 		fmt.Fprintf(opts.io.ErrOut, "nova: warning: %s\n", w)
 	}
+	home, _ := os.UserHomeDir()
+	ignored := make([]headless.IgnoredSetting, 0, len(rt.ignored))
+	for _, ig := range rt.ignored {
+		fmt.Fprintf(opts.io.ErrOut, "nova: %s\n", untrustedNotice(ig, rt.workdir))
+		ignored = append(ignored, headless.IgnoredSetting{File: displayPath(ig.File, rt.workdir, home), Setting: ig.Setting})
+	}
 	code := headless.Run(ctx, rt.agent, headless.Options{
 		Prompt: prompt, Format: opts.outputFormat, Verbose: opts.verbose, SessionID: rt.session.ID(),
 		Model: rt.selection.ID(), Tools: rt.registry.Names(), PermissionMode: string(rt.checker.Mode()), Cwd: rt.workdir,
-		Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
+		IgnoredProjectSettings: ignored, Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
 	})
 	if rt.session.Meta().Title == "" {
 		// Print mode names the session after its prompt rather than pay

@@ -26,6 +26,8 @@ type rootOptions struct {
 	cont            bool
 	resume          string
 	sandbox         bool
+	noSandbox       bool
+	trust           bool
 	addDirs         []string
 }
 
@@ -63,10 +65,13 @@ OLLAMA_HOST or NOVA_HOME/config.json. See docs/ for more.`,
 	f.BoolVar(&opts.verbose, "verbose", false, "print tool calls and results to stderr in print mode")
 	f.BoolVarP(&opts.cont, "continue", "c", false, "continue the newest session of this directory")
 	f.StringVarP(&opts.resume, "resume", "r", "", "resume the session with this id (no id: pick one in the UI)")
-	f.BoolVar(&opts.sandbox, "sandbox", false, "run Bash commands inside the OS sandbox (bwrap / sandbox-exec)")
+	f.BoolVar(&opts.sandbox, "sandbox", false, "run Bash commands inside the OS sandbox (bwrap / sandbox-exec), or refuse them where it cannot run")
+	f.BoolVar(&opts.noSandbox, "no-sandbox", false, "run Bash commands outside the OS sandbox for this run")
+	f.BoolVar(&opts.trust, "trust", false, "trust this folder's project settings for this run (nova trust stores it)")
 	f.StringSliceVar(&opts.addDirs, "add-dir", nil, "further directories the agent may use")
 	cmd.AddCommand(newDoctorCmd(s))
 	cmd.AddCommand(newSessionsCmd(s))
+	cmd.AddCommand(newTrustCmd(s))
 	return cmd
 }
 
@@ -74,6 +79,9 @@ func runRoot(cmd *cobra.Command, opts *rootOptions, args []string) error {
 	pick := opts.resume == pickSession
 	if pick {
 		opts.resume = ""
+	}
+	if opts.sandbox && opts.noSandbox {
+		return usageErr("--sandbox and --no-sandbox contradict each other: give one")
 	}
 	if !opts.print {
 		if opts.io.InIsPipe {

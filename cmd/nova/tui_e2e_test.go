@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/llm/llmtest"
 )
 
@@ -21,9 +22,13 @@ type tmuxTerm struct {
 	name   string
 }
 
-// startTUI runs the real binary in a 100x30 tmux pane in e's workspace.
+// startTUI runs the real binary in a 100x30 tmux pane in e's workspace,
+// which it trusts first (in e's NOVA_HOME) so no trust dialog comes up.
 func (e *e2e) startTUI(args ...string) *tmuxTerm {
 	e.t.Helper()
+	if _, _, err := config.NewTrustStore(filepath.Join(e.home, ".nova")).Trust(e.ws); err != nil {
+		e.t.Fatal(err)
+	}
 	return startTmux(e.t, e.ws, e.env, args...)
 }
 
@@ -175,7 +180,7 @@ func BenchmarkTUIIdleCPU(b *testing.B) {
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "NOVA_HOME=" + filepath.Join(home, ".nova"),
 		"ANTHROPIC_API_KEY=test-key", "ANTHROPIC_BASE_URL=http://127.0.0.1:1"}
 	for i := 0; i < b.N; i++ {
-		tm := startTmux(b, b.TempDir(), env)
+		tm := startTmux(b, b.TempDir(), env, "--trust")
 		tm.waitFor("Ask nova anything")
 		pid := strings.TrimSpace(tm.tmux("display-message", "-p", "-t", tm.name, "#{pane_pid}"))
 		before := cpuSeconds(b, pid)

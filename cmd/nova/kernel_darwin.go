@@ -1,0 +1,10 @@
+package main
+
+import "syscall"
+
+// kernelRelease is the running kernel's release, part of the sandbox
+// probe's cache key.
+func kernelRelease() string {
+	s, _ := syscall.Sysctl("kern.osrelease")
+	return s
+}

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nova-dev/nova/config"
+	"github.com/nova-dev/nova/headless"
+	"github.com/nova-dev/nova/tui"
+)
+
+// trustOptions are the flags of nova trust.
+type trustOptions struct {
+	list   bool
+	revoke bool
+}
+
+// newTrustCmd is nova trust: the folders whose project settings may grant.
+func newTrustCmd(s *IOStreams) *cobra.Command {
+	var o trustOptions
+	cmd := &cobra.Command{
+		Use:   "trust [dir]",
+		Short: "Trust a folder, so its project settings (.nova/settings.json) may grant permissions",
+		Long: `Files in a repository are its author's words, not yours. What a project's
+.nova/settings.json and .nova/settings.local.json grant (allow rules,
+acceptEdits and bypassPermissions modes, extra directories, env, turning
+the sandbox off or loosening it) applies only in a folder you trust; their
+deny and ask rules apply everywhere.
+
+  nova trust                 trust the current directory and everything below it
+  nova trust ~/src/app       trust that directory
+  nova trust --list          the trusted directories
+  nova trust --revoke [dir]  stop trusting it
+
+nova --trust trusts the directory for one run without storing it.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runTrust(s, cmd.OutOrStdout(), o, args)
+		},
+	}
+	cmd.Flags().BoolVar(&o.list, "list", false, "list the trusted directories")
+	cmd.Flags().BoolVar(&o.revoke, "revoke", false, "stop trusting the directory")
+	return cmd
+}
+
+func runTrust(s *IOStreams, w io.Writer, o trustOptions, args []string) error {
+	novaHome, workdir, err := locate(s)
+	if err != nil {
+		return err
+	}
+	store := config.NewTrustStore(novaHome)
+	if o.list {
+		if o.revoke || len(args) > 0 {
+			return usageErr("--list takes no directory and no --revoke")
+		}
+		list, err := store.List()
+		if err != nil {
+			return &exitError{code: headless.ExitFailed, err: err}
+		}
+		if len(list) == 0 {
+			fmt.Fprintln(w, "No trusted folders. nova trust [dir] adds one.")
+			return nil
+		}
+		for _, e := range list {
+			fmt.Fprintf(w, "%s\t(since %s)\n", e.Path, e.Added.Local().Format("2006-01-02"))
+		}
+		return nil
+	}
+	dir := workdir
+	if len(args) == 1 {
+		dir = args[0]
+	}
+	dir = config.CanonicalDir(dir)
+	if o.revoke {
+		if err := store.Revoke(dir); err != nil {
+			return &exitError{code: headless.ExitFailed, err: err}
+		}
+		fmt.Fprintf(w, "No longer trusted: %s\nWhat its project settings grant is ignored from now on.\n", dir)
+		return nil
+	}
+	entry, already, err := store.Trust(dir)
+	if err != nil {
+		return &exitError{code: headless.ExitFailed, err: err}
+	}
+	switch {
+	case already && entry.Path == dir:
+		fmt.Fprintf(w, "Already trusted: %s\n", dir)
+		return nil
+	case already:
+		fmt.Fprintf(w, "Already trusted: %s, through %s\n", dir, entry.Path)
+		return nil
+	}
+	fmt.Fprintf(w, "Trusted: %s and every folder below it.\n", dir)
+	home, _ := os.UserHomeDir()
+	if rel, err := filepath.Rel(dir, home); home != "" && err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		// The home directory is at or below dir.
+		fmt.Fprintf(w, "Note: this trusts every project in your home directory; nova trust --revoke %s takes it back.\n", dir)
+	}
+	st, _, err := config.LoadSettings(novaHome, dir, false)
+	switch {
+	case err != nil:
+		fmt.Fprintf(w, "Its settings do not load: %v\n", err)
+	case len(st.Ignored) == 0:
+		fmt.Fprintln(w, "Its project settings grant nothing yet; what they grant later applies without asking again.")
+	default:
+		fmt.Fprintln(w, "Its project settings now grant:")
+		for _, ig := range st.Ignored {
+			fmt.Fprintf(w, "  %s in %s: %s\n", ig.Setting, displayPath(ig.File, dir, home), ig.Value)
+		}
+	}
+	return nil
+}
+
+// locate finds NOVA_HOME and the workspace: the working directory, with
+// symlinks resolved so it matches the trust store and the sandbox.
+func locate(s *IOStreams) (novaHome, workdir string, err error) {
+	if novaHome, err = config.Home(s.Getenv); err != nil {
+		return "", "", usageErr("%v", err)
+	}
+	if workdir, err = os.Getwd(); err != nil {
+		return "", "", usageErr("working directory: %v", err)
+	}
+	if resolved, err := filepath.EvalSymlinks(workdir); err == nil {
+		workdir = resolved
+	}
+	return novaHome, workdir, nil
+}
+
+// trustState says whether a workspace's project settings may grant, and why.
+type trustState struct {
+	trusted bool
+	flag    bool              // --trust: for this run only
+	entry   config.TrustedDir // the stored entry that trusts it; zero for none
+}
+
+// resolveTrust looks the workspace up in the trust store; --trust trusts
+// it for this run whatever the store says.
+func resolveTrust(novaHome, workdir string, flag bool) (trustState, error) {
+	entry, ok, err := config.NewTrustStore(novaHome).Lookup(workdir)
+	if err != nil {
+		return trustState{}, err
+	}
+	return trustState{trusted: ok || flag, flag: flag, entry: entry}, nil
+}
+
+// describe says, for nova doctor, how the workspace is trusted.
+func (t trustState) describe(workdir string) string {
+	switch {
+	case t.entry.Path == workdir:
+		return "trusted (nova trust)"
+	case t.entry.Path != "":
+		return "trusted by an ancestor: " + t.entry.Path
+	case t.flag:
+		return "trusted for this run (--trust)"
+	}
+	return "not trusted"
+}
+
+// untrustedNotice is what nova says of one ignored project grant.
+func untrustedNotice(ig config.IgnoredSetting, workdir string) string {
+	home, _ := os.UserHomeDir()
+	return fmt.Sprintf("ignoring %s in %s: this folder is not trusted (run `nova trust` or pass --trust)",
+		ig.Setting, displayPath(ig.File, workdir, home))
+}
+
+// askTrust shows the trust dialog when the workspace is not trusted yet,
+// before anything that project settings grant is built; it returns false
+// when the person quit, with nothing changed.
+func askTrust(ctx context.Context, opts *rootOptions) (bool, error) {
+	if opts.trust {
+		return true, nil
+	}
+	novaHome, workdir, err := locate(opts.io)
+	if err != nil {
+		return false, err
+	}
+	ts, err := resolveTrust(novaHome, workdir, false)
+	if err != nil {
+		return false, usageErr("%v", err)
+	}
+	if ts.trusted {
+		return true, nil
+	}
+	// Settings that do not parse stop nova before the question, as they
+	// would after it.
+	st, _, err := config.LoadSettings(novaHome, workdir, false)
+	if err != nil {
+		return false, usageErr("%v", err)
+	}
+	home, _ := os.UserHomeDir()
+	p := tui.TrustPrompt{Dir: displayDir(workdir, home)}
+	for _, ig := range st.Ignored {
+		p.Grants = append(p.Grants, tui.TrustGrant{File: displayPath(ig.File, workdir, home), Setting: ig.Setting, Value: ig.Value})
+	}
+	choice, err := tui.RunTrust(ctx, p, tui.Options{In: opts.io.In, Out: opts.io.Out})
+	if err != nil {
+		return false, err
+	}
+	switch choice {
+	case tui.TrustFolder:
+		if _, _, err := config.NewTrustStore(novaHome).Trust(workdir); err != nil {
+			return false, &exitError{code: headless.ExitFailed, err: err}
+		}
+		return true, nil
+	case tui.TrustContinue:
+		return true, nil
+	}
+	return false, nil
+}
