@@ -18,6 +18,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/net v0.60.0
 	golang.org/x/sys v0.49.0
+	gopkg.in/yaml.v3 v3.0.1
 	mvdan.cc/sh/v3 v3.14.1
 )
 
@@ -66,7 +67,6 @@ require (
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/term v0.46.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
-	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
 
 // chroma builds every lexer and style at program start; the local copy

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -35,6 +36,7 @@ func (c *Checker) checkBash(req Request) Decision {
 		carried = append(carried, name)
 	}
 	a := analyzeShell(shellInput{src: req.Command, cwd: filepath.Clean(req.Workdir), home: c.home, carried: carried, inEnv: c.inEnv})
+	c.flattenScripts(a, false)
 	// Layer 1: catastrophic commands, and commands that cannot be seen into.
 	if b, why := c.dangerous(a); b != "" && !(b == Ask && req.Typed) {
 		return Decision{Behavior: b, Layer: LayerDangerous, Reason: why}
@@ -55,6 +57,9 @@ func (c *Checker) checkBash(req Request) Decision {
 				hard = "a path only known at run time may be sensitive: " + why
 			}
 		}
+		if acc.write && acc.tree && acc.known() && hard == "" {
+			hard = c.treeWriteSensitive(acc)
+		}
 	}
 	for _, bc := range cmds {
 		if hard == "" && !bc.readOnly && !bc.sc.decl {
@@ -70,10 +75,10 @@ func (c *Checker) checkBash(req Request) Decision {
 			return Decision{Behavior: Ask, Layer: LayerPath, Reason: hard + "; it is never used without asking"}
 		}
 		for _, bc := range cmds {
-			if r, ok := firstRule(list.rules, func(r Rule) bool { return r.Tool == "Bash" && r.matchForms(bc.sc) }); ok {
+			if r, ok := firstRule(list.rules, func(r Rule) bool { return r.Tool == "Bash" && (r.matchForms(bc.sc) || c.ruleMeans(r, bc)) }); ok {
 				return ruleDecision(list.b, r, "command "+joinWords(bc.sc.argv))
 			}
-			if r, ok := firstRule(list.rules, func(r Rule) bool { return r.Tool == "Bash" && r.maybeBash(bc.sc) }); ok && !req.Typed {
+			if r, ok := firstRule(list.rules, func(r Rule) bool { return r.Tool == "Bash" && r.maybeBash(bc.sc) }); ok && !req.Typed && !bc.sc.covered {
 				return Decision{Behavior: Ask, Layer: LayerRule, Rule: r.Raw,
 					Reason: fmt.Sprintf("command %s may be one rule %s (%s) %s: part of it is only known at run time", joinWords(bc.sc.argv), r.Raw, r.Source, verbRule(list.b))}
 			}
@@ -110,6 +115,92 @@ func (c *Checker) checkBash(req Request) Decision {
 	return c.bashAllowed(req, cmds, redirs)
 }
 
+// ruleMeans reports whether a deny or ask rule that spells a command nova
+// has a table entry for (Bash(rm -rf build)) means bc: the same program,
+// every option the rule gives (however spelled: -fr, -r -f, --recursive
+// --force), and every file it names, resolved (./build, build/, the
+// absolute path). The command may do more; it still does what the rule
+// forbids.
+func (c *Checker) ruleMeans(r Rule, bc bashCmd) bool {
+	if r.Spec == "" || bc.inv == nil || strings.ContainsAny(r.Spec, "*?") && !strings.HasSuffix(r.Spec, ":*") {
+		return false
+	}
+	text := strings.TrimSuffix(strings.TrimSpace(r.Spec), ":*")
+	fields := strings.Fields(text)
+	if len(fields) < 2 {
+		return false
+	}
+	argv := make([]word, len(fields))
+	for i, f := range fields {
+		argv[i] = word{val: f}
+	}
+	rc := &simpleCmd{argv: argv, cwd: r.Base}
+	if rc.name() != bc.sc.name() {
+		return false
+	}
+	ri := c.readCommand(rc).inv
+	if ri == nil || ri.spec != bc.inv.spec || ri.unknown != "" {
+		return false
+	}
+	for o := range ri.opts {
+		if !bc.inv.opts[o] {
+			return false
+		}
+	}
+	cmdPaths := map[string]bool{}
+	for _, acc := range c.readCommand(bc.sc).accs {
+		cmdPaths[acc.real] = true
+	}
+	for _, acc := range c.readCommand(rc).accs {
+		if !acc.known() || !cmdPaths[acc.real] {
+			return false
+		}
+	}
+	for _, p := range ri.pos {
+		if ri.spec.pos == argVal && !slices.ContainsFunc(bc.inv.pos, func(w word) bool { return w.val == p.val }) {
+			return false
+		}
+	}
+	return true
+}
+
+// flattenScripts brings what the scripts a command runs (sh build.sh,
+// ./run.sh) would run into a, as commands of their own. When a rule allows
+// running the script, its commands are covered by that rule: what is
+// denied, sensitive or written outside still counts, what nova cannot see
+// into or does not know does not (the person allowed the script).
+func (c *Checker) flattenScripts(a *analysis, covered bool) {
+	for i := 0; i < len(a.cmds); i++ {
+		sc := a.cmds[i]
+		if sc.sub == nil {
+			continue
+		}
+		sub := sc.sub
+		sc.sub = nil
+		cover := covered || sc.covered
+		if !cover {
+			_, cover = firstRule(c.allow, func(r Rule) bool { return r.Tool == "Bash" && r.Spec != "" && r.matchBash(sc.ruleText) })
+		}
+		c.flattenScripts(sub, cover)
+		for _, s := range sub.cmds {
+			s.covered = s.covered || cover
+		}
+		for j := range sub.redirs {
+			sub.redirs[j].covered = sub.redirs[j].covered || cover
+		}
+		a.cmds = append(a.cmds, sub.cmds...)
+		a.redirs = append(a.redirs, sub.redirs...)
+		if sub.forkBomb != "" {
+			a.forkBomb = sub.forkBomb
+		}
+		if !cover || !sub.argsKnown {
+			// What a script a rule allows cannot be seen into is covered by
+			// the rule, unless its caller handed it words nobody can read.
+			a.opaque = append(a.opaque, sub.opaque...)
+		}
+	}
+}
+
 // allAccesses lists the redirections' accesses and every command's; the
 // accesses of commands in ruled are marked as allowed by a rule.
 func allAccesses(cmds []bashCmd, redirs []access, ruled map[*simpleCmd]bool) []access {
@@ -137,6 +228,10 @@ func (c *Checker) bashAllowed(req Request, cmds []bashCmd, redirs []access) Deci
 	_, wholeBash := firstRule(c.allow, func(r Rule) bool { return r.Tool == "Bash" && r.Spec == "" })
 	for _, bc := range cmds {
 		switch {
+		case bc.sc.covered:
+			// A command of a script a rule allows: the rule covers it,
+			// its files are judged below.
+			used, ruled[bc.sc] = "the rule that allows the script", true
 		case bc.sc.asks != "" && wholeBash:
 			used, ruled[bc.sc] = "Bash", true
 		case bc.sc.asks != "":
@@ -174,6 +269,9 @@ func (c *Checker) bashAllowed(req Request, cmds []bashCmd, redirs []access) Deci
 			pending = append(pending, acc)
 			runtimeOnly = runtimeOnly && !acc.write
 			continue
+		case c.inside(acc) && acc.follow && c.linkOut(acc.real) != "":
+			// grep -R and rg -L follow links: one leading out reads outside.
+			acc.shown, acc.path, acc.real = acc.path+" (through the link "+c.linkOut(acc.real)+")", c.linkTarget(acc.real), c.linkTarget(acc.real)
 		case c.inside(acc) && (!acc.write || mode == ModeAcceptEdits || acc.ruled):
 			continue
 		case c.inside(acc) && wholeBash:
@@ -194,6 +292,14 @@ func (c *Checker) bashAllowed(req Request, cmds []bashCmd, redirs []access) Deci
 	case req.Sandboxed && c.cfg.SandboxAutoAllow:
 		return Decision{Behavior: Allow, Layer: LayerSandbox, Reason: "runs inside the sandbox (sandbox.autoAllow)"}
 	case mode == ModeBypass:
+		// A path only known at run time may be a credential or a git hook,
+		// which even bypassPermissions does not open; the sandbox would
+		// confine it, without one nova asks.
+		for _, acc := range pending {
+			if !acc.known() && !req.Sandboxed {
+				return Decision{Behavior: Ask, Layer: LayerPath, Reason: "touches " + acc.shown + ", a path only known at run time, which may be a sensitive file; bypassPermissions opens it only inside the sandbox"}
+			}
+		}
 		return Decision{Behavior: Allow, Layer: LayerMode, Reason: "bypassPermissions mode"}
 	}
 	// A rule for the command covers its own files inside the workspace,
@@ -260,6 +366,7 @@ func (c *Checker) bashCommands(a *analysis, req Request) ([]bashCmd, []access) {
 	for _, r := range a.redirs {
 		cwd := r.cwd
 		for _, acc := range c.wordAccesses(r.target, cwd, r.write) {
+			acc.ruled = r.covered
 			if !ignoredPath(acc.path) {
 				accs = append(accs, acc)
 			}
@@ -305,6 +412,13 @@ func (c *Checker) readCommand(sc *simpleCmd) bashCmd {
 			bc.inv = c.parseArgs(sp, args)
 		}
 	}
+	if name == "git" {
+		if f := c.gitConfigWrite(sc); f != "" {
+			bc.accs = append(bc.accs, c.newAccess(f, "/", true))
+			bc.why = "git writes its configuration (" + f + ")"
+			return bc
+		}
+	}
 	if bc.inv == nil {
 		bc.why = sc.ruleText
 		return bc
@@ -327,9 +441,22 @@ func (c *Checker) readCommand(sc *simpleCmd) bashCmd {
 			}
 		}
 	}
-	if sc.runtimeArg && inv.spec.pos != argVal {
+	for _, l := range inv.listed {
+		bc.accs = append(bc.accs, access{shown: "the files " + l.val + " lists"})
+	}
+	for i := range bc.accs {
+		bc.accs[i].follow = inv.follow && !bc.accs[i].write
+	}
+	if sc.runtimeArg && !inv.spec.anyArgs {
+		// xargs and find -exec add words nova cannot see: files, or
+		// options, which in a program with options that write or run may
+		// be one of those.
+		if inv.spec.risky && inv.unknown == "" {
+			inv.unknown = "arguments " + sc.via + " supplies at run time"
+		}
 		bc.accs = append(bc.accs, access{shown: "the files " + sc.via + " supplies at run time", tree: inv.tree, write: len(inv.writes) > 0 || inv.inplace})
 	}
+
 	if inv.markSeen("dynword") && len(inv.pos) > 0 && inv.spec.pos == argVal {
 		// $X may expand to options of a program whose words are values.
 		bc.accs = append(bc.accs, access{shown: "options only known at run time"})
@@ -431,6 +558,122 @@ func (c *Checker) ruleUnder(r Rule, acc access) bool {
 		}
 	}
 	return false
+}
+
+// treeWriteSensitive returns why a write of everything below a directory
+// (cp -r, tar -x, unzip -d, rm -r) may reach a sensitive file: the
+// directory holds a git directory, is one, or holds the home directory.
+func (c *Checker) treeWriteSensitive(acc access) string {
+	d := acc.real
+	switch {
+	case inGitDir(d):
+		return "writes below " + d + ", a git directory"
+	case c.home != "" && within(c.home, d):
+		return "writes below " + d + ", which holds your home directory and its start-up files"
+	}
+	if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil && fi != nil {
+		return "writes everything below " + d + ", which holds the git directory " + filepath.Join(d, ".git")
+	}
+	if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+		if ents, err := os.ReadDir(d); err == nil {
+			for _, e := range ents {
+				if e.IsDir() && isGitDir(filepath.Join(d, e.Name())) {
+					return "writes everything below " + d + ", which holds the git directory " + filepath.Join(d, e.Name())
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// linkOut returns the first symlink below dir whose target leaves the
+// workspace and the added directories, or "" (a walk bounded like
+// holdsMatch's; a tree too large to walk counts as leading out).
+func (c *Checker) linkOut(dir string) string {
+	found, seen := "", 0
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		seen++
+		if seen > maxRuleWalk {
+			found = dir
+			return fs.SkipAll
+		}
+		if err != nil || d.Type()&fs.ModeSymlink == 0 {
+			return nil
+		}
+		if real := physicalPath(p); !c.inside(access{path: real, real: real}) {
+			found = p
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return found
+}
+
+// linkTarget is where the link linkOut found leads.
+func (c *Checker) linkTarget(dir string) string {
+	if l := c.linkOut(dir); l != "" {
+		if t := physicalPath(l); t != "" {
+			return t
+		}
+	}
+	return dir
+}
+
+// gitConfigWrite returns the configuration file a git command writes with
+// values nova cannot vet (git config KEY VALUE, git remote add, git
+// submodule ...), or "": a remote's URL or a key can make a later git run
+// a program (ext:: URLs, core.fsmonitor).
+func (c *Checker) gitConfigWrite(sc *simpleCmd) string {
+	args := sc.argv
+	norm, ok := stripGlobalOptions(args)
+	if !ok {
+		norm = args
+	}
+	if len(norm) < 2 || norm[1].dyn {
+		return ""
+	}
+	sub, rest := norm[1].val, norm[2:]
+	repo := sc.cwd
+	for i := 1; i+1 < len(args); i++ {
+		if args[i].val == "-C" && !args[i+1].dyn {
+			repo = resolvePath(args[i+1].val, sc.cwd, c.home)
+		}
+	}
+	local := func() string {
+		if g := findGitDir(physicalPath(repo)); g != "" {
+			return filepath.Join(g, "config")
+		}
+		return filepath.Join(repo, ".git", "config")
+	}
+	switch sub {
+	case "config":
+		inv := c.gitInvocation(args[1:])
+		if inv == nil || inv.effect == "" && inv.unknown == "" {
+			return "" // a read
+		}
+		for i, a := range rest {
+			switch {
+			case a.val == "--global":
+				return filepath.Join(c.home, ".gitconfig")
+			case a.val == "--system":
+				return "/etc/gitconfig"
+			case (a.val == "--file" || a.val == "-f") && i+1 < len(rest):
+				return resolvePath(rest[i+1].val, sc.cwd, c.home)
+			case strings.HasPrefix(a.val, "--file="):
+				return resolvePath(strings.TrimPrefix(a.val, "--file="), sc.cwd, c.home)
+			}
+		}
+		return local()
+	case "remote":
+		if len(rest) > 0 && !strings.HasPrefix(rest[0].val, "-") && rest[0].val != "get-url" && rest[0].val != "show" {
+			return local()
+		}
+	case "submodule":
+		if len(rest) > 0 && rest[0].val != "status" && rest[0].val != "summary" {
+			return local()
+		}
+	}
+	return ""
 }
 
 // maxRuleWalk bounds the directory entries holdsMatch looks at; a bigger

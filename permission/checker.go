@@ -62,6 +62,8 @@ type Checker struct {
 	ask       []Rule
 	deny      []Rule
 	specs     map[string]*spec // the command table, parsed
+	// readDenies says some deny rule names paths that Read covers.
+	readDenies bool
 }
 
 // NewChecker returns a Checker for cfg, or an error naming the bad rule or
@@ -123,6 +125,9 @@ func NewChecker(cfg Config) (*Checker, error) {
 	var err error
 	if c.allow, c.ask, c.deny, err = parseRules(sets); err != nil {
 		return nil, fmt.Errorf("permission rules: %w", err)
+	}
+	for _, r := range c.deny {
+		c.readDenies = c.readDenies || r.Spec != "" && r.appliesTo("Read")
 	}
 	return c, nil
 }
@@ -198,12 +203,27 @@ func (c *Checker) Check(ctx context.Context, req Request) (d Decision) {
 	return c.checkTool(req)
 }
 
+// AddReadDir lets every tool read dir (absolute) without asking, in every
+// mode: the session's spilled results, whose directory exists only once
+// the session does.
+func (c *Checker) AddReadDir(dir string) {
+	if !filepath.IsAbs(dir) {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.readDirs = append(c.readDirs, physicalPath(filepath.Clean(dir)))
+}
+
 // ReadDenied reports whether a deny rule forbids reading the absolute path
 // p (as spelled, or where its symlinks lead). Search tools use it to leave
 // denied files out of what they return.
 func (c *Checker) ReadDenied(p string) bool {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
+	if !c.readDenies {
+		return false // searches ask this of every file: no rule, no work
+	}
 	a := c.newAccess(p, c.roots[0], false)
 	_, ok := firstRule(c.deny, func(r Rule) bool { return r.Spec != "" && c.pathRuleMatch(r, "Read", a) })
 	return ok

@@ -25,18 +25,18 @@ import (
 func commandTable() map[string]string {
 	sums := "-b -c -t -z -w --binary --check --tag --text --zero --ignore-missing --quiet --status --strict --warn ; ro"
 	grep := "-E -F -G -P -e=p -f=P -i -y -v -w -x -c -L -l -m= -o -q -s -b -H -h -n -T -Z -z -A= -B= -C= -a -I -d= -D= -U " +
-		"-r!tree -R!tree --color[=] --colour[=] --null-data --extended-regexp --fixed-strings --basic-regexp --perl-regexp " +
+		"-r!tree -R!follow --color[=] --colour[=] --null-data --extended-regexp --fixed-strings --basic-regexp --perl-regexp " +
 		"--regexp=p --file=P --ignore-case --no-ignore-case --invert-match --word-regexp --line-regexp --count " +
 		"--files-without-match --files-with-matches --max-count= --only-matching --quiet --silent --no-messages --byte-offset " +
 		"--with-filename --no-filename --label= --line-number --initial-tab --null --after-context= --before-context= " +
 		"--context= --text --binary-files= --devices= --directories= --exclude= --exclude-from=r --exclude-dir= --include= " +
-		"--recursive!tree --dereference-recursive!tree --line-buffered --binary --version --help ; skip=1 num ro"
+		"--recursive!tree --dereference-recursive!follow --line-buffered --binary --version --help ; skip=1 num ro"
 	none := "; pos=v ro"
 	return map[string]string{
 		"cat":  "-A -b -e -E -n -s -t -T -u -v --show-all --number-nonblank --show-ends --number --squeeze-blank --show-tabs --show-nonprinting ; ro",
 		"head": "-c= -n= -q -v -z --bytes= --lines= --quiet --silent --verbose --zero-terminated ; num ro",
 		"tail": "-c= -f -F -n= -q -s= -v -z --bytes= --follow[=] --lines= --max-unchanged-stats= --pid= --quiet --retry --silent --sleep-interval= --verbose --zero-terminated ; num ro",
-		"wc":   "-c -m -l -L -w --bytes --chars --lines --max-line-length --words --files0-from=r --total= ; ro",
+		"wc":   "-c -m -l -L -w --bytes --chars --lines --max-line-length --words --files0-from=L --total= ; ro",
 		"ls": "-a -A -b -B -c -C -d -D -f -F -g -G -h -H -i -k -l -L -m -n -N -o -p -q -Q -r -R -s -S -t -u -U -v -x -X -Z -1 -I= -T= -w= " +
 			"--all --almost-all --author --escape --block-size= --ignore-backups --color[=] --directory --dired --classify[=] --file-type " +
 			"--format= --full-time --group-directories-first --no-group --human-readable --si --dereference-command-line " +
@@ -44,7 +44,7 @@ func commandTable() map[string]string {
 			"--dereference --literal --numeric-uid-gid --hide-control-chars --show-control-chars --quote-name --quoting-style= " +
 			"--reverse --recursive --size --sort= --time= --time-style= --tabsize= --width= --context --zero ; cwd ro",
 		"grep": grep, "egrep": grep, "fgrep": grep,
-		"rg": "-e=p -f=P -g= -t= -T= -A= -B= -C= -m= -M= -j= -d= -E= -r= -i -s -S -F -x -w -v -c -l -o -n -N -H -I -p -q -u -U -P -L -a -b -0 -h -V -. " +
+		"rg": "-e=p -f=P -g= -t= -T= -A= -B= -C= -m= -M= -j= -d= -E= -r= -i -s -S -F -x -w -v -c -l -o -n -N -H -I -p -q -u -U -P -a -b -0 -h -V -. -L!follow " +
 			"--regexp=p --file=P --glob= --iglob= --type= --type-not= --type-add= --type-clear= --after-context= --before-context= " +
 			"--context= --max-count= --max-columns= --threads= --max-depth= --maxdepth= --max-filesize= --encoding= --engine= --replace= " +
 			"--path-separator= --color= --colors= --sort= --sortr= --context-separator= --field-context-separator= " +
@@ -52,14 +52,14 @@ func commandTable() map[string]string {
 			"--multiline-dotall --pcre2 --no-pcre2 --ignore-case --case-sensitive --smart-case --fixed-strings --line-regexp " +
 			"--word-regexp --invert-match --count --count-matches --files-with-matches --files-without-match --only-matching " +
 			"--line-number --no-line-number --with-filename --no-filename --heading --no-heading --pretty --quiet --unrestricted " +
-			"--hidden --no-hidden --follow --no-follow --no-ignore --no-ignore-dot --no-ignore-exclude --no-ignore-files " +
+			"--hidden --no-hidden --follow!follow --no-follow --no-ignore --no-ignore-dot --no-ignore-exclude --no-ignore-files " +
 			"--no-ignore-global --no-ignore-parent --no-ignore-vcs --no-require-git --ignore --files --type-list --json --no-json " +
 			"--vimgrep --stats --trim --null --null-data --text --binary --no-binary --crlf --line-buffered --block-buffered " +
 			"--byte-offset --column --no-column --passthru --include-zero --one-file-system --no-messages --no-unicode " +
 			"--auto-hybrid-regex --glob-case-insensitive --ignore-file-case-insensitive --sort-files --no-config --debug --trace " +
 			"--help --version --max-count-per-file --pre=x --pre-glob= -z!x --search-zip!x --hostname-bin=x ; skip=1 tree cwd exact ro",
 		"sort": "-b -c -C -d -f -g -h -i -M -m -n -R -r -s -u -V -z -k= -t= -S= -T=w -o=w --output=w --compress-program=x " +
-			"--files0-from=r --random-source=r --parallel= --batch-size= --debug --check[=] --ignore-leading-blanks " +
+			"--files0-from=L --random-source=r --parallel= --batch-size= --debug --check[=] --ignore-leading-blanks " +
 			"--dictionary-order --ignore-case --general-numeric-sort --ignore-nonprinting --month-sort --human-numeric-sort " +
 			"--numeric-sort --random-sort --reverse --sort= --version-sort --merge --stable --unique --zero-terminated --key= " +
 			"--field-separator= --buffer-size= --temporary-directory=w ; ro",
@@ -96,12 +96,12 @@ func commandTable() map[string]string {
 		"expand": "-i -t= --initial --tabs= ; ro",
 		"column": "-t -s= -o= -c= -x -n -e -N= -R= -J -l= -T= -W= -H= -O= -E= -d -r= -L --table --separator= --output-separator= --output-width= --fillrows --table-columns= --json ; ro",
 		"stat":   "-L -f -c= -t --dereference --file-system --format= --printf= --terse --cached= ; ro",
-		"file": "-b -c -E -e= -F= -f=r -h -i -k -l -L -m=r -N -n -p -r -s -z -Z -0 -S -P= --mime --mime-type --mime-encoding --brief --dereference " +
+		"file": "-b -c -E -e= -F= -f=L -h -i -k -l -L -m=r -N -n -p -r -s -z -Z -0 -S -P= --mime --mime-type --mime-encoding --brief --dereference " +
 			"--no-dereference --keep-going --raw --no-pad --print0 --special-files --uncompress --uncompress-noreport --preserve-date " +
-			"--separator= --files-from=r --exclude= --exclude-quiet= --extension --apple --magic-file=r --parameter= ; ro",
+			"--separator= --files-from=L --exclude= --exclude-quiet= --extension --apple --magic-file=r --parameter= ; ro",
 		"du": "-0 -a -b -B= -c -d= -D -h -H -k -L -l -m -P -S -s -t= -x -X=r --apparent-size --all --block-size= --bytes --total " +
 			"--max-depth= --human-readable --inodes --dereference --dereference-args --count-links --separate-dirs --summarize --threshold= " +
-			"--time[=] --time-style= --exclude-from=r --exclude= --one-file-system --files0-from=r --si --null ; cwd ro",
+			"--time[=] --time-style= --exclude-from=r --exclude= --one-file-system --files0-from=L --si --null ; cwd ro",
 		"df": "-a -B= -h -H -i -k -l -P -t= -T -x= --all --block-size= --human-readable --si --inodes --local --output[=] " +
 			"--portability --print-type --type= --exclude-type= --total --sync --no-sync ; pos=v ro",
 		"tree": "-a -d -l -f -x -L= -R -P= -I= -i -q -N -Q -p -u -g -s -h -D -F -v -t -c -U -r -n -C -X -J -S -A -T= -H= " +
@@ -130,12 +130,22 @@ func commandTable() map[string]string {
 		"cd":  "-L -P -e -@" + none, "pushd": "-n" + none, "popd": "-n" + none, "dirs": "-c -l -p -v" + none,
 		"unset": "-f -v -n" + none, "shift": none, "read": "-r -s -e -a= -d= -i= -n= -N= -p= -t= -u=" + none, "mapfile": "-d= -n= -O= -s= -t -u=" + none,
 		"readarray": "-d= -n= -O= -s= -t -u=" + none, "getopts": none, "wait": "-n -f -p=" + none, "return": none, "exit": none,
-		"command": "-v -V -p" + none, "xargs": "; any ro",
+		"command": "-v -V -p" + none,
+		// xargs: its options, then the command it runs (walked as a command
+		// of its own); -a reads the arguments from a file.
+		"xargs": "-a=r --arg-file=r -0 --null -d= --delimiter= -E= --eof[=] -e[=] -I= --replace[=] -i[=] -L= --max-lines[=] -l[=] " +
+			"-n= --max-args= -P= --max-procs= -p --interactive -r --no-run-if-empty -s= --max-chars= -t --verbose -x --exit " +
+			"-o --open-tty --process-slot-var= --show-limits ; pos=v stop ro",
+		// npm: the options that change what a script runs with (nopt takes
+		// abbreviations); a rule for npm run allows the run, not these.
+		"npm": "--script-shell=x --prefix=x --userconfig=x --globalconfig=x --node-options=x --init-module=x --shell=x " +
+			"--workspace= -w= --workspaces --if-present --silent -s --quiet -q --loglevel= --ignore-scripts --foreground-scripts " +
+			"--yes -y --no --json --color= -g --global ; pos=v",
 		"go version": "-m -v ; ro", "go env": "-json -changed ; pos=v dash ro", "go doc": "-all -c -cmd -short -src -u ; pos=v dash ro",
 		// Commands that write, for acceptEdits and for what a rule allows.
 		"mkdir": "-m= -p -v -Z --mode= --parents --verbose --context[=] ; pos=w edit",
 		"touch": "-a -c -d= -f -h -m -r=r -t= --date= --no-create --no-dereference --reference=r --time= ; pos=w edit",
-		"rm":    "-f -i -I -r!rec -R!rec -d -v --force --interactive[=] --one-file-system --no-preserve-root --preserve-root[=] --recursive!rec --dir --verbose ; pos=w edit",
+		"rm":    "-f|--force -i -I --interactive[=] -r|-R|--recursive!rec -d|--dir -v|--verbose --one-file-system --no-preserve-root --preserve-root[=] ; pos=w edit",
 		"rmdir": "-p -v --ignore-fail-on-non-empty --parents --verbose ; pos=w edit",
 		"cp": "-a!rec -b -d -f -i -H -l -L -n -P -p -R!rec -r!rec -s -S= -t=w -T -u -v -x -Z --archive!rec --attributes-only --backup[=] " +
 			"--copy-contents --force --interactive --link --dereference --no-clobber --no-dereference --preserve[=] --no-preserve= " +
@@ -150,7 +160,7 @@ func commandTable() map[string]string {
 			"-empty -readable -writable -executable -print -print0 -printf= -ls -prune -quit -true -false -not -a -and -o -or -depth " +
 			"-d -xdev -mount -noleaf -follow -L -H -P -O= -regextype= -daystart -ignore_readdir_race -noignore_readdir_race -nouser " +
 			"-nogroup -fstype= -lname= -ilname= -wholename= -iwholename= -context= -newerXY= -fprint=w -fprint0=w -fprintf=wv -fls=w " +
-			"-delete!w -exec!x -execdir!x -ok!x -okdir!x -files0-from=r -help -version ; dash cwd ro",
+			"-delete!w -exec!x -execdir!x -ok!x -okdir!x -files0-from=L -help -version ; dash cwd ro",
 		"go test": "-run= -bench= -benchtime= -benchmem -count= -cover -covermode= -coverpkg= -cpu= -failfast -fullpath -fuzz= " +
 			"-fuzztime= -fuzzminimizetime= -json -list= -parallel= -short -shuffle= -skip= -timeout= -v -vet= -race -msan -asan " +
 			"-a -n -p= -x -tags= -mod= -modcacherw -trimpath -buildvcs= -work -compiler= -buildmode= -installsuffix= -ldflags= " +
@@ -161,6 +171,22 @@ func commandTable() map[string]string {
 			"-work -compiler= -buildmode= -installsuffix= -ldflags= -gcflags= -asmflags= -gccgoflags= -linkshared -pgo=r -overlay=r " +
 			"-modfile=r -C=r -toolexec=x -pkgdir=w -json ; pos=v dash",
 		"go vet": "-n -x -json -c= -tags= -mod= -vettool=x -C=r ; pos=v dash",
+		"tee":    "-a|--append -i|--ignore-interrupts -p --output-error[=] ; pos=w",
+		"make": "-C=x --directory=x -f=x --file=x --makefile=x --eval=x -E=x -I=r --include-dir=r -j[=] --jobs[=] -k --keep-going " +
+			"-s --silent --quiet -n --just-print --dry-run --recon -B --always-make -e --environment-overrides -i --ignore-errors " +
+			"-q --question -r --no-builtin-rules -R --no-builtin-variables -S --no-keep-going --stop -t --touch -w --print-directory " +
+			"--no-print-directory -W=w --what-if=w --new-file=w --assume-new=w -o=r --old-file=r --assume-old=r -O[=] --output-sync[=] " +
+			"-l[=] --load-average[=] -d --debug[=] -p --print-data-base --trace -v --version -h --help --warn-undefined-variables ; pos=v",
+		"curl": "-o=w --output=w -O!w --remote-name!w --remote-name-all!w --output-dir=w -J --remote-header-name -T=r --upload-file=r -K=x --config=x " +
+			"-c=w --cookie-jar=w -D=w --dump-header=w --trace=w --trace-ascii=w --stderr=w --libcurl=w --etag-save=w --etag-compare=r " +
+			"-b= --cookie= -d= --data= --data-binary= --data-raw= --data-ascii= --data-urlencode= --json= -F= --form= --form-string= " +
+			"-H= --header= -X= --request= -s --silent -S --show-error -f --fail --fail-with-body -L --location -v --verbose -i --include " +
+			"-I --head -k --insecure -m= --max-time= --connect-timeout= -A= --user-agent= -e= --referer= -u= --user= --compressed " +
+			"-x= --proxy= --unix-socket=r --abstract-unix-socket= -w= --write-out= --retry= --retry-delay= --retry-max-time= -# --progress-bar " +
+			"-N --no-buffer -4 -6 --http1.0 --http1.1 --http2 --http3 -G --get -Z --parallel -q --disable -n --netrc --netrc-file=r " +
+			"--netrc-optional -r= --range= -C= --continue-at= --create-dirs --limit-rate= -Y= -y= --cacert=r --capath=r -E= --cert=r --key=r ; pos=n",
+		"tar":   "; any ro", // what it does is read by tarCheck
+		"unzip": "; any ro",
 	}
 }
 
@@ -182,7 +208,7 @@ func commandSpecs() map[string]*spec {
 	}
 	checks := map[string]func(*Checker, *invocation, []word){
 		"sed": sedCheck, "find": findCheck, "uniq": uniqCheck, "xxd": outputFileCheck, "jq": jqCheck, "cp": cpCheck,
-		"go doc": goDocCheck, "hostname": noPositional, "date": dateCheck, "go test": goBuildCheck, "go build": goBuildCheck, "grep": grepCheck, "egrep": grepCheck, "fgrep": grepCheck,
+		"go doc": goDocCheck, "hostname": noPositional, "date": dateCheck, "make": makeCheck, "curl": curlCheck, "tar": tarCheck, "unzip": unzipCheck, "go test": goBuildCheck, "go build": goBuildCheck, "grep": grepCheck, "egrep": grepCheck, "fgrep": grepCheck,
 	}
 	for name, f := range checks {
 		if sp := out[name]; sp != nil {
@@ -249,13 +275,131 @@ func stripFindPayloads(args []word) []word {
 	return out
 }
 
-// grepCheck: --directories=recurse and -d recurse read recursively.
+// grepCheck: --directories=recurse and -d recurse read recursively, and
+// a recursive grep given no file reads the current directory.
 func grepCheck(_ *Checker, inv *invocation, args []word) {
 	for i, a := range args {
 		if a.val == "--directories=recurse" || (a.val == "-d" || a.val == "--directories") && i+1 < len(args) && args[i+1].val == "recurse" {
 			inv.tree = true
 		}
 	}
+	if inv.tree && len(inv.files) == 0 {
+		inv.reads = append(inv.reads, word{val: "."})
+	}
+}
+
+// makeCheck: make VAR=value overrides what the recipes run (CC=evil).
+func makeCheck(_ *Checker, inv *invocation, _ []word) {
+	for _, p := range inv.pos {
+		if p.dyn || strings.Contains(p.val, "=") {
+			inv.execs = append(inv.execs, word{val: "the variable " + p.val})
+		}
+	}
+}
+
+// curlCheck: @file values of curl's data and form options read the file.
+func curlCheck(_ *Checker, inv *invocation, args []word) {
+	for i, a := range args {
+		opt, val, glued := strings.Cut(a.val, "=")
+		if !glued && i+1 < len(args) {
+			val = args[i+1].val
+		}
+		switch opt {
+		case "-d", "--data", "--data-binary", "--data-ascii", "--data-urlencode", "--json", "-F", "--form", "-T":
+			if _, f, ok := strings.Cut(val, "@"); ok && f != "" {
+				f, _, _ = strings.Cut(f, ";")
+				inv.reads = append(inv.reads, word{val: f})
+			} else if _, f, ok := strings.Cut(val, "<"); ok && f != "" && (opt == "-F" || opt == "--form") {
+				inv.reads = append(inv.reads, word{val: f})
+			}
+		}
+	}
+}
+
+// tarCheck reads tar's mode from its first word (tar xf a.tar) or its
+// options: extracting writes members nova cannot know below the
+// directory (-C, or the current one); creating writes the archive and
+// reads what it packs.
+func tarCheck(_ *Checker, inv *invocation, args []word) {
+	mode, archive, dir := "", word{}, word{val: "."}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a.dyn:
+			inv.unknown = a.val + " (only known at run time)"
+		case i == 0 && !strings.HasPrefix(a.val, "-"):
+			mode = string(a.val[0])
+			if strings.Contains(a.val, "f") && i+1 < len(args) {
+				archive = args[i+1]
+				i++
+			}
+		case a.val == "-x" || a.val == "--extract" || a.val == "--get" || strings.HasPrefix(a.val, "-x"):
+			mode = "x"
+		case a.val == "-c" || a.val == "--create" || strings.HasPrefix(a.val, "-c"):
+			mode = "c"
+		case a.val == "-t" || a.val == "--list" || strings.HasPrefix(a.val, "-t"):
+			mode = "t"
+		case a.val == "-C" || a.val == "--directory":
+			if i+1 < len(args) {
+				dir = args[i+1]
+				i++
+			}
+		case strings.HasPrefix(a.val, "--directory="):
+			dir = word{val: strings.TrimPrefix(a.val, "--directory=")}
+		case a.val == "-f" || a.val == "--file":
+			if i+1 < len(args) {
+				archive = args[i+1]
+				i++
+			}
+		case strings.HasPrefix(a.val, "--file="):
+			archive = word{val: strings.TrimPrefix(a.val, "--file=")}
+		case strings.HasPrefix(a.val, "--to-command") || strings.HasPrefix(a.val, "--use-compress-program") || a.val == "-I" ||
+			strings.HasPrefix(a.val, "--checkpoint-action") || strings.HasPrefix(a.val, "--rsh-command") || strings.HasPrefix(a.val, "--info-script") || a.val == "-F":
+			inv.execs = append(inv.execs, a)
+		}
+		if strings.HasPrefix(a.val, "-") && !strings.HasPrefix(a.val, "--") && len(a.val) > 2 && strings.ContainsAny(a.val[1:], "xct") && strings.Contains(a.val, "f") && i+1 < len(args) {
+			if archive.val == "" {
+				archive = args[i+1]
+				i++
+			}
+		}
+	}
+	switch mode {
+	case "x":
+		inv.writes = append(inv.writes, dir)
+		inv.rec = true
+		inv.effect = "tar extracts files nova cannot list before it runs"
+	case "c", "r", "u", "A":
+		inv.writes = append(inv.writes, archive)
+		inv.reads = append(inv.reads, inv.pos...)
+		inv.tree = true
+	case "t":
+		inv.reads = append(inv.reads, archive)
+	default:
+		inv.effect = "a tar command nova cannot read"
+	}
+}
+
+// unzipCheck: unzip writes members nova cannot know below its -d
+// directory (or the current one); -l, -t, -v and -Z only list.
+func unzipCheck(_ *Checker, inv *invocation, args []word) {
+	dir, listing := word{val: "."}, false
+	for i, a := range args {
+		switch {
+		case a.val == "-d" && i+1 < len(args):
+			dir = args[i+1]
+		case strings.HasPrefix(a.val, "-d") && len(a.val) > 2:
+			dir = word{val: a.val[2:]}
+		case a.val == "-l" || a.val == "-t" || a.val == "-v" || a.val == "-Z" || a.val == "-p":
+			listing = true
+		}
+	}
+	if listing {
+		return
+	}
+	inv.writes = append(inv.writes, dir)
+	inv.rec = true
+	inv.effect = "unzip extracts files nova cannot list before it runs"
 }
 
 // uniqCheck: uniq's second file is its output.
@@ -283,6 +427,9 @@ func cpCheck(_ *Checker, inv *invocation, args []word) {
 		if a.val == "-t" || strings.HasPrefix(a.val, "--target-directory") || strings.HasPrefix(a.val, "-t") && len(a.val) > 2 && !strings.HasPrefix(a.val, "--") {
 			hasTarget = true
 		}
+	}
+	if inv.rec {
+		inv.tree = true // cp -r reads everything below its sources
 	}
 	if hasTarget || len(inv.pos) < 2 {
 		return
@@ -351,8 +498,24 @@ func goDocCheck(_ *Checker, inv *invocation, _ []word) {
 	}
 }
 
-// goBuildCheck: linker and compiler flags can name programs to run.
+// goBuildCheck: linker and compiler flags can name programs to run, and
+// the test binary's own flags after -args write profiles and logs.
 func goBuildCheck(_ *Checker, inv *invocation, args []word) {
+	for i, a := range args {
+		if a.val == "-args" || a.val == "--args" {
+			for j := i + 1; j < len(args); j++ {
+				name, val, glued := strings.Cut(strings.TrimLeft(args[j].val, "-"), "=")
+				switch strings.TrimPrefix(name, "test.") {
+				case "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace", "coverprofile", "outputdir", "testlogfile", "gocoverdir", "fuzzcachedir":
+					if !glued && j+1 < len(args) {
+						val = args[j+1].val
+					}
+					inv.writes = append(inv.writes, word{val: val, dyn: args[j].dyn})
+				}
+			}
+			break
+		}
+	}
 	for _, a := range args {
 		v := a.val
 		if strings.Contains(v, "-extld") || strings.Contains(v, "-toolexec") || strings.Contains(v, "-exec") && strings.HasPrefix(v, "-gcflags") {

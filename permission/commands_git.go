@@ -6,7 +6,7 @@ import (
 
 // gitGlobal are git's options before the subcommand.
 const gitGlobal = "-C=r -c=v!cfg --exec-path[=]!x --git-dir=r --work-tree=r --namespace= --super-prefix= --config-env=v!cfg " +
-	"--bare --no-pager --paginate -p --no-replace-objects --no-lazy-fetch --literal-pathspecs --glob-pathspecs --noglob-pathspecs " +
+	"--bare --no-pager --paginate!x -p!x --no-replace-objects --no-lazy-fetch --literal-pathspecs --glob-pathspecs --noglob-pathspecs " +
 	"--icase-pathspecs --no-optional-locks --no-advice --list-cmds= --html-path --man-path --info-path --version --help -v -h " +
 	"--attr-source= ; pos=v"
 
@@ -208,6 +208,7 @@ func (c *Checker) gitInvocation(args []word) *invocation {
 	}
 	inv := c.parseArgs(sp, sub)
 	inv.reads = append(inv.reads, global.reads...)
+	inv.execs = append(inv.execs, global.execs...)
 	if global.unknown != "" && inv.unknown == "" {
 		inv.unknown = global.unknown
 	}

@@ -207,7 +207,7 @@ func findCheck(_ *Checker, inv *invocation, args []word) {
 	inv.reads = append(dropWords(inv.reads, inv.pos), roots...)
 	inv.pos = roots
 	if inv.markSeen("x") {
-		inv.effect = "" // the payload is judged as a command of its own
+		inv.execs = nil // the payload is judged as a command of its own
 		inv.marks["payload"] = true
 	}
 	if inv.markSeen("w") {

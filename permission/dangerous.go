@@ -25,7 +25,7 @@ func (c *Checker) dangerous(a *analysis) (Behavior, string) {
 		if b == Deny {
 			return Deny, why
 		}
-		if b == Ask && ask == "" {
+		if b == Ask && ask == "" && !sc.covered {
 			ask = why
 		}
 	}

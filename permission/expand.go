@@ -152,7 +152,7 @@ func (w *walker) part(p syntax.WordPart, b *strings.Builder, out *word, first, q
 		}
 	case *syntax.ParamExp:
 		w.scan(x)
-		if v, ok := w.param(x); ok {
+		if v, ok := w.param(x, quoted); ok {
 			b.WriteString(v)
 			return
 		}
@@ -212,18 +212,30 @@ func (w *walker) substDownloads(stmts []*syntax.Stmt) bool {
 	return false
 }
 
-// param resolves the few parameters whose value is known: $HOME and $PWD.
-func (w *walker) param(p *syntax.ParamExp) (string, bool) {
+// param resolves the parameters whose value is known: $HOME, $PWD, and
+// variables this command set to a literal (f=x; cat $f). Unquoted, a value
+// that would split into words, glob or vanish stays unknown.
+func (w *walker) param(p *syntax.ParamExp, quoted bool) (string, bool) {
 	if p.Param == nil || p.Excl || p.Length || p.Width || p.IsSet || p.Index != nil || p.Slice != nil || p.Repl != nil || p.Exp != nil || p.Names != 0 || p.NestedParam != nil || len(p.Modifiers) > 0 {
 		return "", false
 	}
-	switch p.Param.Value {
-	case "HOME":
-		return w.home, w.home != ""
-	case "PWD":
-		return w.cwd, w.cwd != ""
+	var v string
+	switch name := p.Param.Value; {
+	case name == "HOME":
+		v = w.home
+	case name == "PWD":
+		v = w.cwd
+	default:
+		val, ok := w.vals[name]
+		if !ok {
+			return "", false
+		}
+		v = val
 	}
-	return "", false
+	if !quoted && (v == "" || strings.ContainsAny(v, " \t\n*?[")) {
+		return "", false
+	}
+	return v, v != "" || quoted
 }
 
 // scan walks the syntax below n for what runs or evaluates there: the

@@ -235,3 +235,47 @@ func TestTypedCommands(t *testing.T) {
 		t.Errorf("typed in plan mode: %+v", d)
 	}
 }
+
+// TestTreeWritesIntoGitOrHome: a write of a whole tree into a directory
+// that holds a git directory or the home may plant hooks or start-up
+// files, so it asks even in bypassPermissions.
+func TestTreeWritesIntoGitOrHome(t *testing.T) {
+	w := newFSWorld(t)
+	if err := os.MkdirAll(filepath.Join(w.ws, ".git", "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(w.ws, "build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bypass := Config{Mode: ModeBypass}
+	for _, cmd := range []string{"cp -r tpl/. .", "tar -xf payload.tar", "unzip -o a.zip", "unzip -o a.zip -d " + w.home, "cp -r tpl " + filepath.Dir(w.home)} {
+		if d := w.check(t, bypass, cmd); d.Behavior != Ask || d.Layer != LayerPath {
+			t.Errorf("%q: %s/%s (%s), want ask/path", cmd, d.Behavior, d.Layer, d.Reason)
+		}
+	}
+	for _, cmd := range []string{"cp -r tpl build", "tar -xf payload.tar -C build", "unzip -o a.zip -d build"} {
+		if d := w.check(t, bypass, cmd); d.Behavior != Allow {
+			t.Errorf("%q: %s (%s), want allow", cmd, d.Behavior, d.Reason)
+		}
+	}
+}
+
+// TestRecursiveReadsFollowingLinksOut: grep -R and rg -L follow the links
+// they meet; one that leads out of the workspace makes the read outside.
+func TestRecursiveReadsFollowingLinksOut(t *testing.T) {
+	w := newFSWorld(t)
+	for _, cmd := range []string{"grep -R TOKEN .", "rg -L TOKEN", "grep -r TOKEN ."} {
+		if d := w.check(t, Config{}, cmd); d.Behavior != Allow {
+			t.Errorf("%q without links: %s (%s)", cmd, d.Behavior, d.Reason)
+		}
+	}
+	w.link(t, w.home, filepath.Join(w.ws, "src", "homelink"))
+	for _, cmd := range []string{"grep -R TOKEN .", "rg -L TOKEN", "rg --follow TOKEN src", "grep --dereference-recursive TOKEN ."} {
+		if d := w.check(t, Config{}, cmd); d.Behavior == Allow {
+			t.Errorf("%q through a link out: allowed", cmd)
+		}
+	}
+	if d := w.check(t, Config{}, "grep -r TOKEN ."); d.Behavior != Allow {
+		t.Errorf("grep -r does not follow links: %s (%s)", d.Behavior, d.Reason)
+	}
+}

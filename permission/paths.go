@@ -3,6 +3,7 @@ package permission
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -24,6 +25,8 @@ type access struct {
 	// ruled says a rule allows the command that writes it, so a write
 	// inside the workspace needs no question.
 	ruled bool
+	// follow says a recursive read follows the symlinks it meets.
+	follow bool
 }
 
 // known reports whether the access's path is known before the command runs.
@@ -95,6 +98,11 @@ func physicalPath(p string) string {
 			continue
 		}
 		next := filepath.Join(resolved, comp)
+		if resolved == "/proc" && (comp == "self" || comp == "thread-self" || strings.Trim(comp, "0123456789") == "") {
+			// /proc/self is the process that opens it, not nova: its cwd
+			// and root are the shell's, which only it knows.
+			return ""
+		}
 		fi, err := os.Lstat(next)
 		if err != nil {
 			return filepath.Clean(next + "/" + strings.Join(rest[i+1:], "/"))
@@ -339,10 +347,17 @@ func sensitiveFragments() []string {
 		".zprofile", ".profile", ".gitconfig", ".config/git", ".config/fish", ".nova/", ".git-credentials", ".kube/", ".docker/config"}
 }
 
+// sensitiveToken finds .git or .nova as a word of its own in program text
+// ('.git', ".git/hooks"): not .gitignore, .github, repo.git.
+var sensitiveToken = regexp.MustCompile(`(^|[^A-Za-z0-9_.-])\.(git|nova)([^A-Za-z0-9_.-]|$)`)
+
 // sensitiveWord returns why a word of a command whose effects nova cannot
 // read may name a sensitive file, or "".
 func sensitiveWord(w word) string {
 	v := w.val
+	if m := sensitiveToken.FindStringSubmatch(v); m != nil {
+		return "it names ." + m[2] + " in " + shorten(v)
+	}
 	for _, f := range sensitiveFragments() {
 		if i := strings.Index(v, f); i >= 0 {
 			if f == ".git/" && gitDataPath(strings.SplitN(v[i+len(f):], " ", 2)[0]) && !w.dyn {

@@ -2,7 +2,10 @@ package permission
 
 import (
 	"fmt"
+	"maps"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -17,6 +20,8 @@ type redirect struct {
 	target word
 	write  bool
 	cwd    string // the shell's directory at that point; "" when unknown
+	// covered: a redirection of a script a rule allows (see simpleCmd).
+	covered bool
 }
 
 // simpleCmd is one simple command the shell would run, after brace
@@ -36,9 +41,16 @@ type simpleCmd struct {
 	// GIT_CONFIG_COUNT ...), or a shell option that changes what later
 	// commands do (set -a).
 	asks string
-	// decl marks a declaration builtin (export, declare ...) whose effects
-	// are its variables, already judged when it was walked.
+	// decl marks a declaration builtin (export, declare ...), a call of a
+	// function this command defines, or a script it runs: their effects
+	// were walked as commands of their own.
 	decl bool
+	// sub is what the script this command runs (sh build.sh, ./run.sh)
+	// would run and touch, read from the file as it is now.
+	sub *analysis
+	// covered marks a command of a script whose runner a rule allows: the
+	// rule covers it, but not its writes outside nor what is denied.
+	covered bool
 }
 
 // name is the base name of the program, or "" when it is only known at
@@ -64,6 +76,9 @@ type analysis struct {
 	// variables the session's shell brings from earlier commands.
 	assigned map[string]bool
 	carried  map[string]bool
+	// argsKnown, for a script's analysis, says every word its caller gave
+	// it is known: what it cannot see into comes from the script alone.
+	argsKnown bool
 }
 
 // walker carries the state of one walk through a parsed command.
@@ -78,7 +93,13 @@ type walker struct {
 	// known names variables that hold an integer at this point, so
 	// arithmetic on them evaluates nothing.
 	known map[string]bool
+	// vals holds variables whose value is a known literal at this point
+	// (f=.git/hooks/x), so $f is read as what it holds.
+	vals  map[string]string
 	inEnv func(string) bool
+	// funcs are the functions this command defines: a call runs the body
+	// in the calling shell (a cd inside it moves the shell).
+	funcs map[string]*syntax.Stmt
 	// physicalCd is set by set -P: cd then follows symlinks as -P does.
 	physicalCd bool
 }
@@ -101,7 +122,7 @@ func analyzeShell(in shellInput) *analysis {
 	if inEnv == nil {
 		inEnv = func(string) bool { return false }
 	}
-	w := &walker{a: a, home: in.home, cwd: in.cwd, known: map[string]bool{}}
+	w := &walker{a: a, home: in.home, cwd: in.cwd, known: map[string]bool{}, vals: map[string]string{}, funcs: map[string]*syntax.Stmt{}}
 	w.inEnv = func(n string) bool { return inEnv(n) || a.carried[n] }
 	w.parseAndWalk(in.src)
 	return a
@@ -135,11 +156,49 @@ func (w *walker) parseAndWalk(src string) {
 // (the directory, known variables) does not flow back.
 func (w *walker) fork() *walker {
 	n := *w
-	n.known = make(map[string]bool, len(w.known))
-	for k, v := range w.known {
-		n.known[k] = v
-	}
+	n.known = maps.Clone(w.known)
+	n.vals = maps.Clone(w.vals)
+	n.funcs = maps.Clone(w.funcs)
 	return &n
+}
+
+// merge makes w's state what is certain after one of several paths ran
+// (the branches of an if or a case, the right side of && that may not
+// run, a loop body that runs or not): a directory or a variable only where
+// every path agrees; otherwise it is only known at run time.
+func (w *walker) merge(paths ...*walker) {
+	if len(paths) == 0 {
+		return
+	}
+	first := paths[0]
+	w.cwd, w.home, w.physicalCd = first.cwd, first.home, first.physicalCd
+	w.known = maps.Clone(first.known)
+	w.vals = maps.Clone(first.vals)
+	w.funcs = maps.Clone(first.funcs)
+	for _, p := range paths[1:] {
+		if p.cwd != w.cwd {
+			w.cwd = ""
+		}
+		if p.home != w.home {
+			w.home = ""
+		}
+		w.physicalCd = w.physicalCd || p.physicalCd
+		for k := range w.known {
+			if !p.known[k] {
+				delete(w.known, k)
+			}
+		}
+		for k, v := range w.vals {
+			if pv, ok := p.vals[k]; !ok || pv != v {
+				delete(w.vals, k)
+			}
+		}
+		for k, v := range w.funcs {
+			if p.funcs[k] != v {
+				delete(w.funcs, k)
+			}
+		}
+	}
 }
 
 // nested returns a walker for a nested shell string or substitution.
@@ -236,27 +295,49 @@ func (w *walker) command(c syntax.Command) {
 			right.stmt(c.Y)
 			return
 		}
+		// The right side of && and || may not run.
 		w.stmt(c.X)
+		skipped := w.fork()
 		w.stmt(c.Y)
+		w.merge(w.fork(), skipped)
 	case *syntax.Subshell:
 		w.fork().stmts(c.Stmts)
 	case *syntax.Block:
 		w.stmts(c.Stmts)
 	case *syntax.IfClause:
+		// Each branch starts where its condition left the shell; after
+		// the if, only what every branch agrees on is known.
+		var ends []*walker
+		cond := w
 		for ic := c; ic != nil; ic = ic.Else {
-			w.stmts(ic.Cond)
-			w.stmts(ic.Then)
+			cond.stmts(ic.Cond)
+			if len(ic.Cond) == 0 { // the final else
+				cond.stmts(ic.Then)
+				ends = append(ends, cond)
+				break
+			}
+			branch := cond.fork()
+			branch.stmts(ic.Then)
+			ends = append(ends, branch)
+			cond = cond.fork()
+			if ic.Else == nil {
+				ends = append(ends, cond) // no branch ran
+			}
 		}
+		w.merge(ends...)
 	case *syntax.WhileClause:
 		w.forgetAssignedIn(c)
+		before := w.fork()
 		w.stmts(c.Cond)
 		w.stmts(c.Do)
+		w.merge(w.fork(), before)
 	case *syntax.ForClause:
 		w.forClause(c)
 	case *syntax.CaseClause:
 		if c.Word != nil {
 			w.word(c.Word)
 		}
+		ends := []*walker{w.fork()} // no pattern matched
 		for _, it := range c.Items {
 			if it == nil {
 				continue
@@ -264,8 +345,11 @@ func (w *walker) command(c syntax.Command) {
 			for _, p := range it.Patterns {
 				w.word(p)
 			}
-			w.stmts(it.Stmts)
+			item := w.fork()
+			item.stmts(it.Stmts)
+			ends = append(ends, item)
 		}
+		w.merge(ends...)
 	case *syntax.FuncDecl:
 		w.funcDecl(c)
 	case *syntax.DeclClause:
@@ -293,6 +377,8 @@ func (w *walker) command(c syntax.Command) {
 // value it takes is one.
 func (w *walker) forClause(c *syntax.ForClause) {
 	w.forgetAssignedIn(c)
+	before := w.fork()
+	defer func() { w.merge(w.fork(), before) }()
 	switch l := c.Loop.(type) {
 	case *syntax.WordIter:
 		vals := w.words(l.Items)
@@ -327,7 +413,17 @@ func (w *walker) forgetAssignedIn(n syntax.Node) {
 	collectAssigned(n, set)
 	for name := range set {
 		delete(w.known, name)
+		delete(w.vals, name)
 	}
+	// A cd anywhere in the loop moves the shell for its next turn.
+	syntax.Walk(n, func(node syntax.Node) bool {
+		if ce, ok := node.(*syntax.CallExpr); ok && len(ce.Args) > 0 {
+			if lit := ce.Args[0].Lit(); lit == "cd" || lit == "pushd" || lit == "popd" {
+				w.cwd = ""
+			}
+		}
+		return true
+	})
 }
 
 // testExpr walks [[ ]]: its arithmetic comparisons (-eq, -lt ...) evaluate
@@ -379,6 +475,21 @@ func (w *walker) funcDecl(c *syntax.FuncDecl) {
 			w.a.forkBomb = name
 		}
 	}
+	if name != "" {
+		w.funcs[name] = c.Body
+	}
+}
+
+// callFunc runs a function this command defined, in the calling shell:
+// what its body changes (the directory, variables) holds after the call.
+func (w *walker) callFunc(body *syntax.Stmt) {
+	if w.depth >= maxDepth {
+		w.opaque("functions that call each other too deeply to analyse")
+		return
+	}
+	w.depth++
+	w.stmt(body)
+	w.depth--
 }
 
 func (w *walker) call(c *syntax.CallExpr) {
@@ -447,6 +558,11 @@ func (w *walker) setVar(name string, val word, as *syntax.Assign, exported bool)
 	} else {
 		delete(w.known, name)
 	}
+	if !val.dyn && !val.glob && (as == nil || as.Array == nil && as.Index == nil && !as.Append) {
+		w.vals[name] = val.val
+	} else {
+		delete(w.vals, name)
+	}
 	if name == "HOME" {
 		if val.dyn || !filepath.IsAbs(val.val) {
 			w.home = ""
@@ -472,6 +588,14 @@ func (w *walker) setVar(name string, val word, as *syntax.Assign, exported bool)
 // exec records argv as a simple command, looking through wrappers and into
 // the commands it runs in turn (bash -c, eval, xargs, find -exec).
 func (w *walker) exec(argv []word) {
+	if len(argv) > 0 && !argv[0].dyn {
+		if body, ok := w.funcs[argv[0].val]; ok {
+			w.add(argv, nil, w.cwd)
+			w.a.cmds[len(w.a.cmds)-1].decl = true
+			w.callFunc(body)
+			return
+		}
+	}
 	inner, prefix, privileged, cwd, envSet, ok := unwrap(argv, w.cwd)
 	if !ok {
 		w.opaque("a wrapper's options could not be read: " + joinWords(argv))
@@ -491,7 +615,15 @@ func (w *walker) exec(argv []word) {
 	}
 	name := filepath.Base(inner[0].val)
 	args := inner[1:]
+	if strings.Contains(inner[0].val, "/") {
+		if p := joinPath(inner[0].val, cwd, w.home); p != "" && shellScript(p) {
+			w.script(inner[0], last, false)
+			return
+		}
+	}
 	switch {
+	case name == "git":
+		w.gitConfigArgs(args)
 	case name == "cd" || name == "pushd":
 		w.cd(args)
 	case name == "popd":
@@ -502,6 +634,22 @@ func (w *walker) exec(argv []word) {
 		w.varNameArgs(name, args, last)
 	case name == "set":
 		w.setBuiltin(args, last)
+	case name == "source" || name == ".":
+		// source runs the file in this shell: its cd and exports hold after.
+		if len(args) == 0 || args[0].dyn {
+			w.opaque(name + " runs a file only known at run time")
+			return
+		}
+		w.script(args[0], last, true)
+	case name == "script":
+		// script -c CMD runs CMD through a shell (with a terminal).
+		if c, found := scriptCString(args); found {
+			if c.dyn {
+				w.opaque("script -c runs a string only known at run time")
+				return
+			}
+			w.nested("script -c").parseAndWalk(c.val)
+		}
 	case isShell(name):
 		if s, found := shellCString(args); found {
 			if s.dyn {
@@ -509,6 +657,8 @@ func (w *walker) exec(argv []word) {
 				return
 			}
 			w.nested(name + " -c").parseAndWalk(s.val)
+		} else if f, found := shellScriptArg(args); found {
+			w.script(f, last, false)
 		}
 	case name == "eval" || name == "watch" || name == "trap":
 		switch name {
@@ -550,6 +700,148 @@ func (w *walker) exec(argv []word) {
 			}
 		}
 	}
+}
+
+// gitConfigArgs reads the configuration git is given on its command line
+// before the subcommand: an alias that starts with ! is a shell command
+// (walked as one), and keys that name programs (core.pager, core.sshCommand
+// ...) make the command one nova cannot see into.
+func (w *walker) gitConfigArgs(args []word) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a.dyn || !strings.HasPrefix(a.val, "-") {
+			return // the subcommand
+		}
+		var kv word
+		switch {
+		case a.val == "-c" && i+1 < len(args):
+			kv = args[i+1]
+			i++
+		case strings.HasPrefix(a.val, "-c") && len(a.val) > 2:
+			kv = word{val: a.val[2:], dyn: a.dyn}
+		case a.val == "--config-env" || strings.HasPrefix(a.val, "--config-env="):
+			w.opaque("git --config-env sets configuration from a variable nova cannot read")
+			continue
+		case a.val == "-C" || a.val == "--git-dir" || a.val == "--work-tree" || a.val == "--namespace":
+			i++
+			continue
+		default:
+			continue
+		}
+		if kv.dyn {
+			w.opaque("git -c sets configuration only known at run time")
+			continue
+		}
+		key, val, _ := strings.Cut(kv.val, "=")
+		lower := strings.ToLower(key)
+		if strings.HasPrefix(lower, "alias.") {
+			if cmd, ok := strings.CutPrefix(val, "!"); ok {
+				w.nested("git alias").parseAndWalk(cmd)
+			}
+			continue
+		}
+		section, rest, _ := strings.Cut(lower, ".")
+		sub, name := "", rest
+		if j := strings.LastIndex(rest, "."); j >= 0 {
+			sub, name = rest[:j], rest[j+1:]
+		}
+		if why := gitKeyHazard(section, sub, name); why != "" || lower == "core.fsmonitor" || lower == "core.hookspath" {
+			w.opaque("git -c " + key + " names a program git would run")
+		}
+	}
+}
+
+// maxScript bounds the size of a script nova reads to check what it runs.
+const maxScript = 256 << 10
+
+// script walks the shell script file f as the commands it runs: sourced
+// (in this shell) or run by a shell of its own. The file is read as it is
+// now, when the call is checked right before it runs. A script nova cannot
+// read is one it cannot see into.
+func (w *walker) script(f word, sc *simpleCmd, sourced bool) {
+	path := joinPath(f.val, w.cwd, w.home)
+	if f.dyn || path == "" {
+		w.opaque("runs the script " + f.val + ", only known at run time")
+		return
+	}
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxScript {
+		w.opaque("runs the script " + f.val + ", which nova cannot read")
+		return
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		w.opaque("runs the script " + f.val + ", which nova cannot read")
+		return
+	}
+	if w.depth >= maxDepth {
+		w.opaque("scripts nested too deeply to analyse")
+		return
+	}
+	sc.decl = true // the script's commands are judged, one by one
+	if sourced {
+		w.depth++
+		w.parseAndWalk(string(data))
+		w.depth--
+		return
+	}
+	// A script run by a shell of its own starts afresh and changes
+	// nothing here; what it runs is kept apart, for a rule that allows
+	// running the script to cover it.
+	sub := &analysis{assigned: map[string]bool{}, carried: w.a.carried, argsKnown: true}
+	n := &walker{a: sub, home: w.home, cwd: w.cwd, depth: w.depth + 1, via: "script " + f.val,
+		known: map[string]bool{}, vals: map[string]string{}, funcs: map[string]*syntax.Stmt{}, inEnv: w.inEnv}
+	// The script's $1, $2 ... are the words it was given: eval "$1" runs
+	// what the caller wrote.
+	for i, a := range scriptArgs(sc, f) {
+		if a.dyn {
+			sub.argsKnown = false
+			continue
+		}
+		n.vals[strconv.Itoa(i+1)] = a.val
+	}
+	n.parseAndWalk(string(data))
+	if sub.parseErr != nil {
+		sub.opaque = append(sub.opaque, fmt.Sprintf("the script %s cannot be parsed (%v)", f.val, sub.parseErr))
+		sub.parseErr = nil
+	}
+	sc.sub = sub
+}
+
+// scriptArgs are the words a command gives the script f it runs (the words
+// after f).
+func scriptArgs(sc *simpleCmd, f word) []word {
+	for i, a := range sc.argv {
+		if a == f {
+			return sc.argv[i+1:]
+		}
+	}
+	return nil
+}
+
+// shellScript reports whether the file at path is a shell script: a
+// shebang naming a shell, or text with none (which the shell runs itself).
+func shellScript(path string) bool {
+	fh, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer fh.Close()
+	head := make([]byte, 128)
+	n, _ := fh.Read(head)
+	line, _, _ := strings.Cut(string(head[:n]), "\n")
+	if !strings.HasPrefix(line, "#!") {
+		return n > 0 && !strings.ContainsRune(string(head[:n]), 0)
+	}
+	fields := strings.Fields(strings.TrimPrefix(line, "#!"))
+	if len(fields) == 0 {
+		return false
+	}
+	prog := filepath.Base(fields[0])
+	if prog == "env" && len(fields) > 1 {
+		prog = filepath.Base(fields[len(fields)-1])
+	}
+	return isShell(prog) && prog != "fish"
 }
 
 // runPayload records the command xargs or find -exec runs, which gets

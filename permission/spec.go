@@ -27,6 +27,7 @@ const (
 	argNet   argKind = 'n' // a place on the network the program reaches
 	argPat   argKind = 'p' // the pattern, given as an option (grep -e): no positional is the pattern
 	argPatF  argKind = 'P' // a file holding the pattern (grep -f): read, and no positional is the pattern
+	argList  argKind = 'L' // a file listing the files the program reads (--files0-from)
 )
 
 // option is one option of a program.
@@ -64,12 +65,11 @@ type spec struct {
 	risky bool
 	// exact: the program takes long options only spelled in full (its
 	// parser is not getopt_long's, which accepts any unique prefix).
-	exact    bool
-	dashLong bool // options are whole words after one dash (find, go)
-	anyArgs  bool // every argument is harmless (ps aux)
-	// subs are the subcommands of a program like git; global are the
-	// options before the subcommand.
-	subs map[string]*spec
+	exact     bool
+	dashLong  bool    // options are whole words after one dash (find, go)
+	stop      bool    // options end at the first positional word (xargs: the rest is its command)
+	anyArgs   bool    // every argument is harmless (ps aux)
+	lastAdded *option // while parsing: the option addOption made last
 	// check reads what the table cannot say (sed scripts, find
 	// expressions); it may add to inv.
 	check func(c *Checker, inv *invocation, args []word)
@@ -92,7 +92,14 @@ type invocation struct {
 	// patterns are the values of pattern options (grep -e, sed -e): the
 	// program text when it is not the first positional word.
 	patterns []word
-	marks    map[string]bool
+	// files are the positional words taken as files; listed are files
+	// that list more files to read (sort --files0-from=F).
+	files, listed []word
+	// follow says a recursive read follows symlinks (grep -R, rg -L).
+	follow bool
+	marks  map[string]bool
+	// opts are the options given, by identity (aliases share one).
+	opts map[*option]bool
 	// repo and gitDir are, for git, the directory it runs in (-C or .)
 	// and the git directory --git-dir names.
 	repo, gitDir *word
@@ -151,6 +158,8 @@ func parseSpec(name, def string) (*spec, error) {
 			sp.anyArgs = true
 		case "exact":
 			sp.exact = true
+		case "stop":
+			sp.stop = true
 		case "dash":
 		default:
 			return nil, fmt.Errorf("%s: unknown attribute %q", name, a)
@@ -160,8 +169,41 @@ func parseSpec(name, def string) (*spec, error) {
 }
 
 // addOption adds one option token: -a, -abc (three flags), -o=w, --name,
-// --name=v, --name=vr (two values), --name[=] (optional value), and !mark.
+// --name=v, --name=vr (two values), --name[=] (optional value), !mark, and
+// names of one option joined by | (-r|-R|--recursive!rec).
 func (sp *spec) addOption(tok string) error {
+	if strings.Contains(tok, "|") {
+		names, rest, _ := strings.Cut(tok, "!")
+		suffix := ""
+		if rest != "" {
+			suffix = "!" + rest
+		}
+		parts := strings.Split(names, "|")
+		var shared *option
+		for _, p := range parts {
+			if err := sp.addOption(p + suffix); err != nil {
+				return err
+			}
+			o := sp.lastAdded
+			if shared == nil {
+				shared = o
+				continue
+			}
+			// Every name points at the first, so a rule and a command
+			// that spell it differently hold the same option.
+			for k, v := range sp.long {
+				if v == o {
+					sp.long[k] = shared
+				}
+			}
+			for k, v := range sp.short {
+				if v == o {
+					sp.short[k] = shared
+				}
+			}
+		}
+		return nil
+	}
 	tok, mark, _ := strings.Cut(tok, "!")
 	name, vals, hasVal := strings.Cut(tok, "=")
 	optional := false
@@ -169,12 +211,13 @@ func (sp *spec) addOption(tok string) error {
 		name, vals, optional, hasVal = tok[:i], strings.TrimSuffix(tok[i+2:], "]"), true, true
 	}
 	o := &option{name: name, optional: optional, mark: mark}
+	sp.lastAdded = o
 	if hasVal {
 		if vals == "" {
 			vals = "v"
 		}
 		for _, k := range vals {
-			if !strings.ContainsRune("vrwxnpP", k) {
+			if !strings.ContainsRune("vrwxnpPL", k) {
 				return fmt.Errorf("option %s: unknown value kind %q", name, k)
 			}
 			o.vals = append(o.vals, argKind(k))
@@ -200,7 +243,7 @@ func (sp *spec) addOption(tok string) error {
 // risky reports whether the option does more than read.
 func (o *option) risky() bool {
 	switch o.mark {
-	case "x", "n", "w", "inplace", "noindex", "cfg":
+	case "x", "n", "w", "inplace", "noindex", "cfg", "xtract":
 		return true
 	}
 	for _, k := range o.vals {
@@ -244,10 +287,11 @@ func (sp *spec) lookupLong(name string) (*option, bool) {
 
 // parseArgs reads args (the words after the program name) against sp.
 func (c *Checker) parseArgs(sp *spec, args []word) *invocation {
-	inv := &invocation{spec: sp, marks: map[string]bool{}}
+	inv := &invocation{spec: sp, marks: map[string]bool{}, opts: map[*option]bool{}}
 	patternGiven := false
 	ended := false
 	take := func(o *option, vals []word) {
+		inv.opts[o] = true
 		for i, k := range o.vals {
 			if i >= len(vals) {
 				break
@@ -269,6 +313,9 @@ func (c *Checker) parseArgs(sp *spec, args []word) *invocation {
 				patternGiven = true
 				inv.marks["patfile"] = true
 				inv.reads = append(inv.reads, v)
+			case argList:
+				inv.reads = append(inv.reads, v)
+				inv.listed = append(inv.listed, v)
 			}
 		}
 		if o.mark != "" {
@@ -283,7 +330,9 @@ func (c *Checker) parseArgs(sp *spec, args []word) *invocation {
 			case "noindex":
 				inv.noIndex = true
 			case "x":
-				inv.effect = o.name + " runs a program"
+				inv.execs = append(inv.execs, word{val: o.name})
+			case "follow":
+				inv.tree, inv.follow = true, true
 			case "n":
 				inv.net = o.name + " reaches the network"
 			case "w":
@@ -313,6 +362,7 @@ func (c *Checker) parseArgs(sp *spec, args []word) *invocation {
 		}
 		if ended || !strings.HasPrefix(a.val, "-") || a.val == "-" {
 			inv.pos = append(inv.pos, a)
+			ended = ended || sp.stop
 			continue
 		}
 		if a.val == "--" {
@@ -432,6 +482,9 @@ func (c *Checker) parseArgs(sp *spec, args []word) *invocation {
 	}
 	if sp.tree {
 		inv.tree = true
+	}
+	if sp.pos == argRead || sp.pos == argWrite {
+		inv.files = pos
 	}
 	switch {
 	case sp.anyArgs:

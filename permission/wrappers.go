@@ -309,6 +309,70 @@ func shellCString(args []word) (word, bool) {
 	return word{}, false
 }
 
+// shellScriptArg finds the script file a shell runs (sh -e build.sh
+// args): the first word after its options, when there is no -c or -s.
+func shellScriptArg(args []word) (word, bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a.dyn:
+			return a, true
+		case a.val == "--":
+			if i+1 < len(args) {
+				return args[i+1], true
+			}
+			return word{}, false
+		case a.val == "-o" || a.val == "+o" || a.val == "-O" || a.val == "+O" || a.val == "--rcfile" || a.val == "--init-file":
+			i++
+		case strings.HasPrefix(a.val, "--"):
+		case (strings.HasPrefix(a.val, "-") || strings.HasPrefix(a.val, "+")) && len(a.val) > 1:
+			if strings.ContainsAny(a.val[1:], "cs") {
+				return word{}, false
+			}
+		default:
+			return a, true
+		}
+	}
+	return word{}, false
+}
+
+// scriptCString finds the command script(1) runs with -c (script -qc
+// 'cmd' log), reading its short options as util-linux does.
+func scriptCString(args []word) (word, bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a.dyn || !strings.HasPrefix(a.val, "-") || a.val == "-" || a.val == "--":
+			continue
+		case a.val == "--command" && i+1 < len(args):
+			return args[i+1], true
+		case strings.HasPrefix(a.val, "--command="):
+			return word{val: strings.TrimPrefix(a.val, "--command=")}, true
+		case strings.HasPrefix(a.val, "--"):
+			continue
+		}
+		flags := a.val[1:]
+		for j := 0; j < len(flags); j++ {
+			switch {
+			case flags[j] == 'c':
+				if j+1 < len(flags) {
+					return word{val: flags[j+1:]}, true
+				}
+				if i+1 < len(args) {
+					return args[i+1], true
+				}
+				return word{}, false
+			case strings.IndexByte("TIOBEom", flags[j]) >= 0:
+				if j+1 == len(flags) {
+					i++
+				}
+				j = len(flags)
+			}
+		}
+	}
+	return word{}, false
+}
+
 // xargsPayload returns the command xargs runs (echo when none is given).
 func xargsPayload(args []word) ([]word, bool) {
 	spec := wrapperSpec{short: "aEdILnPs", long: []string{"arg-file", "delimiter", "max-args", "max-lines", "max-procs", "max-chars", "process-slot-var"}}
