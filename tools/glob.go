@@ -41,7 +41,7 @@ func (*Glob) Description() string {
 - Supports glob patterns like "**/*.js" or "src/**/*.ts": "*" matches within one path segment, "**" matches any number of directories, "?" one character, "[abc]" a class, "{a,b}" alternatives.
 - The pattern is matched against paths relative to path (default: the working directory): "*.go" matches only files directly in it, "**/*.go" at any depth. An absolute pattern is allowed.
 - Returns absolute file paths sorted by modification time, newest first, at most 100; narrow the pattern or path when the result says it was cut.
-- Files ignored by .gitignore (and .git/info/exclude) and the .git directory are skipped.
+- Files ignored by .gitignore (and .git/info/exclude) and the .git directory are skipped. Paths a Read deny rule covers are left out; the result says how many.
 - Use this tool when you need to find files by name patterns. To search file contents use Grep.
 - You can call several Glob and Grep searches in parallel.`
 }
@@ -132,12 +132,23 @@ func (*Glob) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, 
 	if !strings.Contains(pattern, "**") {
 		maxDepth = strings.Count(pattern, "/") + 1
 	}
+	denied := env.DeniedRead
+	if denied != nil && denied(root) {
+		return Errorf("%s is not searched: a Read deny rule covers it", root), nil
+	}
 	var (
-		mu   sync.Mutex
-		hits []globHit
+		mu      sync.Mutex
+		hits    []globHit
+		nDenied int
 	)
-	err = walkTree(ctx, root, maxDepth, func(e walkEntry) {
+	deniedDirs, err := walkTree(ctx, root, walkOptions{maxDepth: maxDepth, deniedDir: denied}, func(e walkEntry) {
 		if ok, _ := doublestar.Match(pattern, e.Rel); !ok {
+			return
+		}
+		if denied != nil && denied(e.Path) {
+			mu.Lock()
+			nDenied++
+			mu.Unlock()
 			return
 		}
 		fi, err := os.Stat(e.Path)
@@ -154,8 +165,12 @@ func (*Glob) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, 
 	if err != nil {
 		return Result{}, fmt.Errorf("glob %s: %w", in.Pattern, err)
 	}
+	note := deniedSummary(nDenied, deniedDirs)
+	if note != "" {
+		note = "(" + note + ")"
+	}
 	if len(hits) == 0 {
-		return Result{Output: "No files found"}, nil
+		return Result{Output: strings.TrimSuffix("No files found\n"+note, "\n")}, nil
 	}
 	sort.Slice(hits, func(i, j int) bool {
 		if !hits[i].mtime.Equal(hits[j].mtime) {
@@ -172,9 +187,12 @@ func (*Glob) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, 
 	if len(hits) > len(shown) {
 		fmt.Fprintf(&b, "(Results are truncated: showing the %d most recently modified of %d files. Use a more specific path or pattern.)\n", len(shown), len(hits))
 	}
+	if note != "" {
+		b.WriteString(note + "\n")
+	}
 	return Result{
 		Output:  strings.TrimSuffix(b.String(), "\n"),
-		Display: map[string]any{"count": len(hits), "truncated": len(hits) > len(shown)},
+		Display: map[string]any{"count": len(hits), "truncated": len(hits) > len(shown), "denied": nDenied + deniedDirs},
 	}, nil
 }
 

@@ -37,6 +37,11 @@ type Grep struct {
 	Backend string
 	// maxLines overrides grepMaxMatchLines in tests.
 	maxLines int
+	// plain makes tests search without the literal prefilter and the
+	// chunking, each line of the built-in search checked the simple way;
+	// chunk, when set, overrides the chunk size.
+	plain bool
+	chunk int
 }
 
 type grepInput struct {
@@ -71,7 +76,7 @@ Usage:
 - output_mode: "files_with_matches" (default) lists matching files, newest first; "content" shows matching lines as path:line:text, context lines (-A/-B/-C) as path-line-text and "--" between groups; "count" shows matches per file.
 - -n (line numbers, default true), -A/-B/-C and head_limit work as in rg; head_limit keeps the first N lines or entries of the output.
 - By default a pattern matches within one line. For patterns that span lines, like ` + "`struct \\{[\\s\\S]*?field`" + `, set multiline: true (then "." also matches newlines).
-- Files ignored by .gitignore, binary files, files over 20 MB and the .git directory are skipped. Paths in the output are absolute.
+- Files ignored by .gitignore, binary files and the .git directory are skipped. Files over 20 MB are not searched: the result names them, and you can search them with Bash (grep) or Read them in parts. Files a Read deny rule covers are never searched; the result says how many were left out. Paths in the output are absolute.
 - Output is capped at 30,000 characters; narrow the search when it says it was cut.
 - Use Glob to find files by name. You can run several searches in parallel.`
 }
@@ -129,7 +134,25 @@ type grepQuery struct {
 	userGlob  string // the glob parameter as given, for rg --glob
 	lineNums  bool
 	headLimit int
-	maxLines  int // content lines held before the search stops
+	maxLines  int                   // content lines held before the search stops
+	lit       *grepLiteral          // literals one of which every match holds, or nil
+	chunk     int                   // bytes of whole lines given to the regexp at once, 0 for a whole file
+	denied    func(abs string) bool // Env.DeniedRead: such files are never read
+}
+
+// grepResult is what a backend found, and what it left out.
+type grepResult struct {
+	files      []grepFile
+	complete   bool        // false when the search stopped at maxLines
+	denied     int         // files left out by a Read deny rule, unread
+	deniedDirs int         // directories not entered for the same reason
+	large      []grepLarge // files over grepMaxFileSize, not searched
+}
+
+// grepLarge is a file skipped for its size.
+type grepLarge struct {
+	path string // absolute
+	size int64
 }
 
 // grepFile is one file's findings, whichever backend found them.
@@ -192,6 +215,17 @@ func (g *Grep) Run(ctx context.Context, input json.RawMessage, env *Env) (Result
 	if g.maxLines > 0 {
 		q.maxLines = g.maxLines
 	}
+	switch {
+	case g.plain:
+		q.lit, q.chunk = nil, 0
+	case g.chunk > 0:
+		q.chunk = g.chunk
+	}
+	// The permission check saw the root; a deny rule may still cover it
+	// when the pipeline was bypassed or the rules changed since.
+	if q.denied != nil && q.denied(q.root) {
+		return Errorf("%s is not searched: a Read deny rule covers it", q.root), nil
+	}
 	backend := g.Backend
 	rgPath, lookErr := exec.LookPath("rg")
 	switch backend {
@@ -208,13 +242,10 @@ func (g *Grep) Run(ctx context.Context, input json.RawMessage, env *Env) (Result
 	default:
 		return Result{}, fmt.Errorf("unknown grep backend %q (want auto, rg or builtin)", g.Backend)
 	}
-	var (
-		files    []grepFile
-		complete bool
-	)
+	var res *grepResult
 	useRG := backend == "rg" && !q.single // one file needs no walk: rg would gain nothing
 	if useRG {
-		files, complete, err = grepRipgrep(ctx, rgPath, q)
+		res, err = grepRipgrep(ctx, rgPath, q)
 		// An old or odd rg (a flag it lacks, a regex size limit) must not
 		// make Grep fail when the built-in search can answer.
 		if err != nil && ctx.Err() == nil && g.Backend != "rg" {
@@ -222,7 +253,7 @@ func (g *Grep) Run(ctx context.Context, input json.RawMessage, env *Env) (Result
 		}
 	}
 	if !useRG {
-		files, complete, err = grepBuiltin(ctx, q)
+		res, err = grepBuiltin(ctx, q)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -230,7 +261,10 @@ func (g *Grep) Run(ctx context.Context, input json.RawMessage, env *Env) (Result
 		}
 		return Result{}, err
 	}
-	return Result{Output: renderGrep(q, files, complete)}, nil
+	if q.single && len(res.large) == 1 {
+		return Errorf("%s was not searched: it is %s, over Grep's %s limit. Search it with Bash (grep -n -E PATTERN FILE), or read it in parts with Read (offset and limit).", q.root, grepSize(res.large[0].size), grepSize(grepMaxFileSize)), nil
+	}
+	return Result{Output: renderGrep(q, res)}, nil
 }
 
 // newGrepQuery validates the input and resolves it against env.
@@ -238,7 +272,7 @@ func newGrepQuery(in grepInput, env *Env) (*grepQuery, error) {
 	if in.Pattern == "" {
 		return nil, fmt.Errorf("pattern is required")
 	}
-	q := &grepQuery{mode: in.OutputMode, multiline: in.Multiline, lineNums: true, maxLines: grepMaxMatchLines}
+	q := &grepQuery{mode: in.OutputMode, multiline: in.Multiline, lineNums: true, maxLines: grepMaxMatchLines, denied: env.DeniedRead}
 	switch q.mode {
 	case "":
 		q.mode = "files_with_matches"
@@ -322,6 +356,14 @@ func (q *grepQuery) compile(in grepInput) error {
 	// rg's \w, \d, \s are Unicode-aware; Go prints its parsed classes back
 	// as explicit ranges, so rg matches exactly what Go matches.
 	q.rgPattern = parsed.String()
+	simple := parsed.Simplify()
+	q.lit = requiredLiteral(simple)
+	// Go's regexp runs its backtracker, several times faster than its NFA,
+	// on inputs under 256 Kbit / len(program); a pattern with no literal is
+	// given its input in pieces of whole lines that fit.
+	if prog, err := syntax.Compile(simple); err == nil && len(prog.Inst) > 0 {
+		q.chunk = 256*1024/len(prog.Inst) - 1
+	}
 	return nil
 }
 
@@ -370,24 +412,21 @@ func grepHasNewline(re *syntax.Regexp) bool {
 	return false
 }
 
-// renderGrep sorts the findings and writes them in the output format.
-// complete is false when the search stopped early at grepMaxMatchLines.
-func renderGrep(q *grepQuery, files []grepFile, complete bool) string {
+// renderGrep sorts the findings and writes them in the output format,
+// followed by notes on what was cut or left out.
+func renderGrep(q *grepQuery, r *grepResult) string {
+	files := r.files
 	var lines []string
-	var footer string
+	var footer, none string
 	switch q.mode {
 	case "files_with_matches":
-		if len(files) == 0 {
-			return "No files found"
-		}
+		none = "No files found"
 		sortGrepByMtime(files)
 		for _, f := range files {
 			lines = append(lines, f.path)
 		}
 	case "count":
-		if len(files) == 0 {
-			return "No matches found"
-		}
+		none = "No matches found"
 		sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
 		total := 0
 		for _, f := range files {
@@ -396,41 +435,91 @@ func renderGrep(q *grepQuery, files []grepFile, complete bool) string {
 		}
 		footer = fmt.Sprintf("Found %d total %s across %d %s.", total, grepPlural(total, "match", "matches"), len(files), grepPlural(len(files), "file", "files"))
 	default:
-		if len(files) == 0 {
-			return "No matches found"
-		}
+		none = "No matches found"
 		sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
 		lines = grepContentLines(q, files)
 	}
-	total := len(lines)
-	var notes []string
-	if q.headLimit > 0 && total > q.headLimit {
-		lines = lines[:q.headLimit]
-		notes = append(notes, fmt.Sprintf("[showing the first %d of %d %s (head_limit)]", q.headLimit, total, grepUnit(q.mode)))
-	}
 	var b strings.Builder
-	if q.mode == "files_with_matches" {
-		fmt.Fprintf(&b, "Found %d %s\n", len(files), grepPlural(len(files), "file", "files"))
-	}
-	for i, l := range lines {
-		if b.Len()+len(l)+1 > grepMaxOutput {
-			notes = append(notes, fmt.Sprintf("[output cut at %d characters: %d more %s not shown; narrow the search with path, glob, type or head_limit]", grepMaxOutput, len(lines)-i, grepUnit(q.mode)))
-			footer = ""
-			break
+	var notes []string
+	if len(files) == 0 {
+		b.WriteString(none + "\n")
+	} else {
+		total := len(lines)
+		if q.headLimit > 0 && total > q.headLimit {
+			lines = lines[:q.headLimit]
+			notes = append(notes, fmt.Sprintf("[showing the first %d of %d %s (head_limit)]", q.headLimit, total, grepUnit(q.mode)))
 		}
-		b.WriteString(l)
-		b.WriteByte('\n')
+		if q.mode == "files_with_matches" {
+			fmt.Fprintf(&b, "Found %d %s\n", len(files), grepPlural(len(files), "file", "files"))
+		}
+		for i, l := range lines {
+			if b.Len()+len(l)+1 > grepMaxOutput {
+				notes = append(notes, fmt.Sprintf("[output cut at %d characters: %d more %s not shown; narrow the search with path, glob, type or head_limit]", grepMaxOutput, len(lines)-i, grepUnit(q.mode)))
+				footer = ""
+				break
+			}
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+		if footer != "" {
+			b.WriteString("\n" + footer + "\n")
+		}
 	}
-	if footer != "" {
-		b.WriteString("\n" + footer + "\n")
-	}
-	if !complete {
+	if !r.complete {
 		notes = append(notes, fmt.Sprintf("[the search stopped after %d matching lines, so results are incomplete; use a more specific pattern or path]", q.maxLines))
+	}
+	if n := grepLargeNote(r.large); n != "" {
+		notes = append(notes, n)
+	}
+	if n := grepDeniedNote(r.denied, r.deniedDirs); n != "" {
+		notes = append(notes, n)
 	}
 	for _, n := range notes {
 		b.WriteString(n + "\n")
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// grepLargeNote tells the model which files were too large to search and
+// how to search them anyway; the first few are named, largest first.
+func grepLargeNote(large []grepLarge) string {
+	if len(large) == 0 {
+		return ""
+	}
+	sort.Slice(large, func(i, j int) bool {
+		if large[i].size != large[j].size {
+			return large[i].size > large[j].size
+		}
+		return large[i].path < large[j].path
+	})
+	const named = 5
+	var names []string
+	for _, l := range large[:min(len(large), named)] {
+		names = append(names, fmt.Sprintf("%s (%s)", l.path, grepSize(l.size)))
+	}
+	if len(large) > named {
+		names = append(names, fmt.Sprintf("and %d more", len(large)-named))
+	}
+	return fmt.Sprintf("[%d %s over Grep's %s limit %s not searched: %s. Search %s with Bash (grep -n -E PATTERN FILE), or read %s in parts with Read (offset and limit).]",
+		len(large), grepPlural(len(large), "file", "files"), grepSize(grepMaxFileSize), grepPlural(len(large), "was", "were"),
+		strings.Join(names, ", "), grepPlural(len(large), "it", "them"), grepPlural(len(large), "it", "them"))
+}
+
+// grepDeniedNote says how much a Read deny rule kept out of the search.
+func grepDeniedNote(files, dirs int) string {
+	if d := deniedSummary(files, dirs); d != "" {
+		return "[" + d + "]"
+	}
+	return ""
+}
+
+// grepSize spells a byte count for a person: "24.0 MB", "20 MB".
+func grepSize(n int64) string {
+	const mb = 1 << 20
+	if n%mb == 0 {
+		return fmt.Sprintf("%d MB", n/mb)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/mb)
 }
 
 // sortGrepByMtime puts the most recently modified files first, ties by path.

@@ -9,20 +9,88 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // grepRipgrep runs rg over q.root and reads its findings back into the
 // shared form. rg is given flags that make it walk like the built-in walker
 // (hidden files searched, .git skipped, .gitignore honoured with or without
 // a repository, no global or .ignore files, no config file), and every file
-// it reports is held to the built-in filters and ignore rules again: rg's
-// --glob overrides .gitignore, and its parent-directory rules differ from
-// git's, so this post-filter is what makes both backends agree.
-func grepRipgrep(ctx context.Context, rg string, q *grepQuery) ([]grepFile, bool, error) {
+// it reports is held to the built-in filters, ignore rules and Read deny
+// rules again: rg's --glob overrides .gitignore, and its parent-directory
+// rules differ from git's, so this post-filter is what makes both backends
+// agree, and what keeps a denied file's lines from the model whatever rg
+// read.
+//
+// What was left out is found by grepPreScan before rg starts. It must not
+// depend on what the denied files hold (a count of the denied files rg
+// reported would answer "does .env contain X?"), so it counts them as the
+// built-in search does, reading nothing, and the paths found are passed to
+// rg as excludes so it never opens them. rg skips files over --max-filesize
+// without a word (its --debug log names them, but costs ~0.2 ms a line for
+// every ignored file), so the scan finds those too.
+func grepRipgrep(ctx context.Context, rg string, q *grepQuery) (*grepResult, error) {
+	res, excludes, err := grepPreScan(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	args := rgArgs(q, excludes)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, rg, args...)
+	cmd.Dir = q.root // rg then prints paths relative to the root, as the filters want
+	var stderr bytes.Buffer
+	cmd.Stderr = &rgStderrBuf{w: &stderr, n: 4096}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("rg: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start rg: %w", err)
+	}
+	keep := grepKeeper(q)
+	var perr error
+	r := bufio.NewReaderSize(stdout, 64<<10)
+	switch q.mode {
+	case "files_with_matches":
+		res.files, perr = readRGFiles(r, keep)
+	case "count":
+		res.files, perr = readRGCounts(r, keep)
+	default:
+		res.files, res.complete, perr = readRGJSON(r, keep, q.maxLines)
+	}
+	if !res.complete || perr != nil {
+		cancel() // stop rg rather than drain output we will not use
+	}
+	_, _ = io.Copy(io.Discard, stdout)
+	werr := cmd.Wait()
+	if perr != nil {
+		return nil, fmt.Errorf("read rg output: %w", perr)
+	}
+	if !res.complete {
+		return res, nil
+	}
+	var exit *exec.ExitError
+	if errors.As(werr, &exit) && exit.ExitCode() == 1 {
+		res.files = nil
+		return res, nil // no match
+	}
+	// Exit 2 without a message is an unreadable file (--no-messages); the
+	// results are still good. With a message it is a real failure.
+	if werr != nil && (stderr.Len() > 0 || !errors.As(werr, &exit)) {
+		return nil, fmt.Errorf("rg failed: %v: %s", werr, strings.TrimSpace(stderr.String()))
+	}
+	return res, nil
+}
+
+// rgArgs is rg's command line for q; excludes are --glob excludes to add.
+func rgArgs(q *grepQuery, excludes []string) []string {
 	args := []string{
 		"--no-config", "--hidden", "--glob", "!.git",
 		"--no-require-git", "--no-ignore-parent", "--no-ignore-global", "--no-ignore-dot",
@@ -48,57 +116,77 @@ func grepRipgrep(ctx context.Context, rg string, q *grepQuery) ([]grepFile, bool
 	if len(q.filter.typeGlobs) > 0 {
 		args = append(args, "--type", "novatype")
 	}
-	args = append(args, "--regexp", q.rgPattern)
+	// Later globs win in rg, so the excludes come after the user's glob.
+	for _, x := range excludes {
+		args = append(args, "--glob", x)
+	}
+	return append(args, "--regexp", q.rgPattern)
+}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, rg, args...)
-	cmd.Dir = q.root // rg then prints paths relative to the root, as the filters want
-	var stderr bytes.Buffer
-	cmd.Stderr = &rgStderrBuf{w: &stderr, n: 4096}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, false, fmt.Errorf("rg: %w", err)
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, false, fmt.Errorf("start rg: %w", err)
-	}
-	keep := grepKeeper(q)
+// grepMaxExcludes bounds the deny excludes given to rg on its command
+// line; past it (a rule covering thousands of files) the post-filter alone
+// keeps the denied files out.
+const grepMaxExcludes = 500
+
+// grepPreScan walks the tree as the built-in search does, reading no file,
+// for what rg cannot be asked: which files a Read deny rule covers (counted
+// into res, and returned as rg excludes, nil when there are too many), and
+// which are over grepMaxFileSize (rg skips those silently).
+func grepPreScan(ctx context.Context, q *grepQuery) (res *grepResult, excludes []string, err error) {
+	res = &grepResult{complete: true}
 	var (
-		files    []grepFile
-		complete = true
-		perr     error
+		mu     sync.Mutex
+		denied []string
 	)
-	r := bufio.NewReaderSize(stdout, 64<<10)
-	switch q.mode {
-	case "files_with_matches":
-		files, perr = readRGFiles(r, keep)
-	case "count":
-		files, perr = readRGCounts(r, keep)
-	default:
-		files, complete, perr = readRGJSON(r, keep, q.maxLines)
+	deny := func(abs string) bool {
+		if q.denied == nil || !q.denied(abs) {
+			return false
+		}
+		mu.Lock()
+		denied = append(denied, abs)
+		mu.Unlock()
+		return true
 	}
-	if !complete || perr != nil {
-		cancel() // stop rg rather than drain output we will not use
+	res.deniedDirs, err = walkTree(ctx, q.root, walkOptions{deniedDir: deny}, func(e walkEntry) {
+		if !e.Type.IsRegular() || !q.filter.match(e.Rel) {
+			return
+		}
+		if deny(e.Path) {
+			mu.Lock()
+			res.denied++
+			mu.Unlock()
+			return
+		}
+		if st, err := os.Lstat(e.Path); err == nil && st.Size() > grepMaxFileSize {
+			mu.Lock()
+			res.large = append(res.large, grepLarge{path: e.Path, size: st.Size()})
+			mu.Unlock()
+		}
+	})
+	if err != nil {
+		return nil, nil, err
 	}
-	_, _ = io.Copy(io.Discard, stdout)
-	werr := cmd.Wait()
-	if perr != nil {
-		return nil, false, fmt.Errorf("read rg output: %w", perr)
+	if len(denied) <= grepMaxExcludes {
+		sort.Strings(denied)
+		for _, p := range denied {
+			if rel, ok := relUnder(q.root, p); ok {
+				excludes = append(excludes, "!/"+rgGlobEscape(rel))
+			}
+		}
 	}
-	if !complete {
-		return files, false, nil
+	return res, excludes, nil
+}
+
+// rgGlobEscape quotes the glob metacharacters of a path for rg's --glob.
+func rgGlobEscape(p string) string {
+	var b strings.Builder
+	for _, c := range p {
+		if strings.ContainsRune(`\*?[]{}!`, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
 	}
-	var exit *exec.ExitError
-	if errors.As(werr, &exit) && exit.ExitCode() == 1 {
-		return nil, true, nil // no match
-	}
-	// Exit 2 without a message is an unreadable file (--no-messages); the
-	// results are still good. With a message it is a real failure.
-	if werr != nil && (stderr.Len() > 0 || !errors.As(werr, &exit)) {
-		return nil, false, fmt.Errorf("rg failed: %v: %s", werr, strings.TrimSpace(stderr.String()))
-	}
-	return files, true, nil
+	return b.String()
 }
 
 // grepKeeper returns the post-filter for paths rg reports (relative to
@@ -108,7 +196,7 @@ func grepKeeper(q *grepQuery) func(rel string) string {
 	return func(rel string) string {
 		rel = strings.TrimPrefix(filepath.ToSlash(rel), "./")
 		abs := filepath.Join(q.root, filepath.FromSlash(rel))
-		if !q.filter.match(rel) || ic.fileIgnored(abs) {
+		if !q.filter.match(rel) || ic.fileIgnored(abs) || (q.denied != nil && q.denied(abs)) {
 			return ""
 		}
 		return abs

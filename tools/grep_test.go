@@ -287,3 +287,57 @@ func TestGrepStopsRunawayContent(t *testing.T) {
 		}
 	}
 }
+
+// ftSparse writes a file of size bytes that starts with head, without
+// writing (or using the disk for) the rest.
+func ftSparse(t *testing.T, p, head string, size int64) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(head), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(p, size); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGrepLargeFiles: a file over the size limit is named as not searched,
+// with the limit and how to search it, never answered "No matches found".
+func TestGrepLargeFiles(t *testing.T) {
+	root := t.TempDir()
+	ftTree(t, root, map[string]string{
+		".gitignore":  "ignored/\n",
+		"small.txt":   "needle small\n",
+		"ignored/x.c": "x\n",
+	})
+	big, huge := filepath.Join(root, "big.txt"), filepath.Join(root, "sub/huge.dat")
+	ftSparse(t, big, "needle big\n", 50<<20)
+	ftSparse(t, huge, "needle huge\n", 21<<20)
+	ftSparse(t, filepath.Join(root, "ignored/skip.txt"), "needle\n", 30<<20)
+	env := NewEnv(root)
+	note := "[2 files over Grep's 20 MB limit were not searched: " + big + " (50 MB), " + huge + " (21 MB). Search them with Bash (grep -n -E PATTERN FILE), or read them in parts with Read (offset and limit).]"
+	for _, backend := range denyBackends(t) {
+		res := ftRun(t, &Grep{Backend: backend}, env, map[string]any{"pattern": "needle", "path": "big.txt"})
+		if !res.IsError || !strings.Contains(res.Output, big+" was not searched: it is 50 MB, over Grep's 20 MB limit") ||
+			!strings.Contains(res.Output, "Read") || !strings.Contains(res.Output, "Bash (grep") {
+			t.Errorf("%s: Grep on a 50 MB file = %+v", backend, res)
+		}
+		for _, mode := range []string{"files_with_matches", "content", "count"} {
+			res := ftRun(t, &Grep{Backend: backend}, env, map[string]any{"pattern": "needle", "output_mode": mode})
+			if !strings.Contains(res.Output, filepath.Join(root, "small.txt")) || !strings.HasSuffix(res.Output, "\n"+note) {
+				t.Errorf("%s %s: output\n%s\nwant small.txt and the note\n%s", backend, mode, res.Output, note)
+			}
+		}
+		// Only files the search would have read are reported.
+		res = ftRun(t, &Grep{Backend: backend}, env, map[string]any{"pattern": "needle", "glob": "*.dat"})
+		if want := "No files found\n[1 file over Grep's 20 MB limit was not searched: " + huge + " (21 MB). Search it with Bash (grep -n -E PATTERN FILE), or read it in parts with Read (offset and limit).]"; res.Output != want {
+			t.Errorf("%s: with glob *.dat got\n%s\nwant\n%s", backend, res.Output, want)
+		}
+		res = ftRun(t, &Grep{Backend: backend}, env, map[string]any{"pattern": "needle", "glob": "*.md"})
+		if res.Output != "No files found" {
+			t.Errorf("%s: with glob *.md got %q, want no note", backend, res.Output)
+		}
+	}
+}

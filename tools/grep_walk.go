@@ -4,35 +4,52 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"os"
 	"sort"
 	"sync"
 	"sync/atomic"
 )
 
+// grepSniff is how much of a file is read first to tell binary from text,
+// so a binary file costs one small read, not a whole one.
+const grepSniff = 8 << 10
+
 // grepBuiltin is the backend used when rg is not installed: the shared
 // parallel walker plus Go's regexp, matching line by line as rg does.
-// complete is false when the search stopped at grepMaxMatchLines.
-func grepBuiltin(ctx context.Context, q *grepQuery) (files []grepFile, complete bool, err error) {
+func grepBuiltin(ctx context.Context, q *grepQuery) (*grepResult, error) {
+	res := &grepResult{complete: true}
+	s := &grepSearcher{q: q}
 	if q.single {
-		f, ok, err := grepSearchFile(q, q.root)
-		if err != nil || !ok {
-			return nil, true, err
+		f, ok, size, err := s.file(q.root)
+		if size > grepMaxFileSize {
+			res.large = append(res.large, grepLarge{path: q.root, size: size})
 		}
-		return []grepFile{f}, true, nil
+		if err == nil && ok {
+			res.files = append(res.files, f)
+		}
+		return res, err
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
 		mu      sync.Mutex
 		nlines  atomic.Int64
+		denied  atomic.Int64
 		stopped atomic.Bool
 	)
-	err = walkTree(wctx, q.root, 0, func(e walkEntry) {
+	deniedDirs, err := walkTree(wctx, q.root, walkOptions{deniedDir: q.denied}, func(e walkEntry) {
 		if !e.Type.IsRegular() || !q.filter.match(e.Rel) {
 			return
 		}
-		f, ok, _ := grepSearchFile(q, e.Path) // unreadable files are skipped, as rg does
+		if q.denied != nil && q.denied(e.Path) {
+			denied.Add(1)
+			return
+		}
+		f, ok, size, _ := s.file(e.Path) // unreadable files are skipped, as rg does
+		if size > grepMaxFileSize {
+			mu.Lock()
+			res.large = append(res.large, grepLarge{path: e.Path, size: size})
+			mu.Unlock()
+		}
 		if !ok {
 			return
 		}
@@ -41,48 +58,183 @@ func grepBuiltin(ctx context.Context, q *grepQuery) (files []grepFile, complete 
 			cancel()
 		}
 		mu.Lock()
-		files = append(files, f)
+		res.files = append(res.files, f)
 		mu.Unlock()
 	})
 	if ctx.Err() != nil {
-		return nil, false, ctx.Err()
+		return nil, ctx.Err()
 	}
 	if err != nil && !stopped.Load() {
-		return nil, false, err
+		return nil, err
 	}
-	return files, !stopped.Load(), nil
+	res.complete = !stopped.Load()
+	res.denied, res.deniedDirs = int(denied.Load()), deniedDirs
+	return res, nil
 }
 
-// grepSearchFile searches one file; ok is false when it has no match or is
-// skipped (binary, too large).
-func grepSearchFile(q *grepQuery, path string) (grepFile, bool, error) {
-	fh, err := os.Open(path)
+// grepSearcher searches files for one query, reusing read buffers across
+// the walker's goroutines.
+type grepSearcher struct {
+	q    *grepQuery
+	bufs sync.Pool // of *[]byte
+}
+
+// file searches one file; ok is false when it has no match or is skipped
+// (binary, or larger than grepMaxFileSize: then size says how large).
+func (s *grepSearcher) file(path string) (f grepFile, ok bool, size int64, err error) {
+	bp, _ := s.bufs.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	defer s.bufs.Put(bp)
+	data, size, err := grepRead(path, bp)
+	if err != nil || data == nil {
+		return grepFile{}, false, size, err
+	}
+	f, ok = s.q.search(path, data)
+	return f, ok, size, nil
+}
+
+// grepRead reads the file at path into *buf (grown as needed) and returns
+// its content, or nil when the file is binary (a NUL byte) or over
+// grepMaxFileSize. The first grepSniff bytes are read and checked before
+// the rest, so most binary files are never read whole.
+func grepRead(path string, buf *[]byte) (data []byte, size int64, err error) {
+	fh, size, regular, err := grepOpen(path)
 	if err != nil {
-		return grepFile{}, false, err
+		return nil, 0, err
 	}
 	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil || st.Size() > grepMaxFileSize {
-		return grepFile{}, false, err
+	if !regular { // a FIFO or device named as the path: nothing to search
+		return nil, 0, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(fh, grepMaxFileSize+1))
-	if err != nil {
-		return grepFile{}, false, err
+	if size > grepMaxFileSize {
+		return nil, size, nil
 	}
-	// Any match within a line is also a match of the whole buffer, so one
-	// pass over it rules out most files cheaply.
-	if bytes.IndexByte(data, 0) >= 0 || !q.re.Match(data) {
-		return grepFile{}, false, nil
+	// The size is a hint: a file that grew is read to the limit, one that
+	// shrank (or a special file that says 0) to its end.
+	if want := int(size) + 1; cap(*buf) < want {
+		*buf = make([]byte, 0, max(want, grepSniff))
 	}
-	blocks, count := grepScan(q, data, q.mode == "files_with_matches")
+	b := (*buf)[:cap(*buf)]
+	n, err := fh.Read(b[:min(len(b), grepSniff)])
+	if bytes.IndexByte(b[:n], 0) >= 0 {
+		return nil, size, nil
+	}
+	for err == nil && (size == 0 || int64(n) < size) {
+		if n == len(b) {
+			if n > grepMaxFileSize {
+				return nil, int64(n), nil
+			}
+			nb := make([]byte, 2*len(b))
+			copy(nb, b)
+			b = nb
+			*buf = b[:0]
+		}
+		var m int
+		m, err = fh.Read(b[n:])
+		if bytes.IndexByte(b[n:n+m], 0) >= 0 {
+			return nil, size, nil
+		}
+		n += m
+	}
+	if err != nil && err != io.EOF {
+		return nil, size, err
+	}
+	if n > grepMaxFileSize {
+		return nil, int64(n), nil
+	}
+	return b[:n:n], size, nil
+}
+
+// search matches q against data, the content of the file at path; data is
+// not kept (it is a reused buffer).
+func (q *grepQuery) search(path string, data []byte) (grepFile, bool) {
+	var blocks []grepBlock
+	var count int
+	first := q.mode == "files_with_matches"
+	switch {
+	case q.lit != nil && !q.lit.in(data):
+		return grepFile{}, false
+	case q.lit != nil && !q.multiline:
+		blocks, count = grepScanLiteral(q, data, first)
+	case !q.multiline && q.chunk > 0 && len(data) > q.chunk:
+		blocks, count = grepScanChunks(q, data, first)
+	default:
+		// Any match within a line is also a match of the whole buffer, so
+		// one pass over it rules out most files cheaply.
+		if !q.re.Match(data) {
+			return grepFile{}, false
+		}
+		blocks, count = grepScan(q, data, first)
+	}
 	if len(blocks) == 0 {
-		return grepFile{}, false, nil
+		return grepFile{}, false
 	}
 	f := grepFile{path: path, count: count}
 	if q.mode == "content" {
 		f.lines = grepContent(data, blocks, q.before, q.after)
 	}
-	return f, true, nil
+	return f, true
+}
+
+// grepScanLiteral is grepScan outside multiline mode when every match holds
+// q.lit: only lines holding the literal can match, and only they are given
+// to the regexp.
+func grepScanLiteral(q *grepQuery, data []byte, first bool) (blocks []grepBlock, count int) {
+	lits := q.lit.scanner(data)
+	// pos is always the start of a line not yet looked at.
+	for pos := 0; pos < len(data); {
+		at := lits.at(pos)
+		if at < 0 {
+			break
+		}
+		ls := pos + bytes.LastIndexByte(data[pos:at], '\n') + 1
+		le := grepLineEnd(data, at)
+		line := data[ls:le]
+		line = line[:len(line)-grepNewline(line)]
+		if q.re.Match(line) {
+			blocks = append(blocks, grepBlock{ls, le})
+			if q.mode == "count" {
+				count += len(q.re.FindAllIndex(line, -1))
+			}
+			if first {
+				break
+			}
+		}
+		pos = le
+	}
+	return blocks, count
+}
+
+// grepScanChunks is grepScan outside multiline mode, over pieces of data of
+// at most q.chunk bytes of whole lines (a longer line is a piece of its
+// own), so that Go's regexp can use its backtracker on each. A line matches
+// within its piece exactly as within the file.
+func grepScanChunks(q *grepQuery, data []byte, first bool) (blocks []grepBlock, count int) {
+	for start := 0; start < len(data); {
+		end := len(data)
+		if end-start > q.chunk {
+			if i := bytes.LastIndexByte(data[start:start+q.chunk], '\n'); i >= 0 {
+				end = start + i + 1
+			} else {
+				end = grepLineEnd(data, start+q.chunk)
+			}
+		}
+		piece := data[start:end]
+		if q.re.Match(piece) {
+			b, c := grepScan(q, piece, first)
+			for _, bl := range b {
+				blocks = append(blocks, grepBlock{start + bl.start, start + bl.end})
+			}
+			count += c
+			if first && len(b) > 0 {
+				break
+			}
+		}
+		start = end
+	}
+	return blocks, count
 }
 
 // grepBlock is a run of matched lines, as byte offsets: [start, end) covers
@@ -111,7 +263,9 @@ func grepScan(q *grepQuery, data []byte, first bool) (blocks []grepBlock, count 
 				le = e
 			}
 			blocks = append(blocks, grepBlock{ls, le})
-			count += len(q.re.FindAllIndex(data[ls:le], -1))
+			if q.mode == "count" {
+				count += len(q.re.FindAllIndex(data[ls:le], -1))
+			}
 			if first || le <= pos {
 				break
 			}
@@ -124,7 +278,9 @@ func grepScan(q *grepQuery, data []byte, first bool) (blocks []grepBlock, count 
 		// A match that crossed a newline says nothing about this line alone.
 		if bytes.IndexByte(data[s:e], '\n') < 0 || q.re.Match(line) {
 			blocks = append(blocks, grepBlock{ls, le})
-			count += len(q.re.FindAllIndex(line, -1))
+			if q.mode == "count" {
+				count += len(q.re.FindAllIndex(line, -1))
+			}
 			if first {
 				break
 			}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // This file holds the .gitignore matching and the parallel file walker that
@@ -356,26 +358,38 @@ type walkEntry struct {
 	Type fs.FileMode // the entry's type bits: regular file, symlink, ...
 }
 
+// walkOptions tunes walkTree.
+type walkOptions struct {
+	// maxDepth > 0 stops descending below that many levels (1 = the
+	// root's own entries).
+	maxDepth int
+	// deniedDir reports directories a Read deny rule covers; they are not
+	// entered (nothing below them may be read) and are counted. nil means
+	// none is denied.
+	deniedDir func(abs string) bool
+}
+
 // walkTree calls visit for every non-directory entry below root that is not
 // ignored, from several goroutines at once; visit must be safe for
-// concurrent use. maxDepth > 0 stops descending below that many levels
-// (1 = root's own entries). Symlinks are reported, never followed.
-// Unreadable directories are skipped, as rg does.
-func walkTree(ctx context.Context, root string, maxDepth int, visit func(walkEntry)) error {
-	w := &treeWalker{ctx: ctx, maxDepth: maxDepth, visit: visit,
+// concurrent use. Symlinks are reported, never followed. Unreadable
+// directories are skipped, as rg does. deniedDirs counts the directories
+// left out by opt.deniedDir.
+func walkTree(ctx context.Context, root string, opt walkOptions, visit func(walkEntry)) (deniedDirs int, err error) {
+	w := &treeWalker{ctx: ctx, opt: opt, visit: visit,
 		sem: make(chan struct{}, runtime.GOMAXPROCS(0)*2)}
 	w.wg.Add(1)
 	w.dir(root, "", 1, rootIgnoreChain(root))
 	w.wg.Wait()
-	return ctx.Err()
+	return int(w.denied.Load()), ctx.Err()
 }
 
 type treeWalker struct {
-	ctx      context.Context
-	maxDepth int
-	visit    func(walkEntry)
-	sem      chan struct{}
-	wg       sync.WaitGroup
+	ctx    context.Context
+	opt    walkOptions
+	visit  func(walkEntry)
+	sem    chan struct{}
+	wg     sync.WaitGroup
+	denied atomic.Int64
 }
 
 // dir lists one directory. Subdirectories go to a new goroutine while the
@@ -395,13 +409,17 @@ func (w *treeWalker) dir(abs, rel string, depth int, chain *ignoreChain) {
 		if name == ".git" {
 			continue
 		}
-		p := filepath.Join(abs, name)
+		p := joinPath(abs, name)
 		r := name
 		if rel != "" {
 			r = rel + "/" + name
 		}
 		if e.IsDir() {
-			if (w.maxDepth > 0 && depth >= w.maxDepth) || chain.ignored(p, true) {
+			if (w.opt.maxDepth > 0 && depth >= w.opt.maxDepth) || chain.ignored(p, true) {
+				continue
+			}
+			if w.opt.deniedDir != nil && w.opt.deniedDir(p) {
+				w.denied.Add(1)
 				continue
 			}
 			sub := chain.withDir(p)
@@ -422,4 +440,30 @@ func (w *treeWalker) dir(abs, rel string, depth int, chain *ignoreChain) {
 		}
 		w.visit(walkEntry{Path: p, Rel: r, Type: e.Type()})
 	}
+}
+
+// joinPath is filepath.Join for a clean directory and a name read from it,
+// without Join's cleaning, which the walker would pay for every entry.
+func joinPath(dir, name string) string {
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		return dir + name
+	}
+	return dir + string(filepath.Separator) + name
+}
+
+// deniedSummary says how many files and directories a Read deny rule kept
+// out of a search ("1 file left out by a Read deny rule"), or "" for none.
+// It names nothing: the count is all the model may learn of those files.
+func deniedSummary(files, dirs int) string {
+	var parts []string
+	if files > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s", files, grepPlural(files, "file", "files")))
+	}
+	if dirs > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s", dirs, grepPlural(dirs, "directory", "directories")))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, " and ") + " left out by a Read deny rule"
 }

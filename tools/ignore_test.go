@@ -37,7 +37,7 @@ func ftWalk(t *testing.T, root string) []string {
 		}
 		close(done)
 	}()
-	if err := walkTree(context.Background(), root, 0, func(e walkEntry) { ch <- e.Rel }); err != nil {
+	if _, err := walkTree(context.Background(), root, walkOptions{}, func(e walkEntry) { ch <- e.Rel }); err != nil {
 		t.Fatal(err)
 	}
 	close(ch)
@@ -194,7 +194,7 @@ func TestIgnoreWalkerStopsOnCancel(t *testing.T) {
 	ftTree(t, root, map[string]string{"a/b.txt": "x"})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := walkTree(ctx, root, 0, func(walkEntry) {}); err == nil {
+	if _, err := walkTree(ctx, root, walkOptions{}, func(walkEntry) {}); err == nil {
 		t.Fatal("walk of a cancelled context returned no error")
 	}
 }

@@ -38,6 +38,7 @@ func (*LS) Description() string {
 - path is absolute or relative to the working directory; it defaults to the working directory.
 - ignore is an optional list of glob patterns to leave out (e.g. ["*.log", "testdata/**"]); a pattern without "/" matches names at any depth.
 - Entries ignored by .gitignore (and .git/info/exclude) and the .git directory are not listed.
+- Entries a Read deny rule covers are listed with "(read denied)": they cannot be read or searched, and a denied directory's contents are not listed.
 - The tree is listed breadth-first and cut after 1000 entries, with a note; list a subdirectory to see more.
 - Prefer Glob and Grep when you know what you are looking for.`
 }
@@ -78,6 +79,7 @@ func lsRoot(in lsInput, env *Env) string {
 type lsNode struct {
 	name     string
 	dir      bool
+	denied   bool // a Read deny rule covers it: listed, never opened
 	children []*lsNode
 }
 
@@ -93,6 +95,9 @@ func (*LS) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, er
 		}
 	}
 	root := lsRoot(in, env)
+	if env.DeniedRead != nil && env.DeniedRead(root) {
+		return Errorf("%s is not listed: a Read deny rule covers it", root), nil
+	}
 	st, err := os.Stat(root)
 	switch {
 	case os.IsNotExist(err):
@@ -113,7 +118,7 @@ func (*LS) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, er
 	}
 	top := &lsNode{dir: true}
 	queue := []pending{{node: top, abs: root, chain: rootIgnoreChain(root)}}
-	count, cut := 0, false
+	count, cut, nDenied := 0, false, 0
 	for len(queue) > 0 && !cut {
 		if err := ctx.Err(); err != nil {
 			return Result{}, fmt.Errorf("list %s: %w", root, err)
@@ -145,6 +150,15 @@ func (*LS) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, er
 			count++
 			n := &lsNode{name: name, dir: isDir}
 			d.node.children = append(d.node.children, n)
+			// A name is not content, so a denied entry is still listed (the
+			// model should not think it absent and write over it), marked
+			// so it does not try to Read it; a denied directory is not
+			// opened, as Grep and Glob do not enter it.
+			if env.DeniedRead != nil && env.DeniedRead(abs) {
+				n.denied = true
+				nDenied++
+				continue
+			}
 			if isDir {
 				queue = append(queue, pending{node: n, abs: abs, rel: rel, chain: d.chain.withDir(abs)})
 			}
@@ -160,9 +174,13 @@ func (*LS) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, er
 	if cut {
 		fmt.Fprintf(&b, "\n[Listing cut at %d entries: there are more files and directories than shown. List a subdirectory, or use Glob or Grep to find specific files.]\n", lsMaxEntries)
 	}
+	if nDenied > 0 {
+		fmt.Fprintf(&b, "\n[%d %s marked (read denied): a Read deny rule covers %s; %s cannot be read or searched, and a denied directory's contents are not listed.]\n",
+			nDenied, grepPlural(nDenied, "entry", "entries"), grepPlural(nDenied, "it", "them"), grepPlural(nDenied, "it", "they"))
+	}
 	return Result{
 		Output:  strings.TrimSuffix(b.String(), "\n"),
-		Display: map[string]any{"entries": count, "truncated": cut},
+		Display: map[string]any{"entries": count, "truncated": cut, "denied": nDenied},
 	}, nil
 }
 
@@ -188,6 +206,9 @@ func lsWrite(b *strings.Builder, nodes []*lsNode, depth int) {
 		b.WriteString(n.name)
 		if n.dir {
 			b.WriteByte('/')
+		}
+		if n.denied {
+			b.WriteString(" (read denied)")
 		}
 		b.WriteByte('\n')
 		lsWrite(b, n.children, depth+1)
