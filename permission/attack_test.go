@@ -264,11 +264,13 @@ func readKnown(path string) (map[string]string, error) {
 // cases this run left out keep their entries.
 func writeKnown(path string, cases []*attackCase, results map[string]outcome, known map[string]string) error {
 	var b strings.Builder
-	b.WriteString("# Attacks of testdata/attacks that escape against the current checker: the\n")
-	b.WriteString("# work queue of the permission rewrite. TestAttacks skips these (run it with\n")
-	b.WriteString("# -attacks.strict to fail them) and fails a listed case that no longer\n")
-	b.WriteString("# escapes, so remove an id once its class is fixed. Regenerate the whole\n")
-	b.WriteString("# list with: go test ./permission -run TestAttacks -attacks.update-known\n")
+	b.WriteString("# Attacks of testdata/attacks that get through the checker alone: each is a\n")
+	b.WriteString("# limit docs/permissions.md states (\"What is promised, and what is not\"),\n")
+	b.WriteString("# and each has a twin in the corpus that must hold: under the sandbox, the\n")
+	b.WriteString("# floor under the checker, or with the rule that fits. TestAttacks skips these (run it\n")
+	b.WriteString("# with -attacks.strict to fail them) and fails a listed case that no longer\n")
+	b.WriteString("# escapes. Anything new that escapes fails the test. Regenerate with:\n")
+	b.WriteString("# go test ./permission -run TestAttacks -attacks.update-known\n")
 	class := 0
 	for _, c := range cases {
 		o, ran := results[c.ID]

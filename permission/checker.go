@@ -275,8 +275,12 @@ func (c *Checker) checkTool(req Request) Decision {
 	}
 	d := c.decideTool(req, accs)
 	for _, a := range accs {
-		if a.write && a.real != "" {
+		switch {
+		case a.real == "":
+		case a.write:
 			d.Writes = append(d.Writes, a.real)
+		default:
+			d.Reads = append(d.Reads, a.real)
 		}
 	}
 	return d

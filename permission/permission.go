@@ -105,4 +105,7 @@ type Decision struct {
 	// (symlinks followed): a tool writing through a link must land exactly
 	// there.
 	Writes []string `json:"writes,omitempty"`
+	// Reads are the files the call may read, as the check resolved them:
+	// a tool reading a path must find it still leads there.
+	Reads []string `json:"reads,omitempty"`
 }

@@ -138,6 +138,10 @@ type grepQuery struct {
 	lit       *grepLiteral          // literals one of which every match holds, or nil
 	chunk     int                   // bytes of whole lines given to the regexp at once, 0 for a whole file
 	denied    func(abs string) bool // Env.DeniedRead: such files are never read
+	// confine is where the permission check resolved the root: a file the
+	// search opens must lie there, or a directory swapped for a link since
+	// would carry the search out (see openApproved).
+	confine string
 }
 
 // grepResult is what a backend found, and what it left out.
@@ -221,6 +225,7 @@ func (g *Grep) Run(ctx context.Context, input json.RawMessage, env *Env) (Result
 	case g.chunk > 0:
 		q.chunk = g.chunk
 	}
+	q.confine = approvedRoot(ctx)
 	// The permission check saw the root; a deny rule may still cover it
 	// when the pipeline was bypassed or the rules changed since.
 	if q.denied != nil && q.denied(q.root) {

@@ -45,6 +45,20 @@ func grepRipgrep(ctx context.Context, rg string, q *grepQuery) (*grepResult, err
 	defer cancel()
 	cmd := exec.CommandContext(ctx, rg, args...)
 	cmd.Dir = q.root // rg then prints paths relative to the root, as the filters want
+	if q.confine != "" {
+		// rg starts in the directory the check resolved, held open: a
+		// root swapped for a link since cannot move it (rg does not follow
+		// links below it).
+		dir, err := os.Open(q.root)
+		if err != nil {
+			return nil, fmt.Errorf("rg: %w", err)
+		}
+		defer dir.Close()
+		if got := fdPath(dir); got != "" && got != q.confine {
+			return nil, fmt.Errorf("%s changed since it was checked (it now leads to %s); nothing was searched", q.root, got)
+		}
+		cmd.Dir = dirOfFD(dir)
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &rgStderrBuf{w: &stderr, n: 4096}
 	stdout, err := cmd.StdoutPipe()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -87,7 +88,7 @@ func (s *grepSearcher) file(path string) (f grepFile, ok bool, size int64, err e
 		bp = new([]byte)
 	}
 	defer s.bufs.Put(bp)
-	data, size, err := grepRead(path, bp)
+	data, size, err := grepRead(path, bp, s.q.confine)
 	if err != nil || data == nil {
 		return grepFile{}, false, size, err
 	}
@@ -99,12 +100,19 @@ func (s *grepSearcher) file(path string) (f grepFile, ok bool, size int64, err e
 // its content, or nil when the file is binary (a NUL byte) or over
 // grepMaxFileSize. The first grepSniff bytes are read and checked before
 // the rest, so most binary files are never read whole.
-func grepRead(path string, buf *[]byte) (data []byte, size int64, err error) {
+func grepRead(path string, buf *[]byte, confine string) (data []byte, size int64, err error) {
 	fh, size, regular, err := grepOpen(path)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer fh.Close()
+	if confine != "" {
+		// The file must be where the checked root leads: a directory on
+		// the way swapped for a link since would lead elsewhere.
+		if got := fdNumPath(int(fh)); got != "" && got != confine && !strings.HasPrefix(got, strings.TrimSuffix(confine, "/")+"/") {
+			return nil, 0, nil
+		}
+	}
 	if !regular { // a FIFO or device named as the path: nothing to search
 		return nil, 0, nil
 	}

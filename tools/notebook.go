@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -86,8 +87,8 @@ func mustJSON(v any) json.RawMessage {
 	return json.RawMessage(bytes.TrimSpace(b.Bytes()))
 }
 
-func readNotebook(abs string) (Result, error) {
-	data, err := os.ReadFile(abs)
+func readNotebook(f *os.File, abs string) (Result, error) {
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return Result{}, fmt.Errorf("read %s: %w", abs, err)
 	}

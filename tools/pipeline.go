@@ -181,13 +181,20 @@ func withDecision(ctx context.Context, d permission.Decision) context.Context {
 // the files it was let write as the check resolved them: a link inside the
 // workspace to a file outside is written only if that file was judged.
 func withApproval(ctx context.Context, d permission.Decision, checked permission.Decision) context.Context {
-	return context.WithValue(withDecision(ctx, d), approvedKey{}, checked.Writes)
+	return context.WithValue(withDecision(ctx, d), approvedKey{}, checked)
 }
 
 // approvedWrites are the files the running call was let write.
 func approvedWrites(ctx context.Context) []string {
-	w, _ := ctx.Value(approvedKey{}).([]string)
-	return w
+	d, _ := ctx.Value(approvedKey{}).(permission.Decision)
+	return d.Writes
+}
+
+// approvedReads are the files the running call was let read, as the check
+// resolved them; none when no check resolved any (a test's fake checker).
+func approvedReads(ctx context.Context) []string {
+	d, _ := ctx.Value(approvedKey{}).(permission.Decision)
+	return d.Reads
 }
 
 // DecisionOf returns the permission decision that let the running call

@@ -80,10 +80,17 @@ func (*Read) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, 
 		return Errorf("file_path is required"), nil
 	}
 	abs := env.Abs(in.FilePath)
-	st, err := os.Stat(abs)
+	// One open, checked against what the permission check judged, serves
+	// every read below: the path is not looked up again.
+	f, err := openApproved(ctx, abs)
 	if os.IsNotExist(err) {
 		return Errorf("%s", missingFileMessage(abs)), nil
 	}
+	if err != nil {
+		return Errorf("read %s: %v", abs, err), nil
+	}
+	defer f.Close()
+	st, err := f.Stat()
 	if err != nil {
 		return Result{}, fmt.Errorf("read %s: %w", abs, err)
 	}
@@ -94,11 +101,11 @@ func (*Read) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, 
 	var res Result
 	switch {
 	case imageMediaType(ext) != "":
-		res, err = readImage(abs, ext, st.Size())
+		res, err = readImage(f, abs, ext, st.Size())
 	case ext == ".ipynb":
-		res, err = readNotebook(abs)
+		res, err = readNotebook(f, abs)
 	default:
-		res, err = readText(ctx, abs, shownPath(env, abs), in.Offset, in.Limit)
+		res, err = readText(ctx, f, abs, shownPath(env, abs), in.Offset, in.Limit)
 	}
 	if err == nil && !res.IsError {
 		env.Files.Record(abs)
@@ -121,11 +128,11 @@ func imageMediaType(ext string) string {
 	return ""
 }
 
-func readImage(abs, ext string, size int64) (Result, error) {
+func readImage(f *os.File, abs, ext string, size int64) (Result, error) {
 	if size > maxImageBytes {
 		return Errorf("%s is %d bytes; images larger than %d bytes cannot be sent to the model", abs, size, maxImageBytes), nil
 	}
-	data, err := os.ReadFile(abs)
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return Result{}, fmt.Errorf("read %s: %w", abs, err)
 	}
@@ -149,12 +156,7 @@ func readImage(abs, ext string, size int64) (Result, error) {
 
 // readText numbers the lines [offset, offset+limit) of a text file. It
 // streams, so a huge file costs memory only for the lines shown.
-func readText(ctx context.Context, abs, shown string, offset, limit int) (Result, error) {
-	f, err := os.Open(abs)
-	if err != nil {
-		return Result{}, fmt.Errorf("read %s: %w", abs, err)
-	}
-	defer f.Close()
+func readText(ctx context.Context, f *os.File, abs, shown string, offset, limit int) (Result, error) {
 	br := bufio.NewReaderSize(f, 64<<10)
 	head, _ := br.Peek(binarySniffBytes)
 	if nulInHead(head) {
