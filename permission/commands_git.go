@@ -174,7 +174,7 @@ func (c *Checker) gitInvocation(args []word) *invocation {
 	k := 0
 	for k < len(args) {
 		a := args[k]
-		if a.dyn || !strings.HasPrefix(a.val, "-") {
+		if a.dyn || !strings.HasPrefix(a.val, "-") || a.val == "-" {
 			break
 		}
 		k++
