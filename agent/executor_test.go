@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -228,3 +229,54 @@ func TestIndependentReadOnlyCallsOverlap(t *testing.T) {
 
 // drainAll reads a run to its end, answering nothing.
 func drainAll(ch <-chan Event) []Event { return drain(ch, nil) }
+
+// TestReadOnlyBashCallsOverlap: Bash calls nova's table allows unasked and
+// that change no shell state run side by side, each in a shell of its own;
+// a call that moves the shell, and every call after it, waits its turn, so
+// a later call sees where the earlier one left the shell.
+func TestReadOnlyBashCallsOverlap(t *testing.T) {
+	h := newExHarness(t, permission.ModeDefault, &tools.Bash{})
+	if err := os.Mkdir(filepath.Join(h.env.Workdir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	marker := fmt.Sprintf("0.%d", 400+time.Now().Nanosecond()%90)
+	var calls []llm.ToolCall
+	for i := 1; i <= 3; i++ {
+		calls = append(calls, call(fmt.Sprintf("c%d", i), "Bash", fmt.Sprintf(`{"command":"sleep %s; echo r%d"}`, marker, i)))
+	}
+	calls = append(calls, call("c4", "Bash", `{"command":"cd sub"}`), call("c5", "Bash", `{"command":"pwd"}`))
+	h.client.add(reply("", calls...), reply("done"))
+	stop := make(chan struct{})
+	peak := make(chan int, 1)
+	go func() {
+		most := 0
+		for {
+			select {
+			case <-stop:
+				peak <- most
+				return
+			case <-time.After(5 * time.Millisecond):
+				most = max(most, len(exLiveProcs("sleep "+marker)))
+			}
+		}
+	}()
+	evs := drainAll(h.agent.Run(context.Background(), llm.UserText("look around")))
+	close(stop)
+	if got := <-peak; got < 2 {
+		t.Errorf("at most %d read-only Bash calls ran at once, want them to overlap", got)
+	}
+	out := map[string]string{}
+	for _, ev := range evs {
+		if ev.Type == EventToolResult {
+			out[ev.Result.ID] = ev.Result.Output
+		}
+	}
+	for i := 1; i <= 3; i++ {
+		if id := fmt.Sprintf("c%d", i); out[id] != fmt.Sprintf("r%d", i) {
+			t.Errorf("%s = %q", id, out[id])
+		}
+	}
+	if !strings.HasSuffix(out["c5"], "/sub") {
+		t.Errorf("pwd after cd ran before it or in another shell: %q", out["c5"])
+	}
+}

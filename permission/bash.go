@@ -112,7 +112,22 @@ func (c *Checker) checkBash(req Request) Decision {
 	if c.cfg.SandboxUnavailable {
 		return Decision{Behavior: Ask, Layer: LayerSandbox, Reason: "the Bash sandbox is enabled but not available on this machine, so every command needs approval"}
 	}
-	return c.bashAllowed(req, cmds, redirs)
+	d := c.bashAllowed(req, cmds, redirs)
+	d.ShellState = changesShell(a)
+	return d
+}
+
+// changesShell reports whether a command changes what the session's
+// shell carries to the next one: its directory, variables or options.
+func changesShell(a *analysis) bool {
+	for _, sc := range a.cmds {
+		switch sc.name() {
+		case "cd", "pushd", "popd", "export", "declare", "typeset", "readonly", "unset", "set", "shopt", "source", ".",
+			"umask", "alias", "unalias", "hash", "enable", "trap", "ulimit", "local", "read", "mapfile", "readarray", "getopts", "eval":
+			return true
+		}
+	}
+	return len(a.assigned) > 0
 }
 
 // ruleMeans reports whether a deny or ask rule that spells a command nova

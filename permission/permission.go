@@ -101,6 +101,10 @@ type Decision struct {
 	// a rule or a mode: the tool runs it with the configuration that would
 	// make such a command run code (git's core.fsmonitor, hooks) off.
 	Auto bool `json:"auto,omitempty"`
+	// ShellState says the command changes the session shell's state (cd,
+	// export, set, source ...), so it must run in order, in the session's
+	// shell; a command without it may run beside others.
+	ShellState bool `json:"shell_state,omitempty"`
 	// Writes are the files the call may write, as the check resolved them
 	// (symlinks followed): a tool writing through a link must land exactly
 	// there.

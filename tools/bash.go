@@ -90,6 +90,17 @@ func (*Bash) Permission(input json.RawMessage, env *Env) permission.Request {
 		Sandboxed: env.Sandbox != nil && !in.DangerouslyDisableSandbox, ShellEnv: m.carried(env)}
 }
 
+// RunsBeside reports whether a call may run beside other calls, in a shell
+// process of its own: nova's read-only table allowed it unasked, it changes
+// nothing the session's shell carries, and it is not a background job.
+func (*Bash) RunsBeside(input json.RawMessage, d permission.Decision) bool {
+	var in bashInput
+	if json.Unmarshal(input, &in) != nil || in.RunInBackground || in.DangerouslyDisableSandbox {
+		return false
+	}
+	return d.Auto && !d.ShellState
+}
+
 // Run implements Tool.
 func (*Bash) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, error) {
 	var in bashInput
@@ -101,7 +112,7 @@ func (*Bash) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, 
 	}
 	m := shellsOf(env)
 	d, _ := DecisionOf(ctx)
-	o := runOpts{unsandboxed: in.DangerouslyDisableSandbox, auto: d.Auto}
+	o := runOpts{unsandboxed: in.DangerouslyDisableSandbox, auto: d.Auto, beside: d.Auto && !d.ShellState}
 	if in.RunInBackground {
 		return runBashBackground(m, env, in, o)
 	}

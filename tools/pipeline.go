@@ -163,9 +163,20 @@ func (pr *Prepared) Decision() permission.Decision { return pr.decision }
 // while the model streams: it is allowed without asking and read-only.
 // A call that starts now runs on the decision just made.
 func (pr *Prepared) Concurrent() bool {
-	ok := pr.done == nil && pr.decision.Behavior == permission.Allow && pr.tool.Kind() == permission.KindRead
+	ok := pr.done == nil && pr.decision.Behavior == permission.Allow
+	if ct, is := pr.tool.(concurrentTool); is {
+		ok = ok && ct.RunsBeside(pr.call.Input, pr.decision)
+	} else {
+		ok = ok && pr.tool.Kind() == permission.KindRead
+	}
 	pr.fresh = ok
 	return ok
+}
+
+// concurrentTool is a tool that decides per call whether it may run beside
+// others (Bash: a read-only command that changes no shell state).
+type concurrentTool interface {
+	RunsBeside(input json.RawMessage, d permission.Decision) bool
 }
 
 type decisionKey struct{}

@@ -203,6 +203,9 @@ type runOpts struct {
 	// auto says nova's read-only table allowed it unasked: git's
 	// fsmonitor and hooks are switched off for it.
 	auto bool
+	// beside says it changes no shell state: it runs in a shell of its
+	// own, next to other commands, and saves nothing back.
+	beside bool
 }
 
 // gitOffScript switches off, for the command that follows, the git
@@ -233,12 +236,15 @@ type fgOutcome struct {
 // run runs command in the foreground until it exits, timeout passes or ctx
 // is done, then saves the shell state the command left.
 func (m *shellManager) run(ctx context.Context, env *Env, command string, timeout time.Duration, o runOpts) (fgOutcome, error) {
-	select {
-	case m.fg <- struct{}{}:
-	case <-ctx.Done():
-		return fgOutcome{interrupted: true}, nil
+	if !o.beside {
+		// One command that may change the shell at a time, as in one shell.
+		select {
+		case m.fg <- struct{}{}:
+		case <-ctx.Done():
+			return fgOutcome{interrupted: true}, nil
+		}
+		defer func() { <-m.fg }()
 	}
-	defer func() { <-m.fg }()
 
 	dir, seq, err := m.stateDir(env)
 	if err != nil {
@@ -250,7 +256,10 @@ func (m *shellManager) run(ctx context.Context, env *Env, command string, timeou
 	defer os.Remove(envOut)
 	defer os.Remove(cwdOut)
 
-	script := restoreScript(dir, cwd) + saveTrap(envOut, cwdOut, o.auto)
+	script := restoreScript(dir, cwd)
+	if !o.beside {
+		script += saveTrap(envOut, cwdOut, o.auto)
+	}
 	if o.auto {
 		script += gitOffScript
 	}
