@@ -482,6 +482,9 @@ func (c *Checker) readCommand(sc *simpleCmd) bashCmd {
 		if sc.asks != "" {
 			bc.why = sc.asks
 		}
+		if bc.why == "" {
+			bc.why = sc.ruleText
+		}
 	}
 	if bc.readOnly && name == "git" {
 		if why := c.gitHazard(sc, inv); why != "" {

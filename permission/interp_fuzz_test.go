@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -94,11 +95,16 @@ func interpret(t *testing.T, cmd, ws, home string) []shellEvent {
 	if err != nil {
 		return nil
 	}
-	var evs []shellEvent
+	var (
+		mu  sync.Mutex // the interpreter runs the sides of a pipeline at once
+		evs []shellEvent
+	)
 	exec := func(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 		return func(ctx context.Context, args []string) error {
 			hc := interp.HandlerCtx(ctx)
+			mu.Lock()
 			evs = append(evs, shellEvent{argv: append([]string(nil), args...), dir: hc.Dir})
+			mu.Unlock()
 			return nil
 		}
 	}
@@ -107,7 +113,9 @@ func interpret(t *testing.T, cmd, ws, home string) []shellEvent {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(hc.Dir, path)
 		}
+		mu.Lock()
 		evs = append(evs, shellEvent{path: path, write: flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) != 0})
+		mu.Unlock()
 		return nopRWC{}, nil
 	}
 	env := expand.ListEnviron("HOME="+home, "PATH=/usr/bin:/bin", "PWD="+ws)
@@ -119,7 +127,9 @@ func interpret(t *testing.T, cmd, ws, home string) []shellEvent {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	_ = r.Run(ctx, file) // errors (a failed cd, exit 1) are what a shell would meet too
-	return evs
+	mu.Lock()
+	defer mu.Unlock()
+	return append([]shellEvent(nil), evs...)
 }
 
 type nopRWC struct{}

@@ -295,11 +295,16 @@ func (w *walker) command(c syntax.Command) {
 			right.stmt(c.Y)
 			return
 		}
-		// The right side of && and || may not run.
-		w.stmt(c.X)
-		skipped := w.fork()
-		w.stmt(c.Y)
-		w.merge(w.fork(), skipped)
+		// In a chain a && b && c each command runs only if those before it
+		// did, so each sees the state they left; the chain may stop after
+		// any of them, so after it only what every stopping point agrees
+		// on is known.
+		var ends []*walker
+		for _, part := range chainOf(c) {
+			w.stmt(part)
+			ends = append(ends, w.fork())
+		}
+		w.merge(ends...)
 	case *syntax.Subshell:
 		w.fork().stmts(c.Stmts)
 	case *syntax.Block:
@@ -371,6 +376,18 @@ func (w *walker) command(c syntax.Command) {
 	default:
 		w.scan(c)
 	}
+}
+
+// chainOf flattens a && b && c (or a || b || c) into its commands, left
+// to right.
+func chainOf(c *syntax.BinaryCmd) []*syntax.Stmt {
+	var out []*syntax.Stmt
+	if x, ok := c.X.Cmd.(*syntax.BinaryCmd); ok && x.Op == c.Op && len(c.X.Redirs) == 0 && !c.X.Background && !c.X.Negated {
+		out = chainOf(x)
+	} else {
+		out = []*syntax.Stmt{c.X}
+	}
+	return append(out, c.Y)
 }
 
 // forClause walks a for loop; its variable is an integer only when every

@@ -527,5 +527,5 @@ func (inv *invocation) why() string {
 	case len(inv.writes) > 0 || inv.inplace:
 		return inv.spec.name + " writes files"
 	}
-	return inv.spec.name + " is not a read-only command"
+	return "" // nothing more to say than the command itself
 }

@@ -377,9 +377,10 @@ func TestPermissionE2E(t *testing.T) {
 		w := newPermWorld(t)
 		w.write(".nova/settings.json", `{"sandbox":{"enabled":true,"autoAllow":true}}`)
 		inside := llmtest.ToolCall{ID: "toolu_in", Name: "Bash", Input: jsonInput(map[string]any{"command": "touch inside.txt"})}
-		// The checker cannot see into a script, so only the sandbox stops it.
-		w.write("escape.sh", "touch \"$HOME/x\"\n")
-		escape := llmtest.ToolCall{ID: "toolu_home", Name: "Bash", Input: jsonInput(map[string]any{"command": "sh escape.sh"})}
+		// The checker reads shell scripts but not awk, so only the sandbox
+		// stops this one.
+		w.write("escape.awk", "BEGIN { system(\"touch \\\"\" ENVIRON[\"HOME\"] \"/x\\\"\") }\n")
+		escape := llmtest.ToolCall{ID: "toolu_home", Name: "Bash", Input: jsonInput(map[string]any{"command": "awk -f escape.awk"})}
 		w.srv.Push(
 			llmtest.Turn{ToolCalls: []llmtest.ToolCall{inside}},
 			llmtest.Turn{ToolCalls: []llmtest.ToolCall{escape}},
@@ -413,8 +414,8 @@ func TestPermissionE2E(t *testing.T) {
 			t.Errorf("touch inside.txt: %+v", res)
 		}
 		res := toolResultsOf(t, reqs[2])["toolu_home"]
-		if !strings.Contains(res.Text, "Exit code: 1") || !strings.Contains(res.Text, "Read-only file system") {
-			t.Errorf("sh escape.sh: want an OS-level failure, got %+v", res)
+		if !strings.Contains(res.Text, "Read-only file system") {
+			t.Errorf("awk -f escape.awk: want an OS-level failure, got %+v", res)
 		}
 	})
 }

@@ -12,10 +12,10 @@ import (
 	"github.com/nova-dev/nova/llm/llmtest"
 )
 
-// escapeScript is a command the permission checker cannot see into: a
-// script in the workspace that writes to the home directory. Only the
+// escapeScript is a program the permission checker cannot see into (it
+// reads shell scripts, not awk): it writes to the home directory. Only the
 // sandbox stops it.
-const escapeScript = "touch \"$HOME/escaped\"\n"
+const escapeScript = "BEGIN { system(\"touch \\\"\" ENVIRON[\"HOME\"] \"/escaped\\\"\") }\n"
 
 // sandboxWorks skips the test unless the sandbox runs on this machine.
 func sandboxWorks(t *testing.T) {
@@ -50,8 +50,8 @@ func TestSandboxOnByDefault(t *testing.T) {
 		{name: "untrusted project network", project: `{"sandbox": {"network": true, "autoAllow": true}}`, escaped: false, wantIgnored: "sandbox.network"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newE2E(t, bashTurns("toolu_sh", "sh w.sh")...)
-			e.write("w.sh", escapeScript)
+			e := newE2E(t, bashTurns("toolu_sh", "awk -f w.awk")...)
+			e.write("w.awk", escapeScript)
 			if tc.user != "" {
 				e.userSettings(tc.user)
 			}
