@@ -31,6 +31,21 @@ type Session struct {
 	// dirty says records were written since the last sync and meta.json
 	// rewrite; see append.
 	dirty bool
+	// backlog holds the records whose write failed (a full disk), oldest
+	// first, encoded. Every append writes them before its own record, so
+	// the transcript never skips one: no later turn is saved without the
+	// tool results before it, and once the disk has room again nothing is
+	// lost.
+	backlog []line
+	// torn says a failed write left part of a line that could not be cut
+	// off; it is cut before anything else is written.
+	torn bool
+}
+
+// line is a record waiting to be written, with its encoding.
+type line struct {
+	rec Record
+	b   []byte
 }
 
 // ID returns the session's ULID.
@@ -78,8 +93,16 @@ func (s *Session) Transcript() *Transcript {
 
 // AppendMessage records msg (text, tool calls or tool results) and syncs
 // it to disk before returning. The session keeps msg's parts as they are:
-// do not modify them afterwards.
+// do not modify them afterwards. A tool call whose input is not valid JSON
+// (a model's slip, or a call cut off at the output limit) is recorded with
+// its input as a JSON string (llm.SafeInput), since it could not be
+// encoded otherwise.
+//
+// When the write fails (a full disk) the record waits in memory and is
+// written, in order, before the next record or on Close; the error says
+// so. Until then the transcript ends before it.
 func (s *Session) AppendMessage(msg llm.Message) error {
+	msg = llm.SafeMessage(msg)
 	return s.write(Record{Type: RecordMessage, Message: &msg})
 }
 
@@ -108,6 +131,11 @@ func (s *Session) AppendCompaction(summary string, kept []llm.Message) error {
 	if kept == nil {
 		kept = []llm.Message{}
 	}
+	safe := make([]llm.Message, len(kept))
+	for i, m := range kept {
+		safe[i] = llm.SafeMessage(m)
+	}
+	kept = safe
 	c := &Compaction{Summary: summary, Kept: kept, Before: s.t.Meta.MessageCount}
 	return s.writeLocked(Record{Type: RecordCompaction, Compaction: c})
 }
@@ -126,8 +154,15 @@ func (s *Session) Close() error {
 	}
 	s.closed = true
 	var err error
+	if len(s.backlog) > 0 {
+		if werr := s.writeBacklog(); werr != nil {
+			err = fmt.Errorf("%d records could not be saved: %w", len(s.backlog), werr)
+		}
+	}
 	if s.dirty {
-		err = s.flush()
+		if ferr := s.flush(); err == nil {
+			err = ferr
+		}
 	}
 	if cerr := s.f.Close(); err == nil {
 		err = cerr
@@ -157,7 +192,8 @@ func (s *Session) writeLocked(r Record) error {
 
 // append writes r as one line with a single write and updates the
 // in-memory transcript. A failed write is cut back off so the next record
-// starts on a clean line.
+// starts on a clean line, and r waits in the backlog (see Session.backlog)
+// behind any records already waiting.
 //
 // Records that end a step (messages, compaction, title) are synced to disk
 // and meta.json is rewritten before append returns. Decisions and usage
@@ -171,18 +207,49 @@ func (s *Session) append(r Record) error {
 	if err != nil {
 		return fmt.Errorf("session %s: encode %s record: %w", s.t.Meta.ID, r.Type, err)
 	}
-	line := append(b, '\n')
-	if _, err := s.f.Write(line); err != nil {
-		s.f.Truncate(s.size)
-		return fmt.Errorf("session %s: write %s record: %w", s.t.Meta.ID, r.Type, err)
+	s.backlog = append(s.backlog, line{rec: r, b: append(b, '\n')})
+	err = s.writeBacklog()
+	if err != nil && len(s.backlog) > 0 {
+		return fmt.Errorf("session %s: %s record not saved yet (%d records wait to be written with the next one): %w",
+			s.t.Meta.ID, r.Type, len(s.backlog), err)
 	}
-	s.size += int64(len(line))
-	s.t.add(r)
-	s.dirty = true
-	if r.Type == RecordDecision || r.Type == RecordUsage {
-		return nil
+	return err // written; a sync or meta.json failure says so itself
+}
+
+// writeBacklog writes the waiting records, oldest first, and syncs if one
+// of them ends a step. It stops at the first that fails, which waits on
+// with those after it.
+func (s *Session) writeBacklog() error {
+	if s.torn {
+		if err := s.f.Truncate(s.size); err != nil {
+			return fmt.Errorf("cut off a partly written record: %w", err)
+		}
+		s.torn = false
 	}
-	return s.flush()
+	step := false
+	for len(s.backlog) > 0 {
+		w := s.backlog[0]
+		if _, err := s.f.Write(w.b); err != nil {
+			if s.f.Truncate(s.size) != nil {
+				s.torn = true
+			}
+			if step {
+				_ = s.flush() // what was written is synced; the failure is the news
+			}
+			return fmt.Errorf("write %s record: %w", w.rec.Type, err)
+		}
+		s.backlog[0] = line{}
+		s.backlog = s.backlog[1:]
+		s.size += int64(len(w.b))
+		s.t.add(w.rec)
+		s.dirty = true
+		step = step || (w.rec.Type != RecordDecision && w.rec.Type != RecordUsage)
+	}
+	s.backlog = nil
+	if step {
+		return s.flush()
+	}
+	return nil
 }
 
 // flush syncs the transcript and then rewrites meta.json, so meta.json
