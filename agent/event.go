@@ -57,7 +57,10 @@ type Event struct {
 	Context *ContextUsage `json:"context,omitempty"`
 	// Compaction is set on compaction events.
 	Compaction *Compaction `json:"compaction,omitempty"`
-	// Retry is set on retry events.
+	// Retry is set on retry events. With Retry.DiscardPartial the turn's
+	// response is starting over: the text, thinking and tool calls it
+	// streamed before this event are void (none of the calls ran), and a
+	// frontend drops them; the new attempt's events follow.
 	Retry *llm.RetryInfo `json:"retry,omitempty"`
 	// Done is set on the done event, the last of every run.
 	Done *Done `json:"done,omitempty"`

@@ -48,6 +48,8 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 		// inOrder is set once a call of the turn waits: every later call
 		// then waits too, so none runs before one it may depend on.
 		inOrder bool
+		// running is set once a call of the turn has started.
+		running bool
 	)
 	flushThinking := func(sig string) {
 		if think.Len() > 0 || sig != "" {
@@ -71,6 +73,7 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 			p := &pending{call: c}
 			p.prep = a.cfg.Pipeline.Prepare(toolCtx, tools.Call{ID: c.ID, Name: c.Name, Input: c.Input}, a.cfg.Env)
 			if !inOrder && p.prep.Concurrent() {
+				running = true
 				p.done = make(chan struct{})
 				wg.Add(1)
 				go func() {
@@ -88,10 +91,24 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 		case llm.EventStop:
 			res.stop = ev.StopReason
 		case llm.EventRetry:
+			if ev.Retry.DiscardPartial {
+				// The response broke off and is asked for again: what it
+				// streamed so far never happened, and the calls it made
+				// (none of which started) are dropped unrun.
+				text.Reset()
+				think.Reset()
+				thinking, calls, inOrder = nil, nil, false
+			}
 			a.send(Event{Type: EventRetry, Turn: turn, Retry: ev.Retry, Text: ev.Retry.String()})
 		}
 	}
-	err := a.cfg.Client.Stream(ctx, a.request(), onEvent)
+	// A response that breaks off after output is asked for again only while
+	// no call of the turn has started. A started call has acted and its
+	// result has gone out to every frontend; a new response would not hold
+	// that call (its result would answer nothing), or would hold it again
+	// and run it twice.
+	restartable := func() bool { return !running }
+	err := llm.StreamRestartable(ctx, a.cfg.Client, a.request(), onEvent, restartable)
 	flushThinking("")
 	res.text = text.String()
 	a.mu.Lock()
@@ -102,8 +119,9 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 	}
 
 	if err != nil {
-		// The response broke off: started tools are stopped and no tool
-		// call enters history without its result. Text already shown is kept.
+		// The response broke off for good: started tools are stopped and no
+		// tool call enters history without its result. Text of the last
+		// attempt, shown and not voided by a retry, is kept.
 		cancelTools()
 		wg.Wait()
 		if res.text != "" {
@@ -214,7 +232,7 @@ func (a *Agent) request() llm.Request {
 	return llm.Request{
 		Model:          a.cfg.Model,
 		System:         system,
-		Messages:       mergeRoles(a.history),
+		Messages:       llm.RepairHistory(mergeRoles(a.history)),
 		Tools:          a.cfg.Pipeline.Registry.Specs(),
 		MaxTokens:      a.cfg.MaxTokens,
 		ThinkingBudget: a.cfg.ThinkingBudget,

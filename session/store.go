@@ -73,6 +73,12 @@ func (st *Store) Dir(id string) string { return filepath.Join(st.root, id) }
 
 // Create starts a new session described by m (WorkspaceDir, AgentKey, Model;
 // the rest is filled in) and returns it open and locked.
+//
+// The session appears whole or not at all: its directory is made under a
+// hidden name that listing ignores, filled (spill directory, lock,
+// transcript with its first record, meta.json) and only then renamed to its
+// id. Whatever fails on the way (a full disk, a read-only one) removes what
+// was made, so no half-made session is left to list, resume or trip over.
 func (st *Store) Create(m Meta) (*Session, error) {
 	now := st.now()
 	id := ulid.Make().String()
@@ -82,26 +88,66 @@ func (st *Store) Create(m Meta) (*Session, error) {
 	if m.WorkspaceDir != "" {
 		m.WorkspaceDir = filepath.Clean(m.WorkspaceDir)
 	}
-	dir := st.Dir(id)
-	if err := os.MkdirAll(filepath.Join(dir, spillDir), 0o700); err != nil {
+	if err := os.MkdirAll(st.root, 0o700); err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
-	lk, err := acquire(dir, id)
+	staging, err := os.MkdirTemp(st.root, ".new-"+id+"-")
+	if err != nil {
+		return nil, fmt.Errorf("create session %s: %w", id, err)
+	}
+	s, err := st.fill(staging, m)
+	if err == nil {
+		dir := st.Dir(id)
+		if err = os.Rename(staging, dir); err == nil {
+			s.dir = dir
+			// The rename is what makes the session exist: make it durable
+			// as the transcript's first record already is.
+			syncDir(st.root)
+			return s, nil
+		}
+		err = fmt.Errorf("create session %s: %w", id, err)
+		s.f.Close()
+		s.lock.release()
+	}
+	if rmErr := os.RemoveAll(staging); rmErr != nil {
+		err = fmt.Errorf("%w (and %s could not be removed: %v)", err, staging, rmErr)
+	}
+	return nil, err
+}
+
+// fill makes the files of new session m in dir and returns it open and
+// locked; on failure it has closed what it opened and dir may hold the
+// rest, for the caller to remove.
+func (st *Store) fill(dir string, m Meta) (*Session, error) {
+	if err := os.Mkdir(filepath.Join(dir, spillDir), 0o700); err != nil {
+		return nil, fmt.Errorf("create session %s: %w", m.ID, err)
+	}
+	lk, err := acquire(dir, m.ID)
 	if err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(filepath.Join(dir, transcriptFile), os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		lk.release()
-		return nil, fmt.Errorf("create session %s: %w", id, err)
+		return nil, fmt.Errorf("create session %s: %w", m.ID, err)
 	}
 	s := &Session{store: st, dir: dir, lock: lk, f: f, t: Transcript{Meta: m, boundary: -1}}
 	hdr := m
-	if err := s.append(Record{Type: RecordSession, Time: now, Session: &hdr}); err != nil {
-		s.Close()
+	if err := s.append(Record{Type: RecordSession, Time: m.CreatedAt, Session: &hdr}); err != nil {
+		f.Close()
+		lk.release()
 		return nil, err
 	}
 	return s, nil
+}
+
+// syncDir flushes dir's entries to disk where the system allows it; a
+// failure costs durability across a power cut only, so it is not reported.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
 }
 
 // Open loads session id and locks it for writing, so this process can

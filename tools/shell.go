@@ -46,6 +46,7 @@ type shellManager struct {
 	nextID  int
 	shells  map[string]*bgShell
 	running map[*shellProc]struct{} // foreground processes, for Close
+	forker  *forker                 // made on first start, closed by Close
 	closed  bool
 }
 
@@ -75,7 +76,7 @@ func (m *shellManager) Close() error {
 	for _, s := range m.shells {
 		bgs = append(bgs, s)
 	}
-	dir := m.dir
+	dir, f := m.dir, m.forker
 	m.mu.Unlock()
 
 	var wg sync.WaitGroup
@@ -86,6 +87,9 @@ func (m *shellManager) Close() error {
 		wg.Go(func() { s.kill() })
 	}
 	wg.Wait()
+	if f != nil {
+		f.close()
+	}
 	if dir != "" {
 		if err := os.RemoveAll(dir); err != nil {
 			return fmt.Errorf("remove shell state directory: %w", err)
@@ -158,7 +162,10 @@ func (m *shellManager) start(env *Env, script, cwd string, out io.Writer, foregr
 		release()
 		return nil, errors.New("the session's shell has been closed")
 	}
-	p, err := startShellProc(cmd, out)
+	if m.forker == nil {
+		m.forker = newForker()
+	}
+	p, err := startShellProc(m.forker, recordsOf(env), cmd, out)
 	if err != nil {
 		release()
 		return nil, err
@@ -418,24 +425,30 @@ type shellProc struct {
 	// release gives back what the sandbox set up for the process, once it
 	// and its group are gone.
 	release func()
+	// records holds the record of the group, record its path ("" for none),
+	// for a nova killed before it could stop the group.
+	records *shellRecords
+	record  string
 }
 
-// startShellProc starts cmd with stdin from /dev/null, copying its merged
-// output to out.
-func startShellProc(cmd *exec.Cmd, out io.Writer) (*shellProc, error) {
+// startShellProc starts cmd from f's thread with stdin from /dev/null,
+// copying its merged output to out, and records its process group in recs.
+func startShellProc(f *forker, recs *shellRecords, cmd *exec.Cmd, out io.Writer) (*shellProc, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("create output pipe: %w", err)
 	}
 	cmd.Stdout, cmd.Stderr = w, w // an *os.File: the child writes to the pipe itself, Wait waits for nobody else
 	setShellProcAttr(cmd)
-	if err := cmd.Start(); err != nil {
+	if err := f.start(cmd); err != nil {
 		r.Close()
 		w.Close()
 		return nil, fmt.Errorf("start %s: %w", cmd.Args[0], err)
 	}
 	w.Close()
-	p := &shellProc{cmd: cmd, pgid: cmd.Process.Pid, r: r, exited: make(chan struct{}), outDone: make(chan struct{})}
+	p := &shellProc{cmd: cmd, pgid: cmd.Process.Pid, r: r, exited: make(chan struct{}), outDone: make(chan struct{}), records: recs}
+	// Recorded before Wait can reap the leader, while its pid is its own.
+	p.record = recs.add(p.pgid)
 	go func() {
 		_, _ = io.Copy(out, r)
 		close(p.outDone)
@@ -459,6 +472,8 @@ func (p *shellProc) kill() {
 // collects the rest of the output.
 func (p *shellProc) finish() {
 	killProcGroup(p.pgid, shellKillGrace)
+	p.records.remove(p.record)
+	p.record = ""
 	select {
 	case <-p.outDone:
 	case <-time.After(shellDrainWait):

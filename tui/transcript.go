@@ -19,6 +19,9 @@ type transcript struct {
 	think   *entry            // the thinking streaming now
 	// offset is how many lines the view is scrolled up from the bottom.
 	offset int
+	// turnStart is the index of the first entry of the current turn: a
+	// response that restarts voids what the turn streamed since.
+	turnStart int
 }
 
 func newTranscript() transcript {
@@ -72,7 +75,12 @@ func (t *transcript) apply(ev agent.Event, now time.Time) {
 		t.endStreaming()
 	case agent.EventNotice:
 		t.add(&entry{kind: entryNotice, text: ev.Text})
+	case agent.EventTurnStart:
+		t.turnStart = len(t.entries)
 	case agent.EventRetry:
+		if ev.Retry != nil && ev.Retry.DiscardPartial {
+			t.discardTurn()
+		}
 		if ev.Retry != nil {
 			t.add(&entry{kind: entryNotice, text: ev.Retry.String()})
 		}
@@ -95,6 +103,25 @@ func (t *transcript) apply(ev agent.Event, now time.Time) {
 			}
 		}
 	}
+}
+
+// discardTurn drops what the current turn streamed (text, thinking and
+// the tool calls it queued, none of which ran): the response is starting
+// over and the agent keeps none of it.
+func (t *transcript) discardTurn() {
+	t.text, t.think = nil, nil
+	start := min(t.turnStart, len(t.entries))
+	kept := t.entries[:start]
+	for _, e := range t.entries[start:] {
+		switch e.kind {
+		case entryAssistant, entryThinking:
+		case entryTool:
+			delete(t.tools, e.tool.id)
+		default:
+			kept = append(kept, e)
+		}
+	}
+	t.entries = kept
 }
 
 // interruptTools marks calls that never got a result, so no spinner is

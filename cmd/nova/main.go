@@ -79,6 +79,14 @@ func run(ctx context.Context, args []string, s *IOStreams) int {
 		}
 		return ee.code
 	}
+	// An error of the operating system (a file that would not write, a
+	// process that would not start) is the machine's, never the command
+	// line's: no usage hint, and the exit code of a failed run.
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		fmt.Fprintf(s.ErrOut, "nova: %v\n", err)
+		return headless.ExitFailed
+	}
 	// Cobra's own errors (unknown flag, bad arguments) are usage errors.
 	fmt.Fprintf(s.ErrOut, "nova: %v\nRun 'nova --help' for usage.\n", err)
 	return headless.ExitUsage

@@ -74,6 +74,14 @@ func (c *Client) Stream(ctx context.Context, req llm.Request, emit func(llm.Stre
 	}
 	stream := c.sdk.Messages.NewStreaming(ctx, params)
 	defer stream.Close()
+	// started says output reached the caller: before that, a stream that
+	// breaks (even after message_start) is safe to retry.
+	started := false
+	inner := emit
+	emit = func(ev llm.StreamEvent) {
+		started = true
+		inner(ev)
+	}
 
 	var (
 		usage  llm.Usage
@@ -175,7 +183,7 @@ func (c *Client) Stream(ctx context.Context, req llm.Request, emit func(llm.Stre
 		}
 	}
 	if err := stream.Err(); err != nil {
-		return c.classify(ctx, err)
+		return c.classify(ctx, err, started)
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s: stream: %w", c.provider, err)

@@ -22,8 +22,9 @@ func (c *Client) streamError(format string, args ...any) error {
 
 // classify turns whatever the SDK or the transport returned into an
 // *llm.APIError, so retry decisions and messages do not depend on the SDK.
-// A cancelled ctx wins: the caller asked to stop, nothing failed.
-func (c *Client) classify(ctx context.Context, err error) error {
+// A cancelled ctx wins: the caller asked to stop, nothing failed. started
+// says whether any output reached the caller.
+func (c *Client) classify(ctx context.Context, err error, started bool) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return fmt.Errorf("%s: stream: %w", c.provider, ctxErr)
 	}
@@ -41,6 +42,11 @@ func (c *Client) classify(ctx context.Context, err error) error {
 	case llm.IsDialError(err), errors.As(err, &urlErr):
 		// A *url.Error comes from the request itself, before any response
 		// body: the connection failed, the stream never began.
+		ae.Kind = llm.ErrConnection
+	case !started:
+		// The body broke before any output (message_start and pings carry
+		// none): another attempt duplicates nothing, so report the
+		// connection, which is retried, as the OpenAI clients do.
 		ae.Kind = llm.ErrConnection
 	default:
 		ae.Kind = llm.ErrStream

@@ -122,7 +122,12 @@ func (anthropicFormat) stream(w *sseWriter, t Turn, reqBody []byte) {
 	block := func(start map[string]any, deltas []map[string]any) {
 		w.Event("content_block_start", map[string]any{"type": "content_block_start", "index": index, "content_block": start})
 		for _, d := range deltas {
-			w.Event("content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": d})
+			ev := map[string]any{"type": "content_block_delta", "index": index, "delta": d}
+			if d["type"] == "text_delta" {
+				w.TextEvent("content_block_delta", ev)
+			} else {
+				w.Event("content_block_delta", ev)
+			}
 		}
 		w.Event("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
 		index++

@@ -146,7 +146,7 @@ func (chatFormat) stream(w *sseWriter, t Turn, reqBody []byte) {
 	}
 	if t.Text != "" {
 		for _, s := range SplitText(t.Text, 4) {
-			w.Event("", chunk(map[string]any{"content": s}, nil))
+			w.TextEvent("", chunk(map[string]any{"content": s}, nil))
 		}
 	}
 	for i, c := range t.ToolCalls {
@@ -194,6 +194,10 @@ func (s *responsesStream) event(name string, fields map[string]any) {
 	fields["type"] = name
 	fields["sequence_number"] = s.seq
 	s.seq++
+	if name == "response.output_text.delta" {
+		s.w.TextEvent(name, fields)
+		return
+	}
 	s.w.Event(name, fields)
 }
 

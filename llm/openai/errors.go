@@ -102,7 +102,9 @@ func (b base) inStreamError(a *attempt, typ, code, msg string, err error) *llm.A
 	if detail := strings.Trim(typ+"/"+code, "/"); detail != "" {
 		msg += " (" + detail + ")"
 	}
-	ae := &llm.APIError{Provider: b.provider, Kind: llm.ErrStream, Message: msg, Err: err}
+	// A wait the server named when it opened the stream still holds for the
+	// attempt after it.
+	ae := &llm.APIError{Provider: b.provider, Kind: llm.ErrStream, Message: msg, RetryAfter: llm.RetryAfter(a.header), Err: err}
 	if !a.out.started {
 		ae.Kind = llm.ErrServer
 		if strings.Contains(typ+code, "rate_limit") {
