@@ -80,6 +80,8 @@ func New(cfg Config) *Agent {
 		// reports its own figure.
 		a.added += messageChars(m)
 	}
+	// So do the system prompt and the tools, which every request carries.
+	a.added += overheadChars(cfg)
 	if cfg.Env != nil {
 		if cfg.Interactive {
 			cfg.Env.Ask = asker{a}
@@ -139,6 +141,7 @@ func (a *Agent) Run(ctx context.Context, input llm.Message) <-chan Event {
 }
 
 func (a *Agent) send(ev Event) {
+	ev = a.vetEvent(ev)
 	a.mu.Lock()
 	emit := a.emit
 	a.mu.Unlock()
@@ -185,6 +188,15 @@ func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 				return a.finish(done, SubtypeError, err.Error())
 			}
 		}
+		// A request known to be over the window is never sent, even under
+		// the compaction limit (a large max output, a resumed history).
+		a.mu.Lock()
+		est, hist := a.estimatorLocked(), append([]llm.Message(nil), a.history...)
+		a.mu.Unlock()
+		if err := est.fit(hist, false); err != nil {
+			a.send(Event{Type: EventError, Turn: turn, Text: err.Error()})
+			return a.finish(done, SubtypeError, err.Error())
+		}
 		done.NumTurns = turn
 		a.send(Event{Type: EventTurnStart, Turn: turn})
 		tr := a.turn(ctx, turn, done)
@@ -215,8 +227,10 @@ func (a *Agent) finish(d *Done, subtype, msg string) *Done {
 }
 
 // closeDanglingCalls answers tool calls left without results, which a
-// process killed mid-tool leaves at the end of a transcript: providers
-// refuse a call without its result, so the session could never go on.
+// process killed mid-tool (or a disk that filled up) leaves at the end of
+// a transcript: providers refuse a call without its result, so the session
+// could never go on. Calls left without results further back are answered
+// when each request is built (llm.RepairHistory).
 func (a *Agent) closeDanglingCalls() error {
 	a.mu.Lock()
 	var calls []llm.ToolCall
@@ -231,15 +245,18 @@ func (a *Agent) closeDanglingCalls() error {
 	for _, c := range calls {
 		msg.Parts = append(msg.Parts, llm.Part{Type: llm.PartToolResult, ToolResult: &llm.ToolResult{
 			CallID: c.ID, Name: c.Name, IsError: true,
-			Content: []llm.Part{llm.TextPart("not run to completion: nova stopped before this call finished")},
+			Content: []llm.Part{llm.TextPart("nova has no result for this call: nova stopped before it finished, or its result " +
+				"could not be saved. Whether it ran is unknown; check before running it again.")},
 		}})
 	}
 	return a.appendMessage(msg)
 }
 
-// appendMessage adds msg to history and the transcript.
+// appendMessage adds msg to history and the transcript, vetted first (see
+// vetMessageLocked).
 func (a *Agent) appendMessage(msg llm.Message) error {
 	a.mu.Lock()
+	msg = a.vetMessageLocked(msg)
 	a.history = append(a.history, msg)
 	a.added += messageChars(msg)
 	rec := a.cfg.Recorder

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nova-dev/nova/memory"
+	"github.com/nova-dev/nova/tools"
 )
 
 // ContextSource builds the context message of a session — environment
@@ -14,10 +15,16 @@ import (
 // files of subdirectories as tools touch them. Build it once per session.
 type ContextSource struct {
 	NovaHome, Workdir, Home string
+	// Env, when set, carries the problems met loading instruction files (a
+	// missing @import, a cycle, the depth limit, an unreadable file) to the
+	// run's event stream as notices, through the Notify hook the agent sets
+	// on it, each once. Without it they wait for Warnings.
+	Env *tools.Env
 
 	mu       sync.Mutex
 	tracker  *memory.Tracker
-	warnings []string
+	warnings []string        // not yet reported
+	reported map[string]bool // every warning met, so each is told once
 }
 
 // Message re-reads instruction files and memory and returns the context
@@ -26,13 +33,13 @@ func (c *ContextSource) Message(ctx context.Context) string {
 	var b strings.Builder
 	b.WriteString(EnvironmentContext(ctx, c.Workdir, time.Now()))
 	files, warns, err := memory.LoadInstructions(c.NovaHome, c.Workdir, c.Home)
-	c.mu.Lock()
-	c.warnings = append(c.warnings, warns...)
 	if err != nil {
-		c.warnings = append(c.warnings, err.Error())
+		warns = append(warns, err.Error())
 	}
+	c.mu.Lock()
 	c.tracker = memory.NewTracker(c.Workdir, files)
 	c.mu.Unlock()
+	c.report(warns)
 	if r := memory.Render(files); r != "" {
 		b.WriteString("\n\n")
 		b.WriteString(r)
@@ -61,20 +68,56 @@ func (c *ContextSource) Discover(paths []string) string {
 	for _, p := range paths {
 		found = append(found, tr.Touch(p)...)
 	}
+	c.report(tr.Warnings())
 	if len(found) == 0 {
 		return ""
 	}
 	return memory.Render(found)
 }
 
-// Warnings returns and forgets the problems met while loading files.
+// Warnings returns and forgets the problems met while loading files that
+// were not reported through Env.
 func (c *ContextSource) Warnings() []string {
+	c.mu.Lock()
+	tr := c.tracker
+	c.mu.Unlock()
+	if tr != nil {
+		c.report(tr.Warnings())
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	w := c.warnings
 	c.warnings = nil
-	if c.tracker != nil {
-		w = append(w, c.tracker.Warnings()...)
-	}
 	return w
+}
+
+// report tells each warning once: as a notice of the current run when Env
+// has a Notify hook, else kept for Warnings. The context is rebuilt after
+// every compaction, and the same broken import must not be told each time.
+func (c *ContextSource) report(warns []string) {
+	var notify func(tools.Notice)
+	if c.Env != nil {
+		notify = c.Env.Notify
+	}
+	var fresh []string
+	c.mu.Lock()
+	for _, w := range warns {
+		if c.reported[w] {
+			continue
+		}
+		if c.reported == nil {
+			c.reported = map[string]bool{}
+		}
+		c.reported[w] = true
+		fresh = append(fresh, w)
+	}
+	if notify == nil {
+		c.warnings = append(c.warnings, fresh...)
+	}
+	c.mu.Unlock()
+	for _, w := range fresh {
+		if notify != nil {
+			notify(tools.Notice{Kind: "warning", Data: "warning: instruction files: " + w})
+		}
+	}
 }

@@ -2,12 +2,15 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/nova-dev/nova/memory"
+	"github.com/nova-dev/nova/tools"
 )
 
 func TestContextSource(t *testing.T) {
@@ -49,5 +52,61 @@ func TestContextSource(t *testing.T) {
 	write(filepath.Join(ws, "NOVACODE.md"), "root rule: use spaces\n")
 	if msg := src.Message(context.Background()); !strings.Contains(msg, "use spaces") {
 		t.Errorf("edited instructions not re-read")
+	}
+}
+
+// TestContextSourceReportsImportWarnings: a missing @import, a cycle and
+// the depth limit reach the run as notices through Env, each once however
+// often the context is rebuilt; without Env they wait for Warnings.
+func TestContextSourceReportsImportWarnings(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	write := func(name, s string) {
+		t.Helper()
+		p := filepath.Join(ws, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("NOVACODE.md", "See @missing.md and @a.md and @d1.md.\n")
+	write("a.md", "back to @NOVACODE.md\n")
+	for i := 1; i <= memory.MaxImportDepth+1; i++ {
+		write(fmt.Sprintf("d%d.md", i), fmt.Sprintf("level %d @d%d.md\n", i, i+1))
+	}
+	write("sub/AGENTS.md", "sub rule @nowhere.md\n")
+	write("sub/x.go", "package sub\n")
+
+	var mu sync.Mutex
+	var notices []string
+	env := tools.NewEnv(ws)
+	env.Notify = func(n tools.Notice) {
+		mu.Lock()
+		defer mu.Unlock()
+		notices = append(notices, fmt.Sprint(n.Data))
+	}
+	src := &ContextSource{NovaHome: filepath.Join(home, ".nova"), Workdir: ws, Home: home, Env: env}
+	src.Message(context.Background())
+	src.Message(context.Background()) // after a compaction
+	src.Discover([]string{filepath.Join(ws, "sub", "x.go")})
+	joined := strings.Join(notices, "\n")
+	for _, want := range []string{"import @missing.md not found", "would create a cycle", "at most 4 levels deep", "import @nowhere.md not found"} {
+		if n := strings.Count(joined, want); n != 1 {
+			t.Errorf("%q told %d times, want once:\n%s", want, n, joined)
+		}
+	}
+	if len(notices) != 4 || !strings.HasPrefix(notices[0], "warning: instruction files: ") {
+		t.Errorf("notices = %q", notices)
+	}
+	if w := src.Warnings(); len(w) != 0 {
+		t.Errorf("Warnings after notices = %q", w)
+	}
+
+	quiet := &ContextSource{NovaHome: filepath.Join(home, ".nova"), Workdir: ws, Home: home}
+	quiet.Message(context.Background())
+	quiet.Message(context.Background())
+	if w := quiet.Warnings(); len(w) != 3 {
+		t.Errorf("Warnings without Env = %q, want the three, once", w)
 	}
 }

@@ -4,6 +4,7 @@
 package headless
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -79,13 +80,15 @@ type Result struct {
 }
 
 // Run runs the prompt and writes the output; it returns the exit code.
-// Diagnostics go to Stderr; Stdout carries only the answer or JSON.
+// Diagnostics go to Stderr; Stdout carries only the answer or JSON. The
+// json and stream-json formats always end with the result object, and
+// output that could not be written or encoded makes the exit code an
+// error, so a script never takes missing output for success.
 func Run(ctx context.Context, r Runner, opts Options) int {
 	start := time.Now()
-	enc := json.NewEncoder(opts.Stdout)
-	enc.SetEscapeHTML(false)
+	out := &writer{w: opts.Stdout}
 	if opts.Format == FormatStreamJSON {
-		_ = enc.Encode(map[string]any{
+		out.json(map[string]any{
 			"type": "system", "subtype": "init", "session_id": opts.SessionID, "model": opts.Model,
 			"tools": opts.Tools, "permission_mode": opts.PermissionMode, "cwd": opts.Cwd,
 		})
@@ -93,7 +96,7 @@ func Run(ctx context.Context, r Runner, opts Options) int {
 	var done *agent.Done
 	for ev := range r.Run(ctx, llm.UserText(opts.Prompt)) {
 		if opts.Format == FormatStreamJSON && ev.Type != agent.EventDone {
-			_ = enc.Encode(ev)
+			out.json(safeEvent(ev))
 		} else if opts.Format != FormatStreamJSON {
 			logEvent(opts.Stderr, ev, opts.Verbose)
 		}
@@ -107,10 +110,7 @@ func Run(ctx context.Context, r Runner, opts Options) int {
 	res := Result{
 		Type: "result", Subtype: done.Subtype, IsError: done.IsError, Result: done.Result, Error: done.Error,
 		SessionID: opts.SessionID, NumTurns: done.NumTurns, DurationMS: time.Since(start).Milliseconds(),
-		StopReason: string(done.StopReason), Usage: done.Usage, PermissionDenials: done.Denials, Model: opts.Model,
-	}
-	if res.PermissionDenials == nil {
-		res.PermissionDenials = []agent.Denial{}
+		StopReason: string(done.StopReason), Usage: done.Usage, PermissionDenials: safeDenials(done.Denials), Model: opts.Model,
 	}
 	res.IgnoredProjectSettings = opts.IgnoredProjectSettings
 	if res.IgnoredProjectSettings == nil {
@@ -123,16 +123,91 @@ func Run(ctx context.Context, r Runner, opts Options) int {
 	}
 	switch opts.Format {
 	case FormatJSON, FormatStreamJSON:
-		_ = enc.Encode(res)
+		if !out.json(res) && !out.broken {
+			// Not even the result would encode, though it holds only plain
+			// data: say so in the result's own shape.
+			out.json(Result{Type: "result", Subtype: agent.SubtypeError, IsError: true, SessionID: opts.SessionID,
+				Error: "nova could not encode the result", PermissionDenials: []agent.Denial{},
+				IgnoredProjectSettings: []IgnoredSetting{}, Model: opts.Model})
+		}
 	default:
 		if done.Result != "" && !done.IsError {
-			fmt.Fprintln(opts.Stdout, done.Result)
+			out.write([]byte(done.Result + "\n"))
 		}
 	}
 	if done.IsError {
 		fmt.Fprintf(opts.Stderr, "nova: %s\n", done.Error)
 	}
-	return exitCode(ctx, done)
+	code := exitCode(ctx, done)
+	if out.err != nil {
+		fmt.Fprintf(opts.Stderr, "nova: %v\n", out.err)
+		if code == ExitOK {
+			code = ExitFailed
+		}
+	}
+	return code
+}
+
+// writer writes print mode's output and keeps the first failure.
+type writer struct {
+	w      io.Writer
+	err    error
+	broken bool // a write failed: the output has a hole, write no more
+}
+
+// json writes v as one JSON line and reports whether it did. A value that
+// does not encode writes nothing, so a line is never left half written.
+func (o *writer) json(v any) bool {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		o.fail(fmt.Errorf("could not encode the output: %w", err))
+		return false
+	}
+	return o.write(buf.Bytes())
+}
+
+func (o *writer) write(b []byte) bool {
+	if o.broken {
+		return false
+	}
+	if _, err := o.w.Write(b); err != nil {
+		o.broken = true
+		o.fail(fmt.Errorf("could not write the output: %w", err))
+		return false
+	}
+	return true
+}
+
+func (o *writer) fail(err error) {
+	if o.err == nil {
+		o.err = err
+	}
+}
+
+// safeEvent returns ev with a tool call input that marshals: the agent
+// sends it so, and print mode does not trust that with its only output.
+func safeEvent(ev agent.Event) agent.Event {
+	if ev.ToolCall != nil {
+		if in := llm.SafeInput(ev.ToolCall.Input); !bytes.Equal(in, ev.ToolCall.Input) {
+			c := *ev.ToolCall
+			c.Input = in
+			ev.ToolCall = &c
+		}
+	}
+	return ev
+}
+
+// safeDenials returns ds (never nil) with inputs that marshal: a denied
+// call may be one whose input the model garbled.
+func safeDenials(ds []agent.Denial) []agent.Denial {
+	out := make([]agent.Denial, len(ds))
+	for i, d := range ds {
+		d.ToolInput = llm.SafeInput(d.ToolInput)
+		out[i] = d
+	}
+	return out
 }
 
 func exitCode(ctx context.Context, d *agent.Done) int {

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/nova-dev/nova/agent"
@@ -38,16 +40,19 @@ type runtime struct {
 }
 
 // Close releases what the runtime holds.
-func (r *runtime) Close() {
+func (r *runtime) Close() error {
 	if r.env != nil {
 		_ = r.env.Close()
 	}
+	var err error
 	if r.session != nil {
-		_ = r.session.Close()
+		// It says what a full disk kept out of the transcript.
+		err = r.session.Close()
 	}
 	if r.scratch != "" {
 		_ = os.RemoveAll(r.scratch)
 	}
+	return err
 }
 
 // buildOptions is what shapes a runtime beyond config files.
@@ -69,7 +74,9 @@ type buildOptions struct {
 }
 
 // build assembles config -> provider client -> permission checker -> tools
-// -> session -> agent. Its errors are configuration errors (exit code 2).
+// -> session -> agent. Its errors are configuration errors (exit code 2),
+// except those of the machine (a full or read-only disk), which are
+// failures (exit code 1).
 func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) {
 	novaHome, workdir, err := locate(s)
 	if err != nil {
@@ -111,11 +118,18 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 	}
 
 	// The shell keeps its state here; the sandbox must let it write there.
-	if err := os.MkdirAll(filepath.Join(novaHome, "tmp"), 0o700); err != nil {
-		return nil, fmt.Errorf("create %s: %w", filepath.Join(novaHome, "tmp"), err)
+	tmp := filepath.Join(novaHome, "tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return nil, writeErr("cannot create nova's scratch directory", tmp, err)
 	}
-	if rt.scratch, err = os.MkdirTemp(filepath.Join(novaHome, "tmp"), "run-*"); err != nil {
-		return nil, fmt.Errorf("create scratch directory: %w", err)
+	if rt.scratch, err = os.MkdirTemp(tmp, "run-*"); err != nil {
+		return nil, writeErr("cannot create nova's scratch directory", tmp, err)
+	}
+	// Shell commands a nova killed before it could stop them (SIGKILL, a
+	// crash) left running are stopped now; this nova's are recorded alike.
+	runDir := filepath.Join(novaHome, "run")
+	if n := tools.ReapOrphanShells(runDir); n > 0 {
+		rt.warnings = append(rt.warnings, fmt.Sprintf("stopped %d process(es) that shell commands of an earlier nova left running when it died", n))
 	}
 	tr, err := loadTrust(ctx, novaHome, workdir, o, rt.scratch)
 	if err != nil {
@@ -134,7 +148,7 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 	rt.registry = tools.NewRegistry()
 	for _, t := range append(tools.Builtin(), &tools.Remember{NovaHome: novaHome}) {
 		if err := rt.registry.Register(t); err != nil {
-			return nil, fmt.Errorf("register tools: %w", err)
+			return nil, failure(fmt.Errorf("register tools: %w", err))
 		}
 		if !sel.Model.CanUseTools() {
 			// A model configured with "tools": false is offered none: it
@@ -151,6 +165,7 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 		return nil, err
 	}
 	env := tools.NewEnv(workdir)
+	tools.RecordShellsIn(env, runDir)
 	env.AddDirs = tr.cfg.AddDirs
 	if tr.sandbox != nil {
 		env.Sandbox = tr.sandbox
@@ -170,7 +185,7 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 	rt.env = env
 
 	home, _ := os.UserHomeDir()
-	src := &agent.ContextSource{NovaHome: novaHome, Workdir: workdir, Home: home}
+	src := &agent.ContextSource{NovaHome: novaHome, Workdir: workdir, Home: home, Env: env}
 	window, maxOut := sel.Model.Limits()
 	thinking := sel.Model.ThinkingBudget
 	if v := s.Getenv("MAX_THINKING_TOKENS"); v != "" {
@@ -224,7 +239,7 @@ func (rt *runtime) openSession(o buildOptions, sel config.Selection) ([]llm.Mess
 	if id == "" {
 		sess, err := store.Create(session.Meta{WorkspaceDir: rt.workdir, AgentKey: "main", Model: sel.ID()})
 		if err != nil {
-			return nil, fmt.Errorf("create session: %w", err)
+			return nil, writeErr("cannot create the session", filepath.Join(rt.novaHome, "sessions"), err)
 		}
 		rt.session = sess
 		return nil, nil
@@ -238,6 +253,21 @@ func (rt *runtime) openSession(o buildOptions, sel config.Selection) ([]llm.Mess
 		rt.warnings = append(rt.warnings, w.String())
 	}
 	return sess.Messages(), nil
+}
+
+// writeErr is a start-up that could not write in dir: the machine's
+// failure, not the command line's (exit code 1, no usage hint), in words
+// that say what is full or read-only and where.
+func writeErr(what, dir string, err error) error {
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		return failure(fmt.Errorf("%s in %s: the file system there is full (no space left on device); free some space, or set NOVA_HOME to a directory on another disk", what, dir))
+	case errors.Is(err, syscall.EDQUOT):
+		return failure(fmt.Errorf("%s in %s: the disk quota there is used up; free some space, or set NOVA_HOME to a directory elsewhere", what, dir))
+	case errors.Is(err, syscall.EROFS):
+		return failure(fmt.Errorf("%s in %s: the file system there is read-only; set NOVA_HOME to a writable directory", what, dir))
+	}
+	return failure(fmt.Errorf("%s in %s: %w", what, dir, err))
 }
 
 // trust is the permission and sandbox set-up of a runtime, for the

@@ -54,27 +54,28 @@ func readCall(id, file string) []llmtest.ToolCall {
 	return []llmtest.ToolCall{{ID: id, Name: "Read", Input: jsonInput(map[string]any{"file_path": file})}}
 }
 
-// runCompaction runs the scripted session against a model with a 6,000
-// token window (a compaction limit of 3,000): the token counts the fake
-// provider reports cross the limit before the third and the sixth request.
+// runCompaction runs the scripted session against a model with a 30,000
+// token window (a compaction limit of 20,808; nova's own system prompt and
+// tools take about 7,500 of it): the token counts the fake provider reports
+// cross the limit before the third and the sixth request.
 func runCompaction(t *testing.T) *compactionRun {
 	t.Helper()
 	long := strings.Repeat("Working through the files one by one and noting what each holds. ", 18)
 	e := newE2E(t,
-		llmtest.Turn{Text: long, ToolCalls: readCall("toolu_1", "big1.txt"), InputTokens: 900, OutputTokens: 300},
-		llmtest.Turn{Text: long, ToolCalls: readCall("toolu_2", "big2.txt"), InputTokens: 2600, OutputTokens: 300},
-		llmtest.Turn{Text: summaryText(1), InputTokens: 2900, OutputTokens: 100},
+		llmtest.Turn{Text: long, ToolCalls: readCall("toolu_1", "big1.txt"), InputTokens: 9000, OutputTokens: 300},
+		llmtest.Turn{Text: long, ToolCalls: readCall("toolu_2", "big2.txt"), InputTokens: 20000, OutputTokens: 300},
+		llmtest.Turn{Text: summaryText(1), InputTokens: 3000, OutputTokens: 100},
 		llmtest.Turn{Text: "Updating the notes.", ToolCalls: []llmtest.ToolCall{{ID: "toolu_3", Name: "Bash", Input: jsonInput(map[string]any{
-			"command": "printf 'Always say NOVA-MARKER-%s.\\n' TWO > NOVACODE.md && cat big3.txt"})}}, InputTokens: 1200, OutputTokens: 200},
-		llmtest.Turn{Text: long, ToolCalls: readCall("toolu_4", "big4.txt"), InputTokens: 2800, OutputTokens: 300},
-		llmtest.Turn{Text: summaryText(2), InputTokens: 2900, OutputTokens: 100},
-		llmtest.Turn{Text: "All four files are read.", InputTokens: 1500, OutputTokens: 50},
+			"command": "printf 'Always say NOVA-MARKER-%s.\\n' TWO > NOVACODE.md && cat big3.txt"})}}, InputTokens: 12000, OutputTokens: 200},
+		llmtest.Turn{Text: long, ToolCalls: readCall("toolu_4", "big4.txt"), InputTokens: 20000, OutputTokens: 300},
+		llmtest.Turn{Text: summaryText(2), InputTokens: 3000, OutputTokens: 100},
+		llmtest.Turn{Text: "All four files are read.", InputTokens: 15000, OutputTokens: 50},
 	)
 	e.env = e.baseEnv()
 	novaHome := filepath.Join(e.home, ".nova")
 	cfg := map[string]any{"providers": []any{map[string]any{
 		"key": "anthropic", "type": "anthropic", "base_url": e.srv.URL, "api_key": "test-key",
-		"models": []any{map[string]any{"model": "small", "context_window": 6000, "max_output": 1000}},
+		"models": []any{map[string]any{"model": "small", "context_window": 30000, "max_output": 1000}},
 	}}}
 	if err := os.MkdirAll(novaHome, 0o700); err != nil {
 		t.Fatal(err)

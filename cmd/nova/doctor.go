@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nova-dev/nova/config"
+	"github.com/nova-dev/nova/memory"
 )
 
 func newDoctorCmd(s *IOStreams) *cobra.Command {
@@ -111,7 +112,28 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 	default:
 		fmt.Fprintf(w, "  Bash commands run unsandboxed, under the permission rules alone.\n")
 	}
+	printInstructions(w, novaHome, workdir, home)
 	return nil
+}
+
+// printInstructions lists the instruction files a session here starts
+// with and the problems of their @imports (a missing file, a cycle, the
+// depth limit), which a session only tells when it reads them.
+func printInstructions(w io.Writer, novaHome, workdir, home string) {
+	files, warns, err := memory.LoadInstructions(novaHome, workdir, home)
+	if err != nil {
+		warns = append(warns, err.Error())
+	}
+	fmt.Fprintf(w, "\nInstruction files (%d):\n", len(files))
+	for _, f := range files {
+		fmt.Fprintf(w, "  %s\n", displayPath(f.Path, workdir, home))
+	}
+	if len(files) == 0 {
+		fmt.Fprintf(w, "  none\n")
+	}
+	for _, warn := range warns {
+		fmt.Fprintf(w, "  warning: %s\n", warn)
+	}
 }
 
 // sandboxInForce says which sandbox this run has, and what decided it.

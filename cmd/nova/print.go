@@ -19,7 +19,11 @@ func runPrint(ctx context.Context, opts *rootOptions, prompt string) error {
 	if err != nil {
 		return err
 	}
-	defer rt.Close()
+	defer func() {
+		if err := rt.Close(); err != nil {
+			fmt.Fprintf(opts.io.ErrOut, "nova: %v\n", err)
+		}
+	}()
 	for _, w := range rt.warnings {
 		fmt.Fprintf(opts.io.ErrOut, "nova: warning: %s\n", w)
 	}

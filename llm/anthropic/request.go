@@ -23,10 +23,8 @@ const (
 	redactedPrefix = "redacted_thinking:"
 )
 
-// buildParams maps a provider-neutral request onto the Messages API. Cache
-// breakpoints go on the system prompt, the last tool and the last block of
-// the newest message, so each turn reads the previous turn's prefix from
-// the cache.
+// buildParams maps a provider-neutral request onto the Messages API, with
+// the cache breakpoints of cacheBreakpoints.
 func buildParams(req llm.Request) (sdk.MessageNewParams, error) {
 	p := sdk.MessageNewParams{Model: sdk.Model(req.Model)}
 
@@ -83,8 +81,39 @@ func buildParams(req llm.Request) (sdk.MessageNewParams, error) {
 			return p, fmt.Errorf("message role %q is not user or assistant", m.Role)
 		}
 	}
+	markPreviousEnd(p.Messages)
 	markLastBlock(p.Messages)
 	return p, nil
+}
+
+// Cache breakpoints. The API writes a cache entry only at a block marked
+// with cache_control, and a later request reads an entry only if it ends
+// exactly at one of that request's breakpoints or at most 19 blocks before
+// one (the 20-block lookback); four breakpoints at most. nova marks:
+//
+//  1. the last tool: the tool list, which never changes within a session;
+//  2. the system prompt: tools and system, which survive a compaction;
+//  3. the end of the previous request: the last block before the newest
+//     assistant message, where the previous request put its breakpoint 4.
+//     That request wrote an entry there, so this one reads it exactly,
+//     however many blocks the turn since added: a turn of 12 parallel tool
+//     calls adds 25 (text, calls, results), more than breakpoint 4 alone
+//     looks back over;
+//  4. the last block of the newest message, written for the next request.
+//
+// A marker is not part of the cached prefix, so moving one changes no
+// entry: the previous request's breakpoint 4 and this one's 3 are one.
+
+// markPreviousEnd puts a breakpoint on the last markable block of the
+// message before the newest assistant message: the end of the request that
+// the assistant message answered.
+func markPreviousEnd(msgs []sdk.MessageParam) {
+	for i := len(msgs) - 1; i > 0; i-- {
+		if msgs[i].OfAssistant != nil {
+			markLast(msgs[i-1])
+			return
+		}
+	}
 }
 
 // toolSchema sends a tool's JSON schema verbatim; the SDK's typed schema
@@ -180,13 +209,16 @@ func toolResultBlock(r *llm.ToolResult) *sdk.ToolResultBlockParam {
 	return b
 }
 
-// markLastBlock puts a cache breakpoint on the last block of the newest
-// message that can carry one (thinking blocks cannot).
+// markLastBlock puts a cache breakpoint on the newest message.
 func markLastBlock(msgs []sdk.MessageParam) {
-	if len(msgs) == 0 {
-		return
+	if len(msgs) > 0 {
+		markLast(msgs[len(msgs)-1])
 	}
-	m := msgs[len(msgs)-1]
+}
+
+// markLast puts a cache breakpoint on the last block of m that can carry
+// one (thinking blocks cannot).
+func markLast(m sdk.MessageParam) {
 	var blocks []sdk.ContentBlockParamUnion
 	switch {
 	case m.OfUser != nil:

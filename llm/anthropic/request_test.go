@@ -86,10 +86,12 @@ func TestRequestBody(t *testing.T) {
 	if in, _ := asst[2]["input"].(map[string]any); in["path"] != "a.go" {
 		t.Errorf("tool_use input = %v", asst[2]["input"])
 	}
+	// Breakpoints: the end of the previous request (the last block before
+	// the newest assistant message) and the newest block, nothing between.
 	for i, m := range body.Messages[:2] {
-		for _, b := range m.Content {
-			if b["cache_control"] != nil {
-				t.Errorf("message %d has a cache breakpoint; only the newest may", i)
+		for j, b := range m.Content {
+			if want := i == 0 && j == len(m.Content)-1; ephemeral(b["cache_control"]) != want {
+				t.Errorf("message %d block %d: cache_control %v, want it only at the previous request's end", i, j, b["cache_control"])
 			}
 		}
 	}

@@ -40,11 +40,16 @@ type Turn struct {
 	Status       int
 	ErrorType    string // e.g. "overloaded_error", "rate_limit_error", "authentication_error"
 	ErrorMessage string
-	RetryAfter   string // value of the retry-after header
-	RetryAfterMS string // value of the retry-after-ms header
+	// RetryAfter and RetryAfterMS are the values of the retry-after and
+	// retry-after-ms headers, sent with an HTTP error or a stream.
+	RetryAfter   string
+	RetryAfterMS string
 
 	// CutAfter, when > 0, drops the connection after that many SSE events.
 	CutAfter int
+	// CutAfterText, when > 0, drops the connection after that many text
+	// deltas, in every wire format alike: a stream that breaks mid-answer.
+	CutAfterText int
 	// StreamError sends the provider's in-stream error event after the
 	// content instead of a normal end (Anthropic "error" event, an OpenAI
 	// error chunk, a Responses "error" event).
@@ -88,6 +93,7 @@ type Server struct {
 	turns []Turn
 	reqs  []Request
 	slept time.Duration // total ChunkDelay waited, for overhead benchmarks
+	cache *Cache        // the prompt cache model, when UseCache set one
 }
 
 // New starts a server with the given turns. Close it when done.
@@ -146,7 +152,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if ok {
 		turn, s.turns = s.turns[0], s.turns[1:]
 	}
+	cache := s.cache
 	s.mu.Unlock()
+	if ok && r.URL.Path == "/v1/messages" {
+		turn = cacheTurn(cache, turn, body)
+	}
 	if !ok {
 		http.Error(w, `{"error":{"type":"api_error","message":"llmtest: no scripted turn left"}}`, http.StatusInternalServerError)
 		return
@@ -167,13 +177,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("llmtest: unknown path %s", r.URL.Path), http.StatusNotFound)
 		return
 	}
+	if turn.RetryAfter != "" {
+		w.Header().Set("retry-after", turn.RetryAfter)
+	}
+	if turn.RetryAfterMS != "" {
+		w.Header().Set("retry-after-ms", turn.RetryAfterMS)
+	}
 	if turn.Status != 0 && turn.Status != http.StatusOK {
-		if turn.RetryAfter != "" {
-			w.Header().Set("retry-after", turn.RetryAfter)
-		}
-		if turn.RetryAfterMS != "" {
-			w.Header().Set("retry-after-ms", turn.RetryAfterMS)
-		}
 		w.Header().Set("content-type", "application/json")
 		w.WriteHeader(turn.Status)
 		_, _ = w.Write(f.errorBody(turn))
@@ -223,6 +233,7 @@ type sseWriter struct {
 	w    http.ResponseWriter
 	turn Turn
 	n    int
+	text int // text deltas written
 	cut  bool
 }
 
@@ -234,14 +245,8 @@ func (s *sseWriter) Event(name string, data any) {
 		return
 	}
 	if s.turn.CutAfter > 0 && s.n >= s.turn.CutAfter {
-		s.cut = true
-		if hj, ok := s.w.(http.Hijacker); ok {
-			if conn, _, err := hj.Hijack(); err == nil {
-				conn.Close()
-				return
-			}
-		}
-		panic(http.ErrAbortHandler)
+		s.drop()
+		return
 	}
 	if s.n > 0 && s.turn.ChunkDelay > 0 {
 		t := time.NewTimer(s.turn.ChunkDelay)
@@ -277,6 +282,32 @@ func (s *sseWriter) Event(name string, data any) {
 	if f, ok := s.w.(http.Flusher); ok {
 		f.Flush()
 	}
+}
+
+// TextEvent is Event for an event that carries a text delta, which counts
+// toward the turn's CutAfterText.
+func (s *sseWriter) TextEvent(name string, data any) {
+	if s.cut {
+		return
+	}
+	if s.turn.CutAfterText > 0 && s.text >= s.turn.CutAfterText {
+		s.drop()
+		return
+	}
+	s.text++
+	s.Event(name, data)
+}
+
+// drop aborts the connection mid-stream, as a network failure would.
+func (s *sseWriter) drop() {
+	s.cut = true
+	if hj, ok := s.w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			conn.Close()
+			return
+		}
+	}
+	panic(http.ErrAbortHandler)
 }
 
 // Cut reports whether the connection was dropped.
