@@ -13,6 +13,18 @@ import (
 // renames it over path, so readers see the old file or the new one, never a
 // torn one.
 func Write(path string, data []byte, perm os.FileMode) error {
+	return write(path, data, perm, true)
+}
+
+// WriteCache is Write without the sync, for a file nova rebuilds from
+// another when it is lost (session listings rebuilt from the transcript):
+// readers still never see a torn file, but a power cut may lose the latest
+// version. Syncing it cost as much as the record it describes.
+func WriteCache(path string, data []byte, perm os.FileMode) error {
+	return write(path, data, perm, false)
+}
+
+func write(path string, data []byte, perm os.FileMode, sync bool) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -28,9 +40,11 @@ func Write(path string, data []byte, perm os.FileMode) error {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+	if sync {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return fmt.Errorf("write %s: %w", path, err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

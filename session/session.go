@@ -272,7 +272,9 @@ func (s *Session) writeMeta() error {
 	if err != nil {
 		return fmt.Errorf("session %s: encode meta: %w", s.t.Meta.ID, err)
 	}
-	if err := atomicfile.Write(filepath.Join(s.dir, metaFile), append(b, '\n'), 0o600); err != nil {
+	// Not synced: the transcript, which is, is the truth, and Open
+	// rebuilds meta.json from it.
+	if err := atomicfile.WriteCache(filepath.Join(s.dir, metaFile), append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("session %s: record saved, but listing metadata not updated: %w", s.t.Meta.ID, err)
 	}
 	return nil

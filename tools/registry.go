@@ -22,8 +22,18 @@ type Registry struct {
 }
 
 type entry struct {
-	tool   Tool
+	tool Tool
+	// The schema is compiled at the tool's first call, not at start: a
+	// one-turn run that calls two tools should not pay for all of them.
+	once   sync.Once
 	schema *jsonschema.Resolved
+	err    error
+}
+
+// resolved compiles the tool's schema once.
+func (e *entry) resolved() (*jsonschema.Resolved, error) {
+	e.once.Do(func() { e.schema, e.err = compileSchema(e.tool.Name(), e.tool.Schema()) })
+	return e.schema, e.err
 }
 
 // NewRegistry returns an empty registry.
@@ -31,18 +41,19 @@ func NewRegistry() *Registry {
 	return &Registry{tools: map[string]*entry{}, disabled: map[string]bool{}}
 }
 
-// Register adds t. Its schema must compile; a name may be registered once.
+// Register adds t. Its schema must be a JSON object (it is compiled at the
+// first call: TestBuiltinSchemasCompile holds nova's own to compiling); a
+// name may be registered once.
 func (r *Registry) Register(t Tool) error {
-	schema, err := compileSchema(t.Name(), t.Schema())
-	if err != nil {
-		return err
+	if raw := t.Schema(); !json.Valid(raw) || !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) {
+		return fmt.Errorf("tool %s: schema is not a JSON object", t.Name())
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, dup := r.tools[t.Name()]; dup {
 		return fmt.Errorf("tool %s registered twice", t.Name())
 	}
-	r.tools[t.Name()] = &entry{tool: t, schema: schema}
+	r.tools[t.Name()] = &entry{tool: t}
 	r.order = append(r.order, t.Name())
 	return nil
 }
@@ -111,7 +122,11 @@ func (r *Registry) validate(name string, input json.RawMessage) error {
 	if err := json.Unmarshal(input, &v); err != nil {
 		return fmt.Errorf("input is not valid JSON: %v", err)
 	}
-	if err := e.schema.Validate(v); err != nil {
+	schema, err := e.resolved()
+	if err != nil {
+		return err
+	}
+	if err := schema.Validate(v); err != nil {
 		return fmt.Errorf("input does not match the schema of %s: %s", name, schemaMessage(err))
 	}
 	return nil
