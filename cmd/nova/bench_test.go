@@ -6,7 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"syscall"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,22 +115,72 @@ func runPrintOnce(b *testing.B, srv *llmtest.Server, home string, args ...string
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("1\n2\n3\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command(novaBin, append(append([]string{"-p", "--allowedTools", "Bash"}, args...), "count the lines of a.txt")...)
+	argv := append(append([]string{novaBin, "-p", "--allowedTools", "Bash"}, args...), "count the lines of a.txt")
+	// ru_maxrss of a child this test binary starts counts the test
+	// binary's own pages (the kernel keeps the high-water mark across the
+	// exec), so the child is started by GNU time, a small process whose
+	// own child's peak is nova's alone. Without it the figure is read from
+	// /proc while nova runs.
+	rssFile := filepath.Join(b.TempDir(), "rss")
+	timeBin, terr := exec.LookPath("time")
+	if terr == nil {
+		argv = append([]string{timeBin, "-f", "%M", "-o", rssFile}, argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = ws
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "NOVA_HOME=" + filepath.Join(home, ".nova"),
 		"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Start(); err != nil {
+		b.Fatalf("nova -p: %v", err)
+	}
+	var polled int64
+	stop, polledDone := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(polledDone)
+		if terr == nil {
+			return
+		}
+		for {
+			if kb := vmHWM(cmd.Process.Pid); kb > 0 {
+				polled = kb
+			}
+			select {
+			case <-time.After(time.Millisecond):
+			case <-stop:
+				return
+			}
+		}
+	}()
+	err := cmd.Wait()
+	wall := time.Since(start)
+	close(stop)
+	<-polledDone
+	if err != nil {
 		b.Fatalf("nova -p: %v\n%s", err, stderr.String())
 	}
-	wall := time.Since(start)
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss
+	rss := polled
+	if data, err := os.ReadFile(rssFile); err == nil {
+		rss, _ = strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
 	}
 	return wall, rss
+}
+
+// vmHWM is the peak resident set of process pid in KiB, from /proc.
+func vmHWM(pid int) int64 {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb
+		}
+	}
+	return 0
 }
 
 func median(ds []time.Duration) time.Duration {
