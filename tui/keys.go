@@ -9,11 +9,11 @@ import (
 
 // keyHelp is the key map shown by ? and /help (and in docs/tui.md).
 var keyHelp = [][2]string{
-	{"enter", "send the prompt (or choose, in a dialog)"},
+	{"enter", "send the prompt, or queue it while nova works (in a dialog: choose)"},
 	{"shift+enter, ctrl+j", "new line"},
 	{"up / down", "prompt history, or move through suggestions"},
 	{"tab", "complete a /command or @path"},
-	{"esc", "interrupt the running turn; in a dialog: deny / cancel"},
+	{"esc", "interrupt the running turn, queued prompts back to the input; in a dialog: deny / cancel"},
 	{"shift+tab", "cycle permission mode: default, acceptEdits, plan (and bypassPermissions if started in it)"},
 	{"ctrl+o", "expand / collapse tool calls and thinking"},
 	{"pgup / pgdown", "scroll the transcript"},
@@ -114,8 +114,10 @@ func (m *Model) submit(text string) tea.Cmd {
 		m.in.reset(text)
 		return m.command(text)
 	case m.run != nil || m.busy != "":
-		// The text stays in the input, to send when the turn ends.
-		m.hint = "nova is working · esc interrupts"
+		// Sent when nova stops, as a Claude Code user expects; Esc takes
+		// it back into the input.
+		m.in.reset(text)
+		m.queued = append(m.queued, text)
 		return nil
 	case strings.HasPrefix(text, "!"):
 		m.in.reset(text)
@@ -124,6 +126,39 @@ func (m *Model) submit(text string) tea.Cmd {
 	m.in.reset(text)
 	m.hint = ""
 	return m.startRun(text)
+}
+
+// sendQueued sends what was queued while nova worked, once it is idle: a
+// "!cmd" on its own, and the prompts up to the next one as one message.
+func (m *Model) sendQueued() tea.Cmd {
+	if len(m.queued) == 0 || m.run != nil || m.busy != "" {
+		return nil
+	}
+	if next := m.queued[0]; strings.HasPrefix(next, "!") {
+		m.queued = m.queued[1:]
+		return m.shell(strings.TrimSpace(next[1:]))
+	}
+	n := 1
+	for n < len(m.queued) && !strings.HasPrefix(m.queued[n], "!") {
+		n++
+	}
+	text := strings.Join(m.queued[:n], "\n\n")
+	m.queued = m.queued[n:]
+	return m.startRun(text)
+}
+
+// unqueue takes queued prompts back into the input, before what is being
+// typed, so an interrupt never sends them.
+func (m *Model) unqueue() {
+	if len(m.queued) == 0 {
+		return
+	}
+	text := strings.Join(m.queued, "\n\n")
+	if cur := m.in.ta.Value(); cur != "" {
+		text += "\n\n" + cur
+	}
+	m.queued = nil
+	m.in.ta.SetValue(text)
 }
 
 // shell runs "!cmd" through the backend (and so through the permission

@@ -50,7 +50,9 @@ type Model struct {
 	hint      string
 	// shellContext is "!cmd" output waiting to go with the next prompt.
 	shellContext []string
-	now          func() time.Time
+	// queued are prompts sent while nova was working, to go when it stops.
+	queued []string
+	now    func() time.Time
 }
 
 // activeRun is the run in progress.
@@ -157,6 +159,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.tr.add(&entry{kind: entryNotice, text: msg.text})
 		}
 		m.status = m.b.Status()
+		return m, m.sendQueued()
 	case shellMsg:
 		m.busy = ""
 		out := msg.output
@@ -165,6 +168,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.tr.add(&entry{kind: entryShell, title: msg.command, text: out})
 		m.shellContext = append(m.shellContext, "<shell-command>\n$ "+msg.command+"\n"+out+"\n</shell-command>")
+		return m, m.sendQueued()
 	}
 	return m, nil
 }
@@ -256,7 +260,7 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 		m.run = nil
 		m.dialogs = nil
 		m.hint = ""
-		return nil
+		return m.sendQueued()
 	}
 	return waitEvents(msg.ch)
 }
@@ -282,6 +286,7 @@ func (m *Model) startRun(text string) tea.Cmd {
 // running tools and ends the run with an interrupted done event, which
 // keeps the transcript consistent; the UI only waits for it.
 func (m *Model) interrupt() {
+	m.unqueue()
 	if m.run == nil || m.run.interrupted {
 		return
 	}

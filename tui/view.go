@@ -50,6 +50,7 @@ func (m *Model) bottom() (lines []string, inputTop int) {
 			lines = append(lines, todosView(m.todos, m.width, &m.st)...)
 		}
 		lines = append(lines, m.in.comp.view(m.width, &m.st)...)
+		lines = append(lines, queuedView(m.queued, m.width, &m.st)...)
 		lines = append(lines, m.st.dim.Render(strings.Repeat("─", m.width)))
 		inputTop = len(lines)
 		lines = append(lines, strings.Split(m.in.ta.View(), "\n")...)
@@ -57,6 +58,22 @@ func (m *Model) bottom() (lines []string, inputTop int) {
 	}
 	lines = append(lines, m.activity(), statusView(m.status, m.width, &m.st))
 	return lines, inputTop
+}
+
+// queuedView lists the prompts waiting for nova to stop, one line each.
+func queuedView(queued []string, width int, st *styles) []string {
+	var lines []string
+	for _, q := range queued {
+		first, _, more := strings.Cut(q, "\n")
+		if more {
+			first += " …"
+		}
+		lines = append(lines, st.dim.Render(clipLine("⏵ queued: "+first, width)))
+	}
+	if len(lines) > 0 {
+		lines = append(lines, st.dim.Render(clipLine("  sent when nova stops · esc edits", width)))
+	}
+	return lines
 }
 
 // activity is the line that says what nova is doing, or a hint.
