@@ -39,17 +39,17 @@ type Config struct {
 	// Context builds the context message: environment facts, instruction
 	// files and memory. It goes before the first prompt of a new session and
 	// into the summary after each compaction (so instructions are re-read).
-	Context func() string
+	// ctx is the run's: what Context has to tell reaches its watchers.
+	Context func(ctx context.Context) string
 	// Discover, when set, is told the paths each tool call touched and
 	// returns text to add to that call's result (instruction files of a
 	// directory met for the first time), or "".
-	Discover func(paths []string) string
-	// Pipeline runs tool calls; Env is the session's tool environment.
+	Discover func(ctx context.Context, paths []string) string
+	// Pipeline runs tool calls; Env is the session's tool environment,
+	// made whole by its maker: whether a person can be asked is its Ask
+	// (Person, or nil when nobody can answer), its Notify is Notify.
 	Pipeline *tools.Pipeline
 	Env      *tools.Env
-	// Interactive says a person can answer permission asks and questions;
-	// when false every ask is a denial the model is told about.
-	Interactive bool
 	// MaxTurns stops a run after that many model turns; 0 means no limit.
 	MaxTurns int
 	// Recorder, when set, receives every message of the conversation.
@@ -71,8 +71,7 @@ type Agent struct {
 	added   int         // characters added to history since the last response
 }
 
-// New returns an Agent. It takes over cfg.Env's Ask and Notify hooks so that
-// questions and tool notices become events of the current run.
+// New returns an Agent.
 func New(cfg Config) *Agent {
 	a := &Agent{cfg: cfg, history: append([]llm.Message(nil), cfg.History...)}
 	for _, m := range a.history {
@@ -82,14 +81,6 @@ func New(cfg Config) *Agent {
 	}
 	// So do the system prompt and the tools, which every request carries.
 	a.added += overheadChars(cfg)
-	if cfg.Env != nil {
-		if cfg.Interactive {
-			cfg.Env.Ask = asker{a}
-		} else {
-			cfg.Env.Ask = nil
-		}
-		cfg.Env.Notify = a.notify
-	}
 	return a
 }
 
@@ -130,7 +121,9 @@ func (a *Agent) Run(ctx context.Context, input llm.Message) <-chan Event {
 	a.mu.Unlock()
 	go func() {
 		defer close(ch)
-		done := a.run(ctx, input)
+		// Everything the run does carries its sink, so the asks and
+		// notices of its tool calls become its events.
+		done := a.run(withSink(ctx, a.send), input)
 		a.mu.Lock()
 		a.running = false
 		a.emit = nil
@@ -150,14 +143,6 @@ func (a *Agent) send(ev Event) {
 	}
 }
 
-func (a *Agent) notify(n tools.Notice) {
-	if n.Kind == "todos" {
-		a.send(Event{Type: EventTodos, Todos: n.Data})
-		return
-	}
-	a.send(Event{Type: EventNotice, Text: fmt.Sprint(n.Data)})
-}
-
 // run is the loop; it returns the done record.
 func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 	done := &Done{Subtype: SubtypeSuccess, Denials: []Denial{}}
@@ -167,7 +152,7 @@ func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 	if fresh && a.cfg.Context != nil {
 		// The context rides in the first user message, ahead of the
 		// prompt, so every later request shares the same prefix.
-		input.Parts = append([]llm.Part{llm.TextPart(a.cfg.Context())}, input.Parts...)
+		input.Parts = append([]llm.Part{llm.TextPart(a.cfg.Context(ctx))}, input.Parts...)
 	}
 	if err := a.closeDanglingCalls(); err != nil {
 		a.send(Event{Type: EventNotice, Text: err.Error()})

@@ -71,9 +71,13 @@ func newHarness(t *testing.T, mode permission.Mode, interactive bool, ts ...tool
 	}
 	env := tools.NewEnv(t.TempDir())
 	env.SpillDir = t.TempDir()
+	env.Notify = Notify
+	if interactive {
+		env.Ask = Person{}
+	}
 	c := &scripted{}
-	a := New(Config{Client: c, Model: "m", System: "sys", Context: func() string { return "<environment>ctx</environment>" },
-		Pipeline: &tools.Pipeline{Registry: reg, Checker: checker}, Env: env, Interactive: interactive,
+	a := New(Config{Client: c, Model: "m", System: "sys", Context: func(context.Context) string { return "<environment>ctx</environment>" },
+		Pipeline: &tools.Pipeline{Registry: reg, Checker: checker}, Env: env,
 		ContextWindow: 100_000, MaxTokens: 4_000})
 	return &harness{client: c, agent: a, reg: reg}
 }
@@ -167,7 +171,7 @@ func TestAskAnsweredByPerson(t *testing.T) {
 		var asked *PermissionAsk
 		evs := drain(h.agent.Run(context.Background(), llm.UserText("go")), func(a *PermissionAsk) {
 			asked = a
-			a.Answer(tools.PermissionAnswer{Allow: allow, Message: "not now"})
+			a.Answer(PermissionAnswer{Allow: allow, Message: "not now"})
 		})
 		if asked == nil || asked.ID != "c1" || asked.Tool != "Writer" {
 			t.Fatalf("ask = %+v", asked)
@@ -321,7 +325,7 @@ func TestCompactionWhenTheWindowFills(t *testing.T) {
 	h.agent.cfg.ContextWindow = 4000 // limit 2000 tokens ≈ 8000 chars
 	h.agent.cfg.MaxTokens = 500
 	loads := 0
-	h.agent.cfg.Context = func() string { loads++; return "<instructions>be brief</instructions>" }
+	h.agent.cfg.Context = func(context.Context) string { loads++; return "<instructions>be brief</instructions>" }
 	// Three turns of big text; the provider's input count grows with them
 	// until the threshold is crossed.
 	for i := range 3 {

@@ -153,8 +153,10 @@ func runCacheSession(tb testing.TB, cache *llmtest.Cache) []llmtest.CacheUsage {
 	a := agent.New(agent.Config{
 		Client: anthropic.New(llm.ProviderConfig{Type: llm.ProviderAnthropic, BaseURL: srv.URL, APIKey: "sk-test"}),
 		Model:  "claude-sonnet-4-5", MaxTokens: 8192, ContextWindow: 200_000,
-		System:   agent.SystemPrompt(),
-		Context:  func() string { return agent.EnvironmentContext(ctx, dir, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)) },
+		System: agent.SystemPrompt(),
+		Context: func(context.Context) string {
+			return agent.EnvironmentContext(ctx, dir, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+		},
 		Pipeline: &tools.Pipeline{Registry: reg, Checker: checker}, Env: env,
 	})
 	prompts := []string{"How is this project laid out?", "What do the handlers have in common?", "Can Handle07 change safely?", "Where is the limit set?"}

@@ -123,7 +123,7 @@ func (a *Agent) Compact(ctx context.Context, instructions string) error {
 	}
 	var prefix string
 	if a.cfg.Context != nil {
-		prefix = a.cfg.Context() + "\n\n"
+		prefix = a.cfg.Context(ctx) + "\n\n"
 	}
 	if err := est.fit(append([]llm.Message{session.SummaryMessage(prefix)}, kept...), false); err != nil {
 		return err

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/nova-dev/nova/memory"
-	"github.com/nova-dev/nova/tools"
 )
 
 // ContextSource builds the context message of a session — environment
@@ -15,11 +14,6 @@ import (
 // files of subdirectories as tools touch them. Build it once per session.
 type ContextSource struct {
 	NovaHome, Workdir, Home string
-	// Env, when set, carries the problems met loading instruction files (a
-	// missing @import, a cycle, the depth limit, an unreadable file) to the
-	// run's event stream as notices, through the Notify hook the agent sets
-	// on it, each once. Without it they wait for Warnings.
-	Env *tools.Env
 
 	mu       sync.Mutex
 	tracker  *memory.Tracker
@@ -39,7 +33,7 @@ func (c *ContextSource) Message(ctx context.Context) string {
 	c.mu.Lock()
 	c.tracker = memory.NewTracker(c.Workdir, files)
 	c.mu.Unlock()
-	c.report(warns)
+	c.report(ctx, warns)
 	if r := memory.Render(files); r != "" {
 		b.WriteString("\n\n")
 		b.WriteString(r)
@@ -57,7 +51,7 @@ func (c *ContextSource) Message(ctx context.Context) string {
 // Discover returns the instruction files of directories below the working
 // directory that paths lead into and that were not loaded yet, rendered for
 // the model, or "".
-func (c *ContextSource) Discover(paths []string) string {
+func (c *ContextSource) Discover(ctx context.Context, paths []string) string {
 	c.mu.Lock()
 	tr := c.tracker
 	c.mu.Unlock()
@@ -68,7 +62,7 @@ func (c *ContextSource) Discover(paths []string) string {
 	for _, p := range paths {
 		found = append(found, tr.Touch(p)...)
 	}
-	c.report(tr.Warnings())
+	c.report(ctx, tr.Warnings())
 	if len(found) == 0 {
 		return ""
 	}
@@ -82,7 +76,7 @@ func (c *ContextSource) Warnings() []string {
 	tr := c.tracker
 	c.mu.Unlock()
 	if tr != nil {
-		c.report(tr.Warnings())
+		c.report(context.Background(), tr.Warnings()) // outside a run: kept
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -91,14 +85,11 @@ func (c *ContextSource) Warnings() []string {
 	return w
 }
 
-// report tells each warning once: as a notice of the current run when Env
-// has a Notify hook, else kept for Warnings. The context is rebuilt after
-// every compaction, and the same broken import must not be told each time.
-func (c *ContextSource) report(warns []string) {
-	var notify func(tools.Notice)
-	if c.Env != nil {
-		notify = c.Env.Notify
-	}
+// report tells each warning (a missing @import, a cycle, the depth
+// limit, an unreadable file) once: as a notice of the run of ctx, or kept
+// for Warnings outside a run. The context is rebuilt after every
+// compaction, and the same broken import must not be told each time.
+func (c *ContextSource) report(ctx context.Context, warns []string) {
 	var fresh []string
 	c.mu.Lock()
 	for _, w := range warns {
@@ -111,13 +102,14 @@ func (c *ContextSource) report(warns []string) {
 		c.reported[w] = true
 		fresh = append(fresh, w)
 	}
-	if notify == nil {
-		c.warnings = append(c.warnings, fresh...)
-	}
 	c.mu.Unlock()
+	var kept []string
 	for _, w := range fresh {
-		if notify != nil {
-			notify(tools.Notice{Kind: "warning", Data: "warning: instruction files: " + w})
+		if !notice(ctx, "warning: instruction files: "+w) {
+			kept = append(kept, w)
 		}
 	}
+	c.mu.Lock()
+	c.warnings = append(c.warnings, kept...)
+	c.mu.Unlock()
 }

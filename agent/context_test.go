@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/nova-dev/nova/memory"
-	"github.com/nova-dev/nova/tools"
 )
 
 func TestContextSource(t *testing.T) {
@@ -41,11 +40,11 @@ func TestContextSource(t *testing.T) {
 	if strings.Contains(msg, "pkg rule") {
 		t.Error("a subdirectory's instructions were loaded before it was touched")
 	}
-	got := src.Discover([]string{filepath.Join(ws, "pkg", "a.go")})
+	got := src.Discover(context.Background(), []string{filepath.Join(ws, "pkg", "a.go")})
 	if !strings.Contains(got, "pkg rule: no globals") {
 		t.Errorf("Discover = %q, want the pkg instructions", got)
 	}
-	if again := src.Discover([]string{filepath.Join(ws, "pkg", "a.go")}); again != "" {
+	if again := src.Discover(context.Background(), []string{filepath.Join(ws, "pkg", "a.go")}); again != "" {
 		t.Errorf("instructions discovered twice: %q", again)
 	}
 	// After a compaction the message is rebuilt from the files as they are now.
@@ -78,18 +77,20 @@ func TestContextSourceReportsImportWarnings(t *testing.T) {
 	write("sub/AGENTS.md", "sub rule @nowhere.md\n")
 	write("sub/x.go", "package sub\n")
 
+	// In a run, each warning is a notice of the run.
 	var mu sync.Mutex
 	var notices []string
-	env := tools.NewEnv(ws)
-	env.Notify = func(n tools.Notice) {
+	run := withSink(context.Background(), func(ev Event) {
 		mu.Lock()
 		defer mu.Unlock()
-		notices = append(notices, fmt.Sprint(n.Data))
-	}
-	src := &ContextSource{NovaHome: filepath.Join(home, ".nova"), Workdir: ws, Home: home, Env: env}
-	src.Message(context.Background())
-	src.Message(context.Background()) // after a compaction
-	src.Discover([]string{filepath.Join(ws, "sub", "x.go")})
+		if ev.Type == EventNotice {
+			notices = append(notices, ev.Text)
+		}
+	})
+	src := &ContextSource{NovaHome: filepath.Join(home, ".nova"), Workdir: ws, Home: home}
+	src.Message(run)
+	src.Message(run) // after a compaction
+	src.Discover(run, []string{filepath.Join(ws, "sub", "x.go")})
 	joined := strings.Join(notices, "\n")
 	for _, want := range []string{"import @missing.md not found", "would create a cycle", "at most 4 levels deep", "import @nowhere.md not found"} {
 		if n := strings.Count(joined, want); n != 1 {
@@ -107,6 +108,6 @@ func TestContextSourceReportsImportWarnings(t *testing.T) {
 	quiet.Message(context.Background())
 	quiet.Message(context.Background())
 	if w := quiet.Warnings(); len(w) != 3 {
-		t.Errorf("Warnings without Env = %q, want the three, once", w)
+		t.Errorf("Warnings outside a run = %q, want the three, once", w)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/tools"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // EventType names an Event.
@@ -48,7 +49,7 @@ type Event struct {
 	// Result is set on tool_result events.
 	Result *ToolResult `json:"result,omitempty"`
 	// Todos is set on todos events: the whole current list.
-	Todos any `json:"todos,omitempty"`
+	Todos []display.Todo `json:"todos,omitempty"`
 	// Usage is set on turn_end (that turn) and done (the run's totals).
 	Usage *llm.Usage `json:"usage,omitempty"`
 	// StopReason is set on turn_end and done.
@@ -76,12 +77,32 @@ type PermissionAsk struct {
 	Suggestions []string            `json:"suggestions,omitempty"`
 
 	once  sync.Once
-	reply chan tools.PermissionAnswer
+	reply chan PermissionAnswer
 }
 
 // Answer delivers the person's answer; later calls are ignored.
-func (a *PermissionAsk) Answer(ans tools.PermissionAnswer) {
+func (a *PermissionAsk) Answer(ans PermissionAnswer) {
 	a.once.Do(func() { a.reply <- ans })
+}
+
+// PermissionAnswer is a person's answer to a PermissionAsk.
+type PermissionAnswer struct {
+	Allow bool `json:"allow"`
+	// Always, with Allow, saves Rule (one of the ask's suggestions) so the
+	// same call is not asked again.
+	Always bool   `json:"always,omitempty"`
+	Rule   string `json:"rule,omitempty"`
+	// Message goes to the model with a denial.
+	Message string `json:"message,omitempty"`
+}
+
+// approval is what the pipeline does with the answer.
+func (a PermissionAnswer) approval() tools.Approval {
+	ap := tools.Approval{Allow: a.Allow, Message: a.Message}
+	if a.Allow && a.Always {
+		ap.Rule = a.Rule
+	}
+	return ap
 }
 
 // QuestionAsk carries AskUserQuestion questions to a person.
@@ -109,7 +130,7 @@ type ToolResult struct {
 	Decision   permission.Decision `json:"decision"`
 	SpillPath  string              `json:"spill_path,omitempty"`
 	DurationMS int64               `json:"duration_ms"`
-	Display    any                 `json:"display,omitempty"`
+	Display    *display.Display    `json:"display,omitempty"`
 }
 
 // ContextUsage is how full the context window is (seed 000's

@@ -66,8 +66,9 @@ func newWire(t *testing.T, ts []tools.Tool, turns ...llmtest.Turn) *wire {
 	}
 	env := tools.NewEnv(t.TempDir())
 	env.SpillDir = t.TempDir()
+	env.Ask, env.Notify = Person{}, Notify
 	w.agent = New(Config{Client: client, Model: "claude-test", System: "sys",
-		Pipeline: &tools.Pipeline{Registry: reg, Checker: checker}, Env: env, Interactive: true,
+		Pipeline: &tools.Pipeline{Registry: reg, Checker: checker}, Env: env,
 		ContextWindow: 100_000, MaxTokens: 4_000, Recorder: w.rec})
 	return w
 }
@@ -75,7 +76,7 @@ func newWire(t *testing.T, ts []tools.Tool, turns ...llmtest.Turn) *wire {
 // run runs prompt, allowing every ask, and returns the events.
 func (w *wire) run(prompt string) []Event {
 	return drain(w.agent.Run(context.Background(), llm.UserText(prompt)), func(a *PermissionAsk) {
-		a.Answer(tools.PermissionAnswer{Allow: true})
+		a.Answer(PermissionAnswer{Allow: true})
 	})
 }
 

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"sync"
 
@@ -183,7 +182,7 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 			for j, acc := range p.out.Paths {
 				paths[j] = acc.Path
 			}
-			if extra := a.cfg.Discover(paths); extra != "" {
+			if extra := a.cfg.Discover(ctx, paths); extra != "" {
 				outs[i].Result.Output += "\n\n" + extra
 			}
 		}
@@ -236,34 +235,5 @@ func (a *Agent) request() llm.Request {
 		Tools:          a.cfg.Pipeline.Registry.Specs(),
 		MaxTokens:      a.cfg.MaxTokens,
 		ThinkingBudget: a.cfg.ThinkingBudget,
-	}
-}
-
-// asker turns the pipeline's questions into events of the current run.
-type asker struct{ a *Agent }
-
-func (k asker) AskPermission(ctx context.Context, ask tools.PermissionAsk) tools.PermissionAnswer {
-	pa := &PermissionAsk{ID: ask.CallID, Tool: ask.Tool, Input: ask.Input, Decision: ask.Decision,
-		Suggestions: ask.Decision.Suggestions, reply: make(chan tools.PermissionAnswer, 1)}
-	k.a.send(Event{Type: EventPermissionAsk, Ask: pa})
-	select {
-	case ans := <-pa.reply:
-		return ans
-	case <-ctx.Done():
-		return tools.PermissionAnswer{Allow: false, Message: "interrupted"}
-	}
-}
-
-func (k asker) AskQuestions(ctx context.Context, qs []tools.Question) ([]string, error) {
-	q := &QuestionAsk{ID: newID(), Questions: qs, reply: make(chan []string, 1)}
-	k.a.send(Event{Type: EventQuestion, Question: q})
-	select {
-	case ans := <-q.reply:
-		if ans == nil {
-			return nil, errors.New("the user declined to answer")
-		}
-		return ans, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
 	}
 }

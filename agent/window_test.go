@@ -101,7 +101,7 @@ func windowAgent(t *testing.T, window, maxOut, systemChars, toolOutput int) (*Ag
 	env.SpillDir = t.TempDir()
 	c := &countingClient{summary: "## Goal\nkeep going"}
 	a := New(Config{Client: c, Model: "m", System: strings.Repeat("s", systemChars),
-		Context:  func() string { return "<environment>ctx</environment>" },
+		Context:  func(context.Context) string { return "<environment>ctx</environment>" },
 		Pipeline: &tools.Pipeline{Registry: reg, Checker: checker}, Env: env,
 		ContextWindow: window, MaxTokens: maxOut, Recorder: &memRecorder{}})
 	return a, c

@@ -217,11 +217,6 @@ type PermissionOptions struct {
 	// --disallowedTools values; each may hold several rules.
 	AllowedTools    []string
 	DisallowedTools []string
-	// Sandboxed says Bash runs inside a working OS sandbox.
-	Sandboxed bool
-	// SandboxUnavailable says the sandbox was asked for explicitly (a
-	// setting or --sandbox) but cannot run here: every Bash command asks.
-	SandboxUnavailable bool
 	// Persist overrides where "allow always" rules go; nil writes them to
 	// the project's .nova/settings.local.json.
 	Persist func(rule string) error
@@ -271,8 +266,6 @@ func (s *Settings) PermissionConfig(o PermissionOptions) (permission.Config, err
 		}
 		cfg.RuleSets = append(cfg.RuleSets, set)
 	}
-	cfg.Sandboxed = o.Sandboxed
-	cfg.SandboxUnavailable = o.SandboxUnavailable && !o.Sandboxed
 	cfg.SandboxAutoAllow = s.Sandbox.AutoAllow != nil && *s.Sandbox.AutoAllow
 	if cfg.Persist == nil && o.Workspace != "" {
 		dir := o.Workspace

@@ -110,12 +110,11 @@ func TestPermissionConfig(t *testing.T) {
 		AllowedTools:    []string{"Bash(git log:*),Read", "Edit"},
 		DisallowedTools: []string{"Bash(curl:*)"},
 		AddDirs:         []string{"/extra"},
-		Sandboxed:       true,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Mode != permission.ModePlan || !cfg.Sandboxed || !cfg.SandboxAutoAllow || cfg.SandboxUnavailable {
+	if cfg.Mode != permission.ModePlan || !cfg.SandboxAutoAllow {
 		t.Errorf("cfg %+v", cfg)
 	}
 	if !slices.Equal(cfg.AddDirs, []string{"/data", "/extra"}) {
@@ -138,8 +137,8 @@ func TestPermissionConfig(t *testing.T) {
 	}
 
 	s.Sandbox.AutoAllow = &off
-	cfg, err = s.PermissionConfig(PermissionOptions{Workspace: proj, Mode: permission.ModeAcceptEdits, SandboxUnavailable: true})
-	if err != nil || cfg.Mode != permission.ModeAcceptEdits || !cfg.SandboxUnavailable || cfg.Sandboxed {
+	cfg, err = s.PermissionConfig(PermissionOptions{Workspace: proj, Mode: permission.ModeAcceptEdits})
+	if err != nil || cfg.Mode != permission.ModeAcceptEdits || cfg.SandboxAutoAllow {
 		t.Errorf("cfg %+v %v", cfg, err)
 	}
 	if _, err := s.PermissionConfig(PermissionOptions{Workspace: proj, AllowedTools: []string{"Bash("}}); err == nil || !strings.Contains(err.Error(), "--allowedTools") {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"math"
+
 	"strings"
 	"testing"
 
@@ -67,7 +67,7 @@ func TestGarbledDeniedCallStillPrintsTheResult(t *testing.T) {
 // line still comes.
 func TestOutputThatFailsIsAnErrorExit(t *testing.T) {
 	unencodable := replay{
-		{Type: agent.EventToolResult, Turn: 1, Result: &agent.ToolResult{ID: "t1", Name: "Chart", Output: "drawn", Display: math.NaN()}},
+		{Type: agent.EventPermissionAsk, Turn: 1, Ask: &agent.PermissionAsk{ID: "t1", Tool: "Chart", Input: json.RawMessage("{torn")}},
 		done(agent.Done{Subtype: agent.SubtypeSuccess, Result: "ok"}),
 	}
 	out, errOut, code := run(t, context.Background(), FormatStreamJSON, unencodable)

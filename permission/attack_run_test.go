@@ -120,7 +120,7 @@ func (h *harness) runCase(c *attackCase, opt runOptions) (out outcome) {
 	checker, err := permission.NewChecker(permission.Config{
 		Workspace: w.ws, Home: w.home, NovaHome: filepath.Join(w.home, ".nova"), Mode: mode,
 		Rules:   permission.Rules{Allow: cfg.Allow, Ask: cfg.Ask, Deny: cfg.Deny},
-		AddDirs: addDirs, Sandboxed: sb != nil, SandboxAutoAllow: sb != nil && cfg.AutoAllow,
+		AddDirs: addDirs, SandboxAutoAllow: sb != nil && cfg.AutoAllow,
 	})
 	if err != nil {
 		out.err = fmt.Errorf("checker: %w", err)
@@ -178,7 +178,7 @@ func (h *harness) runCase(c *attackCase, opt runOptions) (out outcome) {
 	}
 
 	a := agent.New(agent.Config{Client: &scripted{turns: turns}, Pipeline: &tools.Pipeline{Registry: reg, Checker: chk},
-		Env: env, Interactive: false, MaxTurns: len(turns) + 1})
+		Env: env, MaxTurns: len(turns) + 1})
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	for ev := range a.Run(ctx, llm.UserText("run the case")) {
 		switch {

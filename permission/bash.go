@@ -109,7 +109,7 @@ func (c *Checker) checkBash(req Request) Decision {
 	if req.Typed {
 		return Decision{Behavior: Allow, Layer: LayerAsk, Reason: "typed by you"}
 	}
-	if c.cfg.SandboxUnavailable {
+	if req.SandboxUnavailable && !req.Sandboxed {
 		return Decision{Behavior: Ask, Layer: LayerSandbox, Reason: "the Bash sandbox is enabled but not available on this machine, so every command needs approval"}
 	}
 	d := c.bashAllowed(req, cmds, redirs)

@@ -27,13 +27,11 @@ type Config struct {
 	NovaHome  string   // nova's own directory (default Home/.nova)
 	Rules     Rules    // rules relative to Workspace (tests, the SDK)
 	RuleSets  []RuleSet
-	// Sandboxed means Bash runs inside a working OS sandbox; with
-	// SandboxAutoAllow, Bash commands that would ask run without asking.
-	Sandboxed        bool
+	// SandboxAutoAllow lets Bash commands that would ask run without
+	// asking when the request says they run sandboxed. Whether a call is
+	// sandboxed is the request's to say (Request.Sandboxed), from the
+	// sandbox the tool really runs in: there is no second copy here.
 	SandboxAutoAllow bool
-	// SandboxUnavailable means the sandbox is enabled in settings but cannot
-	// run on this machine: every Bash command asks.
-	SandboxUnavailable bool
 	// Persist writes an "allow always" rule to the local settings file; nil
 	// means rules added at run time live only as long as the Checker.
 	Persist func(rule string) error

@@ -33,7 +33,7 @@ func corpusConfig(t *testing.T, setup string) Config {
 		case "sandboxed":
 			// the request says Sandboxed; autoAllow stays off
 		case "nosandbox":
-			cfg.SandboxUnavailable = true
+			// the request says SandboxUnavailable
 		default:
 			// allow:RULE, ask:RULE, deny:RULE add one rule.
 			list, rule, ok := strings.Cut(part, ":")
@@ -107,7 +107,8 @@ func TestCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			sandboxed := strings.Contains("+"+r.setup+"+", "+sandbox+") || strings.Contains("+"+r.setup+"+", "+sandboxed+")
-			d := c.Check(context.Background(), Request{Tool: "Bash", Kind: KindExec, Command: r.command, Workdir: "/work/ws", Sandboxed: sandboxed})
+			unavailable := strings.Contains("+"+r.setup+"+", "+nosandbox+")
+			d := c.Check(context.Background(), Request{Tool: "Bash", Kind: KindExec, Command: r.command, Workdir: "/work/ws", Sandboxed: sandboxed, SandboxUnavailable: unavailable})
 			if string(d.Behavior) != r.want || string(d.Layer) != r.layer {
 				t.Errorf("commands.tsv:%d %q [%s]: got %s/%s (%s), want %s/%s %s", r.line, r.command, r.setup, d.Behavior, d.Layer, d.Reason, r.want, r.layer, r.note)
 			}

@@ -78,6 +78,10 @@ type Request struct {
 	Workdir string   `json:"workdir,omitempty"` // the directory relative paths and commands start in
 	// Sandboxed says the call runs inside a working OS sandbox (Bash).
 	Sandboxed bool `json:"sandboxed,omitempty"`
+	// SandboxUnavailable says the sandbox was asked for (a setting or
+	// --sandbox) but cannot run here, so the call would run unconfined
+	// against the user's wish: every such call asks.
+	SandboxUnavailable bool `json:"sandbox_unavailable,omitempty"`
 	// ShellEnv names the variables the session's shell carries into the
 	// command (exported by earlier commands) that differ from nova's own
 	// environment: they change what programs do as much as NAME=v cmd.

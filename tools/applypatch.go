@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // ApplyPatch applies a multi-file patch in the format of OpenAI's
@@ -298,7 +299,7 @@ func (*ApplyPatch) Run(ctx context.Context, input json.RawMessage, env *Env) (Re
 		}
 		diffs = append(diffs, newFileDiff(c.shown, c.before, c.after))
 	}
-	return Result{Output: b.String(), Display: diffs}, nil
+	return Result{Output: b.String(), Display: display.Diff(diffs...)}, nil
 }
 
 // planPatch computes every file's new content without writing anything.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 func TestApplyPatch(t *testing.T) {
@@ -155,8 +156,8 @@ func TestApplyPatch(t *testing.T) {
 				}
 			}
 			if !tt.isError {
-				if _, ok := res.Display.([]FileDiff); !ok {
-					t.Errorf("Display = %T", res.Display)
+				if res.Display == nil || res.Display.Kind != display.KindDiff {
+					t.Errorf("Display = %+v", res.Display)
 				}
 			}
 		})
@@ -188,7 +189,7 @@ func TestApplyPatchFreshness(t *testing.T) {
 	if err := env.Files.CheckFresh(abs); err != nil {
 		t.Errorf("patched file not recorded: %v", err)
 	}
-	d := res.Display.([]FileDiff)
+	d := displayOf(t, res, display.KindDiff).Diffs
 	if len(d) != 1 || d[0].Added != 1 || d[0].Removed != 1 {
 		t.Errorf("diffs = %+v", d)
 	}

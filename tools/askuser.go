@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // AskUserQuestion puts multiple-choice questions to the user through the
@@ -116,7 +117,19 @@ func (*AskUserQuestion) Run(ctx context.Context, input json.RawMessage, env *Env
 		fmt.Fprintf(&b, "%s → %s\n", q.Question, a)
 	}
 	b.WriteString("Continue with these answers in mind.")
-	return Result{Output: b.String(), Display: map[string]any{"questions": in.Questions, "answers": answers}}, nil
+	return Result{Output: b.String(), Display: questionsDisplay(in.Questions, answers)}, nil
+}
+
+// questionsDisplay pairs each question with its answer for frontends.
+func questionsDisplay(qs []Question, answers []string) *display.Display {
+	q := display.Questions{Questions: make([]string, len(qs)), Answers: make([]string, len(qs))}
+	for i, x := range qs {
+		q.Questions[i] = x.Question
+		if i < len(answers) {
+			q.Answers[i] = answers[i]
+		}
+	}
+	return display.OfQuestions(q)
 }
 
 // askUserValidate checks what the schema cannot: distinct questions and

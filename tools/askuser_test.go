@@ -14,8 +14,8 @@ type askUserFake struct {
 	asked   []Question
 }
 
-func (f *askUserFake) AskPermission(context.Context, PermissionAsk) PermissionAnswer {
-	return PermissionAnswer{}
+func (f *askUserFake) AskPermission(context.Context, PermissionAsk) Approval {
+	return Approval{}
 }
 
 func (f *askUserFake) AskQuestions(_ context.Context, qs []Question) ([]string, error) {

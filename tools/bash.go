@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // Limits of Bash.
@@ -21,14 +22,6 @@ const (
 // Bash runs shell commands in the session's persistent shell: the working
 // directory and exported variables carry over from one call to the next.
 type Bash struct{}
-
-// BashDisplay is what frontends get about a Bash call.
-type BashDisplay struct {
-	Command  string `json:"command"`
-	ExitCode int    `json:"exit_code"`
-	TimedOut bool   `json:"timed_out,omitempty"`
-	Cwd      string `json:"cwd"`
-}
 
 type bashInput struct {
 	Command         string   `json:"command"`
@@ -87,7 +80,7 @@ func (*Bash) Permission(input json.RawMessage, env *Env) permission.Request {
 	m := shellsOf(env)
 	cwd, _ := m.cwdFor(env)
 	return permission.Request{Tool: "Bash", Kind: permission.KindExec, Command: in.Command, Workdir: cwd,
-		Sandboxed: env.Sandbox != nil && !in.DangerouslyDisableSandbox, ShellEnv: m.carried(env)}
+		Sandboxed: env.Sandbox != nil && !in.DangerouslyDisableSandbox, SandboxUnavailable: env.SandboxUnavailable, ShellEnv: m.carried(env)}
 }
 
 // RunsBeside reports whether a call may run beside other calls, in a shell
@@ -121,7 +114,7 @@ func (*Bash) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, 
 	if err != nil {
 		return Result{}, fmt.Errorf("bash: %w", err)
 	}
-	disp := BashDisplay{Command: in.Command, ExitCode: out.exitCode, TimedOut: out.timedOut, Cwd: out.cwd}
+	disp := display.OfCommand(display.Command{Command: in.Command, ExitCode: out.exitCode, TimedOut: out.timedOut, Cwd: out.cwd})
 	var b strings.Builder
 	if out.note != "" {
 		b.WriteString(out.note + "\n")
@@ -156,7 +149,7 @@ func runBashBackground(m *shellManager, env *Env, in bashInput, o runOpts) (Resu
 	}
 	fmt.Fprintf(&b, "Command running in background with ID: %s\n", s.id)
 	fmt.Fprintf(&b, "Read its output with BashOutput (bash_id %q); stop it with KillShell (shell_id %q).", s.id, s.id)
-	return Result{Output: b.String(), Display: BashDisplay{Command: in.Command, Cwd: s.cwd}}, nil
+	return Result{Output: b.String(), Display: display.OfCommand(display.Command{Command: in.Command, Cwd: s.cwd, Background: s.id})}, nil
 }
 
 // bashTimeout turns the timeout input (ms) into a duration: the default

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // newShellEnv returns an Env in a temp dir whose shells are closed when
@@ -126,7 +128,7 @@ func TestBashStateCarriesOver(t *testing.T) {
 		if res.IsError || res.Output != s.want {
 			t.Fatalf("%s: got %q (error %v), want %q", s.command, res.Output, res.IsError, s.want)
 		}
-		if d := res.Display.(BashDisplay); d.Cwd != sub {
+		if d := displayOf(t, res, display.KindCommand).Command; d.Cwd != sub {
 			t.Errorf("%s: display cwd %q, want %q", s.command, d.Cwd, sub)
 		}
 	}
@@ -160,7 +162,7 @@ func TestBashOutputAndExitCode(t *testing.T) {
 			if tt.want != "" && res.Output != tt.want {
 				t.Errorf("output %q, want %q", res.Output, tt.want)
 			}
-			if d := res.Display.(BashDisplay); d.ExitCode != tt.code || d.TimedOut || d.Command != tt.command {
+			if d := displayOf(t, res, display.KindCommand).Command; d.ExitCode != tt.code || d.TimedOut || d.Command != tt.command {
 				t.Errorf("display %+v, want exit code %d", d, tt.code)
 			}
 		})
@@ -211,7 +213,7 @@ func TestBashTimeoutKillsProcessGroup(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Output, "Command timed out after 0.3s") {
 		t.Fatalf("result %+v", res)
 	}
-	if d := res.Display.(BashDisplay); !d.TimedOut {
+	if d := displayOf(t, res, display.KindCommand).Command; !d.TimedOut {
 		t.Errorf("display %+v: TimedOut not set", d)
 	}
 	assertGroupGone(t, pidIn(t, res.Output, "pid"))

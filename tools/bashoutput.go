@@ -10,19 +10,11 @@ import (
 	"sync"
 
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // BashOutput reads what a background shell wrote since the last read.
 type BashOutput struct{}
-
-// ShellDisplay is what frontends get about a background shell.
-type ShellDisplay struct {
-	ID          string `json:"id"`
-	Command     string `json:"command"`
-	Description string `json:"description,omitempty"`
-	Status      string `json:"status"`
-	ExitCode    *int   `json:"exit_code,omitempty"`
-}
 
 type bashOutputInput struct {
 	BashID string `json:"bash_id"`
@@ -96,7 +88,7 @@ func (*BashOutput) Run(_ context.Context, input json.RawMessage, env *Env) (Resu
 	} else {
 		b.WriteString(strings.TrimRight(text, "\n"))
 	}
-	return Result{Output: b.String(), Display: disp}, nil
+	return Result{Output: b.String(), Display: display.OfShell(disp)}, nil
 }
 
 // bgShell is a command started with run_in_background. Its output waits in
@@ -170,7 +162,7 @@ func (s *bgShell) kill() bool {
 // read consumes the unread output and returns the lines filter matches
 // (all of it without a filter), the bytes dropped since the last read and
 // the shell's state.
-func (s *bgShell) read(filter *regexp.Regexp) (string, int, ShellDisplay) {
+func (s *bgShell) read(filter *regexp.Regexp) (string, int, display.Shell) {
 	s.mu.Lock()
 	data := s.buf
 	if filter != nil && s.status == shellStatusRun {
@@ -198,14 +190,14 @@ func (s *bgShell) read(filter *regexp.Regexp) (string, int, ShellDisplay) {
 }
 
 // display returns the shell's state for frontends.
-func (s *bgShell) display() ShellDisplay {
+func (s *bgShell) display() display.Shell {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.displayLocked()
 }
 
-func (s *bgShell) displayLocked() ShellDisplay {
-	d := ShellDisplay{ID: s.id, Command: s.command, Description: s.description, Status: s.status}
+func (s *bgShell) displayLocked() display.Shell {
+	d := display.Shell{ID: s.id, Command: s.command, Description: s.description, Status: s.status}
 	if s.status != shellStatusRun {
 		code := s.exitCode
 		d.ExitCode = &code

@@ -3,16 +3,12 @@ package tools
 import (
 	"fmt"
 	"strings"
+
+	"github.com/nova-dev/nova/tools/display"
 )
 
-// FileDiff is the Display value of a tool that changed a file; frontends
-// render Diff, the model never sees it.
-type FileDiff struct {
-	Path    string `json:"path"`
-	Diff    string `json:"diff"`
-	Added   int    `json:"added"`
-	Removed int    `json:"removed"`
-}
+// FileDiff is one changed file as frontends show it.
+type FileDiff = display.FileDiff
 
 // diffContext is how many unchanged lines surround each change in a hunk.
 const diffContext = 3

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // Edit replaces an exact string in a file.
@@ -142,7 +143,7 @@ func editFile(ctx context.Context, env *Env, path string, edits []editSpec, mult
 	}
 	return Result{
 		Output:  head + " The changed lines now read (cat -n):\n" + changedSnippet(doc.text, text),
-		Display: newFileDiff(shown, doc.text, text),
+		Display: display.Diff(newFileDiff(shown, doc.text, text)),
 	}, nil
 }
 

@@ -123,8 +123,7 @@ func TestEdit(t *testing.T) {
 				if err := env.Files.CheckFresh(abs); err != nil {
 					t.Errorf("not recorded after edit: %v", err)
 				}
-				d, ok := res.Display.(FileDiff)
-				if !ok || d.Path != "f.go" || d.Diff == "" {
+				if d := oneDiff(t, res); d.Path != "f.go" || d.Diff == "" {
 					t.Errorf("Display = %#v", res.Display)
 				}
 			}
@@ -142,7 +141,7 @@ func TestEditSnippetOfLargeReplaceAll(t *testing.T) {
 		t.Fatal(res.Output)
 	}
 	wantContains(t, res.Output, "replaced 100 occurrences", "     1\tLINE 1\n", "    40\tLINE 40\n", "... (60 more lines in the changed region")
-	if d := res.Display.(FileDiff); d.Added != 100 || d.Removed != 100 {
+	if d := oneDiff(t, res); d.Added != 100 || d.Removed != 100 {
 		t.Errorf("diff counts %d/%d", d.Added, d.Removed)
 	}
 }

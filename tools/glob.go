@@ -14,6 +14,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // globMaxResults caps Glob's answer; a model that needs more should narrow
@@ -192,7 +193,7 @@ func (*Glob) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, 
 	}
 	return Result{
 		Output:  strings.TrimSuffix(b.String(), "\n"),
-		Display: map[string]any{"count": len(hits), "truncated": len(hits) > len(shown), "denied": nDenied + deniedDirs},
+		Display: display.OfSearch(display.Search{Count: len(hits), Unit: "files", Truncated: len(hits) > len(shown), Denied: nDenied + deniedDirs}),
 	}, nil
 }
 

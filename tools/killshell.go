@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // KillShell stops a background shell and every process it started.
@@ -63,7 +64,7 @@ func (*KillShell) Run(_ context.Context, input json.RawMessage, env *Env) (Resul
 		if d.ExitCode != nil {
 			msg += fmt.Sprintf(", exit code %d", *d.ExitCode)
 		}
-		return Result{Output: msg + ")", IsError: true, Display: d}, nil
+		return Result{Output: msg + ")", IsError: true, Display: display.OfShell(d)}, nil
 	}
-	return Result{Output: fmt.Sprintf("Killed shell %s (%s)", s.id, s.command), Display: s.display()}, nil
+	return Result{Output: fmt.Sprintf("Killed shell %s (%s)", s.id, s.command), Display: display.OfShell(s.display())}, nil
 }

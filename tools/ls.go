@@ -11,6 +11,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // lsMaxEntries caps LS's tree; a model needing more should list a
@@ -180,7 +181,7 @@ func (*LS) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, er
 	}
 	return Result{
 		Output:  strings.TrimSuffix(b.String(), "\n"),
-		Display: map[string]any{"entries": count, "truncated": cut, "denied": nDenied},
+		Display: display.OfSearch(display.Search{Count: count, Unit: "entries", Truncated: cut, Denied: nDenied}),
 	}, nil
 }
 

@@ -71,8 +71,8 @@ func TestMultiEdit(t *testing.T) {
 				t.Errorf("file = %q, want %q", got, want)
 			}
 			if !tt.isError {
-				if _, ok := res.Display.(FileDiff); !ok {
-					t.Errorf("Display = %T", res.Display)
+				if res.Display == nil || len(res.Display.Diffs) != 1 {
+					t.Errorf("Display = %+v", res.Display)
 				}
 			}
 		})

@@ -16,6 +16,7 @@ import (
 
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // Notebook limits: outputs are for orientation, not for reading data dumps.
@@ -288,7 +289,7 @@ func (*NotebookEdit) Run(ctx context.Context, input json.RawMessage, env *Env) (
 	shown := shownPath(env, abs)
 	return Result{
 		Output:  fmt.Sprintf("%s in %s.", msg, shown),
-		Display: newFileDiff(shown, string(data), string(out)),
+		Display: display.Diff(newFileDiff(shown, string(data), string(out))),
 	}, nil
 }
 

@@ -272,7 +272,7 @@ func (pr *Prepared) ask(ctx context.Context) bool {
 	}
 	ans := pr.env.Ask.AskPermission(ctx, PermissionAsk{CallID: pr.call.ID, Tool: pr.call.Name, Input: pr.call.Input, Decision: pr.decision})
 	if ctx.Err() != nil {
-		ans = PermissionAnswer{Allow: false, Message: "interrupted"}
+		ans = Approval{Message: "interrupted"}
 	}
 	if !ans.Allow {
 		d := permission.Decision{Behavior: permission.Deny, Layer: permission.LayerAsk, Reason: "the user denied it"}
@@ -280,7 +280,7 @@ func (pr *Prepared) ask(ctx context.Context) bool {
 		return false
 	}
 	pr.decision = permission.Decision{Behavior: permission.Allow, Layer: permission.LayerAsk, Reason: "the user allowed it"}
-	if ans.Always && ans.Rule != "" {
+	if ans.Rule != "" {
 		if err := pr.p.Checker.AllowAlways(ans.Rule); err != nil {
 			pr.decision.Reason += fmt.Sprintf(" (could not save rule %s: %v)", ans.Rule, err)
 		} else {

@@ -102,11 +102,11 @@ func (h *plHooks) PostToolUse(_ context.Context, _ Call, res Result) Result {
 
 // plAsker answers permission asks with a fixed answer and records them.
 type plAsker struct {
-	answer PermissionAnswer
+	answer Approval
 	asks   []PermissionAsk
 }
 
-func (a *plAsker) AskPermission(_ context.Context, ask PermissionAsk) PermissionAnswer {
+func (a *plAsker) AskPermission(_ context.Context, ask PermissionAsk) Approval {
 	a.asks = append(a.asks, ask)
 	return a.answer
 }
@@ -154,7 +154,7 @@ func TestPipelineRefusesBeforeRunning(t *testing.T) {
 			wantDenied: true, wantLayer: permission.LayerRule, want: []string{"denied", "rule Fake"}},
 		{name: "ask with nobody to approve", call: "Fake", decision: askDecision,
 			wantDenied: true, wantLayer: permission.LayerAsk, want: []string{"nobody to approve", "permissions.allow", "needs approval"}},
-		{name: "person says no", call: "Fake", decision: askDecision, asker: &plAsker{answer: PermissionAnswer{Message: "use the other file"}},
+		{name: "person says no", call: "Fake", decision: askDecision, asker: &plAsker{answer: Approval{Message: "use the other file"}},
 			wantDenied: true, wantLayer: permission.LayerAsk, want: []string{"the user denied it", "use the other file"}},
 	}
 	for _, tt := range tests {
@@ -284,16 +284,16 @@ func TestPipelineAskAnswered(t *testing.T) {
 	askDecision := permission.Decision{Behavior: permission.Ask, Layer: permission.LayerMode, Reason: "Fake needs approval", Suggestions: []string{"Fake(src/**)"}}
 	tests := []struct {
 		name       string
-		answer     PermissionAnswer
+		answer     Approval
 		allowErr   error
 		wantAlways []string
 		wantRule   string
 		wantReason string
 	}{
-		{name: "allow once", answer: PermissionAnswer{Allow: true}, wantReason: "the user allowed it"},
-		{name: "allow always", answer: PermissionAnswer{Allow: true, Always: true, Rule: "Fake(src/**)"},
+		{name: "allow once", answer: Approval{Allow: true}, wantReason: "the user allowed it"},
+		{name: "allow always", answer: Approval{Allow: true, Rule: "Fake(src/**)"},
 			wantAlways: []string{"Fake(src/**)"}, wantRule: "Fake(src/**)", wantReason: "always (Fake(src/**))"},
-		{name: "allow always, rule not saved", answer: PermissionAnswer{Allow: true, Always: true, Rule: "Fake(src/**)"}, allowErr: errors.New("read-only settings"),
+		{name: "allow always, rule not saved", answer: Approval{Allow: true, Rule: "Fake(src/**)"}, allowErr: errors.New("read-only settings"),
 			wantReason: "could not save rule Fake(src/**): read-only settings"},
 	}
 	for _, tt := range tests {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // ModeSwitch reads and changes the session's permission mode. The
@@ -15,16 +16,6 @@ import (
 type ModeSwitch interface {
 	Mode() permission.Mode
 	SetMode(permission.Mode)
-}
-
-// PlanDisplay is what frontends get about a plan-mode call.
-type PlanDisplay struct {
-	// Plan is the Markdown plan ExitPlanMode presented; empty for EnterPlanMode.
-	Plan string `json:"plan,omitempty"`
-	// Approved is true when a person approved the plan.
-	Approved bool `json:"approved"`
-	// Mode is the permission mode after the call.
-	Mode string `json:"mode"`
 }
 
 // The choices of the approval question. A frontend returns the label of the
@@ -92,7 +83,7 @@ func (*EnterPlanMode) Run(_ context.Context, _ json.RawMessage, env *Env) (Resul
 	if env.Modes == nil {
 		return Errorf("%s", planUnavailable), nil
 	}
-	disp := PlanDisplay{Mode: string(permission.ModePlan)}
+	disp := display.OfPlan(display.Plan{Mode: string(permission.ModePlan)})
 	if env.Modes.Mode() == permission.ModePlan {
 		return Result{Output: "You are already in plan mode. Keep researching with read-only tools, then present your plan with ExitPlanMode.", Display: disp}, nil
 	}
@@ -170,9 +161,9 @@ func (*ExitPlanMode) Run(ctx context.Context, input json.RawMessage, env *Env) (
 		// Asking would be theatre: outside plan mode the checker already
 		// governs edits, and approving must not loosen the user's mode.
 		return Result{Output: fmt.Sprintf("You are not in plan mode (the permission mode is %s), so there is nothing to approve. Carry on with the task.", mode),
-			Display: PlanDisplay{Plan: plan, Mode: string(mode)}}, nil
+			Display: display.OfPlan(display.Plan{Plan: plan, Mode: string(mode)})}, nil
 	}
-	notApproved := PlanDisplay{Plan: plan, Mode: string(permission.ModePlan)}
+	notApproved := display.OfPlan(display.Plan{Plan: plan, Mode: string(permission.ModePlan)})
 	if env.Ask == nil {
 		return Result{Output: "The plan was not approved: nobody can approve it in this mode (the session is not interactive), and you are still in plan mode, so nothing can be edited. Do not call ExitPlanMode again. Stop here and give the plan as your final answer.",
 			Display: notApproved}, nil
@@ -212,5 +203,5 @@ func (*ExitPlanMode) Run(ctx context.Context, input json.RawMessage, env *Env) (
 		how = "the user is asked before each edit"
 	}
 	return Result{Output: fmt.Sprintf("Your plan was approved; you may now edit. The permission mode is now %s (%s). Start with updating your todo list if applicable, then carry out the plan.", next, how),
-		Display: PlanDisplay{Plan: plan, Approved: true, Mode: string(next)}}, nil
+		Display: display.OfPlan(display.Plan{Plan: plan, Approved: true, Mode: string(next)})}, nil
 }

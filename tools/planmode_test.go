@@ -18,8 +18,8 @@ type pmAsker struct {
 	asked   [][]Question
 }
 
-func (f *pmAsker) AskPermission(context.Context, PermissionAsk) PermissionAnswer {
-	return PermissionAnswer{}
+func (f *pmAsker) AskPermission(context.Context, PermissionAsk) Approval {
+	return Approval{}
 }
 
 func (f *pmAsker) AskQuestions(_ context.Context, qs []Question) ([]string, error) {
@@ -165,7 +165,7 @@ func TestExitPlanMode(t *testing.T) {
 			if got := s.editDecision(); got != tt.wantEdit {
 				t.Errorf("an edit is now %s, want %s", got, tt.wantEdit)
 			}
-			if d, ok := out.Result.Display.(PlanDisplay); !tt.isError && (!ok || d.Approved != tt.approved || d.Mode != string(tt.wantMode) || d.Plan != plan) {
+			if d := out.Result.Display; !tt.isError && (d == nil || d.Plan == nil || d.Plan.Approved != tt.approved || d.Plan.Mode != string(tt.wantMode) || d.Plan.Plan != plan) {
 				t.Errorf("display = %#v", out.Result.Display)
 			}
 			asked := tt.asker != nil && len(tt.asker.asked) > 0

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // startBackground starts command with run_in_background and returns its id.
@@ -140,7 +142,7 @@ func TestKillShellKillsProcessGroup(t *testing.T) {
 	if res.IsError || !strings.Contains(res.Output, "Killed shell "+id) {
 		t.Fatalf("KillShell: %+v", res)
 	}
-	if d := res.Display.(ShellDisplay); d.Status != "killed" || d.ID != id {
+	if d := displayOf(t, res, display.KindShell).Shell; d.Status != "killed" || d.ID != id {
 		t.Errorf("display %+v", d)
 	}
 	assertGroupGone(t, pgid)

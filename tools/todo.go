@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // todoStateKey is where TodoWrite keeps the session's list in Env state.
@@ -137,7 +138,7 @@ func (*TodoWrite) Run(ctx context.Context, input json.RawMessage, env *Env) (Res
 	items := append([]TodoItem{}, in.Todos...)
 	todoList(env).set(items)
 	if env.Notify != nil {
-		env.Notify(Notice{Kind: todoStateKey, Data: append([]TodoItem{}, items...)})
+		env.Notify(ctx, todosDisplay(items))
 	}
 
 	var b strings.Builder
@@ -147,5 +148,14 @@ func (*TodoWrite) Run(ctx context.Context, input json.RawMessage, env *Env) (Res
 	if n := counts["in_progress"]; n > 1 {
 		fmt.Fprintf(&b, "\nWarning: %d tasks are in_progress; keep exactly one task in_progress at a time and finish it before starting the next.", n)
 	}
-	return Result{Output: b.String(), Display: items}, nil
+	return Result{Output: b.String(), Display: todosDisplay(items)}, nil
+}
+
+// todosDisplay is the list as frontends show it.
+func todosDisplay(items []TodoItem) *display.Display {
+	out := make([]display.Todo, len(items))
+	for i, t := range items {
+		out[i] = display.Todo{Content: t.Content, Status: t.Status, ActiveForm: t.ActiveForm, ID: t.ID}
+	}
+	return display.OfTodos(out)
 }

@@ -1,15 +1,18 @@
 package tools
 
 import (
+	"context"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/nova-dev/nova/tools/display"
 )
 
 func TestTodoWrite(t *testing.T) {
 	env := NewEnv(t.TempDir())
-	var notices []Notice
-	env.Notify = func(n Notice) { notices = append(notices, n) }
+	var notices []*display.Display
+	env.Notify = func(_ context.Context, d *display.Display) { notices = append(notices, d) }
 	list := []map[string]any{
 		{"content": "Write the parser", "status": "completed", "activeForm": "Writing the parser"},
 		{"content": "Run the tests", "status": "in_progress", "activeForm": "Running the tests", "id": "t2"},
@@ -31,7 +34,12 @@ func TestTodoWrite(t *testing.T) {
 	if got := Todos(env); !reflect.DeepEqual(got, want) {
 		t.Errorf("stored list = %+v", got)
 	}
-	if len(notices) != 1 || notices[0].Kind != "todos" || !reflect.DeepEqual(notices[0].Data, want) {
+	shown := []display.Todo{
+		{Content: "Write the parser", Status: "completed", ActiveForm: "Writing the parser"},
+		{Content: "Run the tests", Status: "in_progress", ActiveForm: "Running the tests", ID: "t2"},
+		{Content: "Update docs", Status: "pending", ActiveForm: "Updating docs"},
+	}
+	if len(notices) != 1 || notices[0].Kind != display.KindTodos || !reflect.DeepEqual(notices[0].Todos, shown) {
 		t.Errorf("notices = %+v", notices)
 	}
 

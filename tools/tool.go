@@ -9,6 +9,7 @@ import (
 
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // Tool is something the model can call.
@@ -38,9 +39,10 @@ type Result struct {
 	Images []llm.Part `json:"images,omitempty"`
 	// IsError marks a failure the model should see as such.
 	IsError bool `json:"is_error,omitempty"`
-	// Display is structured data for frontends (a diff, an exit code);
-	// it must marshal to JSON. The model never sees it.
-	Display any `json:"display,omitempty"`
+	// Display is what frontends show beside Output (a diff, an exit
+	// code), by kind; nil when the output says it all. The model never
+	// sees it.
+	Display *display.Display `json:"display,omitempty"`
 }
 
 // Errorf returns an error result with a formatted message.
@@ -73,9 +75,15 @@ type Env struct {
 	// nova's own environment (the settings' "env"); nil means none.
 	ExtraEnv map[string]string
 	// Sandbox wraps commands when the OS sandbox is on; nil means none.
+	// It is the one record of whether commands are confined: the
+	// permission check learns it from the tool's request.
 	Sandbox Sandbox
-	// Notify carries tool-originated updates (the todo list) to the event stream.
-	Notify func(Notice)
+	// SandboxUnavailable says the user asked for the sandbox but it
+	// cannot run here (Sandbox is nil): every command then asks.
+	SandboxUnavailable bool
+	// Notify carries what a tool shows outside its result (the todo list)
+	// to whoever watches the run of ctx; nil means nobody does.
+	Notify func(ctx context.Context, d *display.Display)
 	// Ask puts questions to a person (AskUserQuestion, plan approval); nil
 	// when nobody can answer (print mode).
 	Ask Asker
@@ -86,12 +94,6 @@ type Env struct {
 	// Extra holds session state owned by individual tools (shells, todos),
 	// keyed by the tool that owns it. Use State to reach it.
 	extra stateMap
-}
-
-// Notice is an update a tool sends to the frontends while it runs or after.
-type Notice struct {
-	Kind string `json:"kind"` // e.g. "todos"
-	Data any    `json:"data"`
 }
 
 // Sandbox confines a command to the OS sandbox.
@@ -106,7 +108,7 @@ type Sandbox interface {
 // Asker answers questions on behalf of a person.
 type Asker interface {
 	// AskPermission asks whether a call may run.
-	AskPermission(ctx context.Context, ask PermissionAsk) PermissionAnswer
+	AskPermission(ctx context.Context, ask PermissionAsk) Approval
 	// AskQuestions puts AskUserQuestion-style questions; it returns the
 	// answers in order, or an error when nobody answered.
 	AskQuestions(ctx context.Context, qs []Question) ([]string, error)
@@ -120,15 +122,16 @@ type PermissionAsk struct {
 	Decision permission.Decision `json:"decision"`
 }
 
-// PermissionAnswer is a person's answer to a PermissionAsk.
-type PermissionAnswer struct {
-	Allow bool `json:"allow"`
-	// Always, with Allow, writes Rule (one of the ask's suggestions) so the
-	// same call is not asked again.
-	Always bool   `json:"always,omitempty"`
-	Rule   string `json:"rule,omitempty"`
+// Approval is what a person decided about a PermissionAsk, as the
+// pipeline acts on it. Frontends answer in the agent's own terms
+// (agent.PermissionAnswer); the agent turns that into an Approval.
+type Approval struct {
+	Allow bool
+	// Rule, with Allow, is saved (one of the ask's suggestions) so the
+	// same call is not asked again; "" allows this call once.
+	Rule string
 	// Message goes to the model with a denial.
-	Message string `json:"message,omitempty"`
+	Message string
 }
 
 // Question is one AskUserQuestion question.

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/net/html/charset"
 
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // WebFetch defaults: a page larger than the body limit is cut, and the
@@ -149,7 +150,7 @@ func (w *WebFetch) Run(ctx context.Context, input json.RawMessage, env *Env) (Re
 		}
 		return Result{
 			Output:  fmt.Sprintf("%s redirected to %s, which is on a different host, so it was not followed. Fetch that URL with WebFetch if you trust it.", final, loc),
-			Display: map[string]any{"url": final.String(), "redirect": loc.String(), "status": resp.StatusCode},
+			Display: display.OfFetch(display.Fetch{URL: final.String(), Redirect: loc.String(), Status: resp.StatusCode}),
 		}, nil
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -201,7 +202,7 @@ func (w *WebFetch) Run(ctx context.Context, input json.RawMessage, env *Env) (Re
 	}
 	return Result{
 		Output:  strings.TrimSuffix(b.String(), "\n"),
-		Display: map[string]any{"url": final.String(), "status": resp.StatusCode, "bytes": len(body), "content_type": kind, "truncated": cut},
+		Display: display.OfFetch(display.Fetch{URL: final.String(), Status: resp.StatusCode, Bytes: len(body), ContentType: kind, Truncated: cut}),
 	}, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // Write creates a file or replaces its whole content.
@@ -107,6 +108,6 @@ func (*Write) Run(ctx context.Context, input json.RawMessage, env *Env) (Result,
 	}
 	return Result{
 		Output:  fmt.Sprintf("%s %s (%d lines).", verb, shown, len(textLines(after))),
-		Display: newFileDiff(shown, before, after),
+		Display: display.Diff(newFileDiff(shown, before, after)),
 	}, nil
 }

@@ -72,8 +72,8 @@ func TestWrite(t *testing.T) {
 				if err := env.Files.CheckFresh(abs); err != nil {
 					t.Errorf("file not fresh after write: %v", err)
 				}
-				if _, ok := res.Display.(FileDiff); !ok {
-					t.Errorf("Display = %T, want FileDiff", res.Display)
+				if res.Display == nil || len(res.Display.Diffs) != 1 {
+					t.Errorf("Display = %+v, want one file diff", res.Display)
 				}
 			}
 		})
@@ -85,7 +85,7 @@ func TestWriteDisplayDiff(t *testing.T) {
 	putFile(t, env.Abs("f.txt"), "a\nb\nc\n", 0o644)
 	callFileTool(t, &Read{}, env, map[string]any{"file_path": "f.txt"})
 	res := callFileTool(t, &Write{}, env, map[string]any{"file_path": "f.txt", "content": "a\nB\nc\nd\n"})
-	d := res.Display.(FileDiff)
+	d := oneDiff(t, res)
 	if d.Path != "f.txt" || d.Added != 2 || d.Removed != 1 {
 		t.Errorf("diff = %+v", d)
 	}

@@ -79,9 +79,10 @@ func newAgentBackend(t *testing.T, resps ...[]llm.StreamEvent) *agentBackend {
 	}
 	env := tools.NewEnv(ws)
 	env.SpillDir = t.TempDir()
+	env.Ask, env.Notify = agent.Person{}, agent.Notify
 	t.Cleanup(func() { _ = env.Close() })
 	a := agent.New(agent.Config{Client: &scriptedClient{resps: resps}, Model: "m", Pipeline: &tools.Pipeline{Registry: reg, Checker: checker},
-		Env: env, Interactive: true, ContextWindow: 100_000, MaxTokens: 4_000})
+		Env: env, ContextWindow: 100_000, MaxTokens: 4_000})
 	return &agentBackend{fakeBackend: newFake(), a: a, ws: ws}
 }
 

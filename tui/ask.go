@@ -8,7 +8,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/nova-dev/nova/agent"
-	"github.com/nova-dev/nova/tools"
 )
 
 // permissionDialog answers an agent.PermissionAsk: allow once, allow
@@ -18,7 +17,7 @@ import (
 type permissionDialog struct {
 	ask     *agent.PermissionAsk
 	list    choiceList
-	actions []func() tools.PermissionAnswer
+	actions []func() agent.PermissionAnswer
 	// typing is set while the denial message is being written.
 	typing bool
 	msg    lineEditor
@@ -26,19 +25,19 @@ type permissionDialog struct {
 
 func newPermissionDialog(ask *agent.PermissionAsk) *permissionDialog {
 	d := &permissionDialog{ask: ask}
-	d.addChoice("Yes, allow once", "y", func() tools.PermissionAnswer { return tools.PermissionAnswer{Allow: true} })
+	d.addChoice("Yes, allow once", "y", func() agent.PermissionAnswer { return agent.PermissionAnswer{Allow: true} })
 	if len(ask.Suggestions) > 0 {
 		rule := ask.Suggestions[0]
-		d.addChoice("Yes, and always allow "+rule, "a", func() tools.PermissionAnswer {
-			return tools.PermissionAnswer{Allow: true, Always: true, Rule: rule}
+		d.addChoice("Yes, and always allow "+rule, "a", func() agent.PermissionAnswer {
+			return agent.PermissionAnswer{Allow: true, Always: true, Rule: rule}
 		})
 	}
-	d.addChoice("No, deny", "n", func() tools.PermissionAnswer { return tools.PermissionAnswer{} })
+	d.addChoice("No, deny", "n", func() agent.PermissionAnswer { return agent.PermissionAnswer{} })
 	d.addChoice("No, and tell nova what to do instead", "", nil)
 	return d
 }
 
-func (d *permissionDialog) addChoice(label, key string, act func() tools.PermissionAnswer) {
+func (d *permissionDialog) addChoice(label, key string, act func() agent.PermissionAnswer) {
 	d.list.choices = append(d.list.choices, choice{label: label, key: key})
 	d.actions = append(d.actions, act)
 }
@@ -49,7 +48,7 @@ func (d *permissionDialog) update(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 		case "esc":
 			d.typing = false
 		case "enter":
-			d.ask.Answer(tools.PermissionAnswer{Message: strings.TrimSpace(d.msg.text)})
+			d.ask.Answer(agent.PermissionAnswer{Message: strings.TrimSpace(d.msg.text)})
 			return true, nil
 		default:
 			d.msg.key(msg)
@@ -57,7 +56,7 @@ func (d *permissionDialog) update(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 		return false, nil
 	}
 	if msg.String() == "esc" {
-		d.ask.Answer(tools.PermissionAnswer{})
+		d.ask.Answer(agent.PermissionAnswer{})
 		return true, nil
 	}
 	i := d.list.key(msg)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/llm"
-	"github.com/nova-dev/nova/tools"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // longHistory is a 1,000-message session: prompts, Markdown answers with
@@ -65,7 +65,7 @@ func BenchmarkTUIFrameScrolled(b *testing.B) {
 func BenchmarkTUIToolResult(b *testing.B) {
 	fb := newFake()
 	h := newHarness(&testing.T{}, fb)
-	diff := tools.FileDiff{Path: "a.go", Diff: "--- a.go\n+++ a.go\n@@ -1 +1 @@\n-old\n+new\n", Added: 1, Removed: 1}
+	diff := display.Diff(display.FileDiff{Path: "a.go", Diff: "--- a.go\n+++ a.go\n@@ -1 +1 @@\n-old\n+new\n", Added: 1, Removed: 1})
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		id := fmt.Sprint(i)

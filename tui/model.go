@@ -10,7 +10,7 @@ import (
 
 	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/llm"
-	"github.com/nova-dev/nova/tools"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // frameInterval is the shortest time between two frames while text
@@ -37,7 +37,7 @@ type Model struct {
 	tr       transcript
 	in       input
 	dialogs  []dialog // the first is shown; later asks wait their turn
-	todos    []todo
+	todos    []display.Todo
 	status   Status
 	expanded bool
 
@@ -242,7 +242,7 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 		case agent.EventQuestion:
 			m.dialogs = append(m.dialogs, newQuestionDialog(ev.Question))
 		case agent.EventTodos:
-			m.todos = parseTodos(ev.Todos)
+			m.todos = ev.Todos
 		case agent.EventContext:
 			m.status.Context = ev.Context
 		default:
@@ -297,7 +297,7 @@ func (m *Model) interrupt() {
 	for _, d := range m.dialogs {
 		switch d := d.(type) {
 		case *permissionDialog:
-			d.ask.Answer(tools.PermissionAnswer{Message: "interrupted"})
+			d.ask.Answer(agent.PermissionAnswer{Message: "interrupted"})
 		case *questionDialog:
 			d.ask.Answer(nil)
 		}

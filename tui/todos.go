@@ -1,41 +1,14 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
+
+	"github.com/nova-dev/nova/tools/display"
 )
-
-// todo is one item of the agent's todo list. The list arrives as whatever
-// type the TodoWrite tool keeps, so it is read through JSON by field name.
-type todo struct {
-	Content    string `json:"content"`
-	Status     string `json:"status"`
-	ActiveForm string `json:"activeForm"`
-}
-
-// parseTodos reads an agent.EventTodos payload; anything unreadable is an
-// empty list.
-func parseTodos(v any) []todo {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
-	var list []todo
-	if json.Unmarshal(raw, &list) != nil {
-		var wrapped struct {
-			Todos []todo `json:"todos"`
-		}
-		if json.Unmarshal(raw, &wrapped) != nil {
-			return nil
-		}
-		list = wrapped.Todos
-	}
-	return list
-}
 
 // todosView shows the list above the input while a task runs: the item in
 // progress by its active form, finished ones struck through.
-func todosView(list []todo, width int, st *styles) []string {
+func todosView(list []display.Todo, width int, st *styles) []string {
 	if len(list) == 0 {
 		return nil
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/nova-dev/nova/agent"
-	"github.com/nova-dev/nova/tools"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // toolState is where a tool call is in its life.
@@ -32,21 +32,16 @@ type toolEntry struct {
 	state    toolState
 	started  time.Time
 	result   *agent.ToolResult
-	diffs    []tools.FileDiff
-	bash     *tools.BashDisplay
 }
 
 func (t *toolEntry) running() bool { return t.state == toolRunning }
 
-// finish records the result and decodes its display value. Display is
-// whatever the tool returned in-process, or a JSON map when it came from
-// elsewhere, so it is decoded through JSON in both cases.
+// finish records the result.
 func (t *toolEntry) finish(r *agent.ToolResult) {
 	// Tabs would be expanded by the terminal to unknown widths.
 	out := *r
 	out.Output = strings.ReplaceAll(r.Output, "\t", "    ")
-	r = &out
-	t.result = r
+	t.result = &out
 	switch {
 	case r.Denied:
 		t.state = toolDenied
@@ -55,24 +50,15 @@ func (t *toolEntry) finish(r *agent.ToolResult) {
 	default:
 		t.state = toolDone
 	}
-	if r.Display == nil {
-		return
+}
+
+// renderer is the renderer of the result's display kind, with the
+// display; the zero renderer when there is none.
+func (t *toolEntry) renderer() (displayRenderer, *display.Display) {
+	if t.result == nil || t.result.Display == nil {
+		return displayRenderer{}, nil
 	}
-	raw, err := json.Marshal(r.Display)
-	if err != nil {
-		return
-	}
-	var one tools.FileDiff
-	var many []tools.FileDiff
-	var bash tools.BashDisplay
-	switch {
-	case json.Unmarshal(raw, &one) == nil && one.Diff != "":
-		t.diffs = []tools.FileDiff{one}
-	case json.Unmarshal(raw, &many) == nil && len(many) > 0:
-		t.diffs = many
-	case json.Unmarshal(raw, &bash) == nil && bash.Command != "":
-		t.bash = &bash
-	}
+	return rendererFor(t.result.Display.Kind), t.result.Display
 }
 
 // keyArg is the argument that says what a call is about.
@@ -110,15 +96,11 @@ func (t *toolEntry) summary() string {
 		return "denied: " + reason
 	case t.state == toolFailed:
 		return "error: " + firstLine(r.Output)
-	case len(t.diffs) > 0:
-		added, removed := 0, 0
-		for _, d := range t.diffs {
-			added += d.Added
-			removed += d.Removed
+	}
+	if rd, d := t.renderer(); rd.summary != nil {
+		if s := rd.summary(d, r); s != "" {
+			return s
 		}
-		return fmt.Sprintf("+%d -%d in %d file%s", added, removed, len(t.diffs), plural(len(t.diffs)))
-	case t.bash != nil && t.bash.ExitCode != 0:
-		return fmt.Sprintf("exit %d: %s", t.bash.ExitCode, firstLine(lastLines(r.Output, 1)))
 	}
 	n := countLines(r.Output)
 	if n <= 1 {
@@ -167,19 +149,17 @@ func (t *toolEntry) render(width int, rc renderCtx) []string {
 	return append(out, t.details(width, rc)...)
 }
 
-// details is the expanded body: a coloured diff for edits, the command and
-// the tail of its output for Bash, the start of the output otherwise.
+// details is the expanded body: what the display kind's renderer shows
+// (a coloured diff, the command and the tail of its output), the start of
+// the output otherwise. A failed call shows its error, except a command,
+// whose output is the error.
 func (t *toolEntry) details(width int, rc renderCtx) []string {
 	st := rc.st
 	var body []string
+	rd, d := t.renderer()
 	switch {
-	case len(t.diffs) > 0 && t.state == toolDone:
-		for _, d := range t.diffs {
-			body = append(body, diffLines(d.Diff, st)...)
-		}
-	case t.bash != nil:
-		body = append(body, st.toolArg.Render("$ "+t.bash.Command))
-		body = append(body, tail(strings.Split(wrapPlain(t.result.Output, width-4), "\n"), 20)...)
+	case rd.body != nil && (t.state == toolDone || d.Kind == display.KindCommand && t.state != toolDenied):
+		body = rd.body(d, t.result, width, st)
 	default:
 		ls := strings.Split(wrapPlain(t.result.Output, width-4), "\n")
 		if len(ls) > 20 {

@@ -12,7 +12,7 @@ import (
 	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/permission"
-	"github.com/nova-dev/nova/tools"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // toolScript is a finished run with an edit, a command and a failure.
@@ -25,10 +25,10 @@ func toolScript() []agent.Event {
 		text("Let me fix the greeting."),
 		{Type: agent.EventToolCall, ToolCall: edit},
 		{Type: agent.EventToolResult, Result: &agent.ToolResult{ID: "t1", Name: "Edit", Output: "edited", DurationMS: 12,
-			Display: tools.FileDiff{Path: "greet.txt", Diff: "--- greet.txt\n+++ greet.txt\n@@ -1,2 +1,2 @@\n-hello world\n+hello nova\n keep\n", Added: 1, Removed: 1}}},
+			Display: display.Diff(display.FileDiff{Path: "greet.txt", Diff: "--- greet.txt\n+++ greet.txt\n@@ -1,2 +1,2 @@\n-hello world\n+hello nova\n keep\n", Added: 1, Removed: 1})}},
 		{Type: agent.EventToolCall, ToolCall: bash},
 		{Type: agent.EventToolResult, Result: &agent.ToolResult{ID: "t2", Name: "Bash", Output: "ok  \tpkg/a\t0.1s\nok  \tpkg/b\t0.2s\n", DurationMS: 1530,
-			Display: tools.BashDisplay{Command: "go test ./...", ExitCode: 0}}},
+			Display: display.OfCommand(display.Command{Command: "go test ./...", ExitCode: 0})}},
 		{Type: agent.EventToolCall, ToolCall: read},
 		{Type: agent.EventToolResult, Result: &agent.ToolResult{ID: "t3", Name: "Read", Output: "file does not exist: missing.go", IsError: true, DurationMS: 1}},
 		{Type: agent.EventTurnEnd, Turn: 1},
@@ -75,7 +75,7 @@ func TestTUIDiffGolden(t *testing.T) {
 	b.runs = [][]agent.Event{{
 		{Type: agent.EventToolCall, ToolCall: &llm.ToolCall{ID: "w", Name: "Write", Input: js(map[string]any{"file_path": "main.go", "content": "..."})}},
 		{Type: agent.EventToolResult, Result: &agent.ToolResult{ID: "w", Name: "Write", Output: "wrote", DurationMS: 3,
-			Display: []tools.FileDiff{{Path: "main.go", Diff: diff, Added: 2, Removed: 1}}}},
+			Display: display.Diff(display.FileDiff{Path: "main.go", Diff: diff, Added: 2, Removed: 1})}},
 		done(agent.SubtypeSuccess),
 	}}
 	h := newHarness(t, b)
@@ -261,7 +261,7 @@ func TestTUIFollowsResize(t *testing.T) {
 func TestTUITodosShownWhileRunning(t *testing.T) {
 	b := newFake()
 	b.runs = [][]agent.Event{{
-		{Type: agent.EventTodos, Todos: []tools.TodoItem{
+		{Type: agent.EventTodos, Todos: []display.Todo{
 			{Content: "Read the code", Status: "completed", ActiveForm: "Reading the code"},
 			{Content: "Fix the bug", Status: "in_progress", ActiveForm: "Fixing the bug"},
 			{Content: "Run the tests", Status: "pending", ActiveForm: "Running the tests"},

@@ -170,6 +170,7 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 	if tr.sandbox != nil {
 		env.Sandbox = tr.sandbox
 	}
+	env.SandboxUnavailable = tr.sandboxUnavailable
 	if len(tr.settings.Env) > 0 {
 		// The user's env always, the project's only when trusted: the
 		// settings were merged that way.
@@ -182,10 +183,16 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 	// The model may always read back what was spilled for it.
 	rt.checker.AddReadDir(env.SpillDir)
 	env.ScratchDir = rt.scratch
+	// Asks and tool notices go to the person watching the run; print mode
+	// has nobody to ask, so its asks are denials the model is told about.
+	env.Notify = agent.Notify
+	if o.interactive {
+		env.Ask = agent.Person{}
+	}
 	rt.env = env
 
 	home, _ := os.UserHomeDir()
-	src := &agent.ContextSource{NovaHome: novaHome, Workdir: workdir, Home: home, Env: env}
+	src := &agent.ContextSource{NovaHome: novaHome, Workdir: workdir, Home: home}
 	window, maxOut := sel.Model.Limits()
 	thinking := sel.Model.ThinkingBudget
 	if v := s.Getenv("MAX_THINKING_TOKENS"); v != "" {
@@ -204,11 +211,10 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 		ContextWindow:  window,
 		System:         agent.SystemPrompt(),
 		AppendSystem:   o.appendSystem,
-		Context:        func() string { return src.Message(ctx) },
+		Context:        src.Message,
 		Discover:       src.Discover,
 		Pipeline:       rt.pipeline,
 		Env:            env,
-		Interactive:    o.interactive,
 		MaxTurns:       o.maxTurns,
 		Recorder:       rt.session,
 		History:        history,
@@ -280,6 +286,9 @@ type trust struct {
 	choice   sandboxChoice
 	probe    *sandbox.Report // nil when the sandbox is off
 	sandbox  *sandbox.Sandbox
+	// sandboxUnavailable says the sandbox was asked for explicitly but
+	// cannot run: the tools' Env says so to every Bash check.
+	sandboxUnavailable bool
 	// sandboxErr says why the wanted sandbox cannot run; notice says it at start.
 	sandboxErr error
 	notice     string
@@ -308,7 +317,7 @@ func loadTrust(ctx context.Context, novaHome, workdir string, o buildOptions, sc
 			return nil, usageErr("--permission-mode %q: want default, acceptEdits, plan or bypassPermissions", o.permissionMode)
 		}
 	}
-	available, unavailable := false, false
+	available := false
 	if t.choice.on() {
 		r := probeSandbox(ctx, novaHome, o.freshProbe)
 		t.probe = &r
@@ -325,7 +334,7 @@ func loadTrust(ctx context.Context, novaHome, workdir string, o buildOptions, sc
 		case err == nil:
 			t.sandbox, available = sb, true
 		case t.choice.explicit():
-			unavailable = true
+			t.sandboxUnavailable = true
 			t.notice = fmt.Sprintf("the Bash sandbox is enabled but cannot run: %v. Bash commands will need approval (and are refused in print mode).", err)
 		default:
 			// On by default only: nova works with the checker alone rather
@@ -338,12 +347,11 @@ func loadTrust(ctx context.Context, novaHome, workdir string, o buildOptions, sc
 	cfg, err := st.PermissionConfig(config.PermissionOptions{
 		Workspace: workdir, Home: home, NovaHome: novaHome, Mode: mode, AddDirs: o.addDirs,
 		AllowedTools: o.allowedTools, DisallowedTools: o.disallowedTools,
-		Sandboxed: available, SandboxUnavailable: unavailable,
 	})
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	if err := permission.CheckStartup(cfg.Mode, cfg.Sandboxed, os.Geteuid()); err != nil {
+	if err := permission.CheckStartup(cfg.Mode, available, os.Geteuid()); err != nil {
 		return nil, usageErr("%v", err)
 	}
 	t.cfg = cfg
