@@ -70,7 +70,9 @@ type Event struct {
 // PermissionAsk is a tool call waiting for a person. Answer it exactly once;
 // the agent waits until then or until the run's context ends (a denial).
 type PermissionAsk struct {
-	ID          string              `json:"id"` // stable: the tool call id
+	ID string `json:"id"` // stable: the tool call id
+	// RequestID names this ask, once: a remote answers it by this id.
+	RequestID   string              `json:"request_id"`
 	Tool        string              `json:"tool"`
 	Input       json.RawMessage     `json:"input"`
 	Decision    permission.Decision `json:"decision"`

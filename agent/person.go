@@ -34,7 +34,7 @@ func (Person) AskPermission(ctx context.Context, ask tools.PermissionAsk) tools.
 	if send == nil {
 		return tools.Approval{Message: "nobody was asked: the call was not made by a run"}
 	}
-	pa := &PermissionAsk{ID: ask.CallID, Tool: ask.Tool, Input: ask.Input, Decision: ask.Decision,
+	pa := &PermissionAsk{ID: ask.CallID, RequestID: "apr_" + newID(), Tool: ask.Tool, Input: ask.Input, Decision: ask.Decision,
 		Suggestions: ask.Decision.Suggestions, reply: make(chan PermissionAnswer, 1)}
 	send(Event{Type: EventPermissionAsk, Ask: pa})
 	select {

@@ -1,0 +1,237 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/llm"
+)
+
+// Runner runs the agent of a session (an *agent.Agent).
+type Runner interface {
+	Run(ctx context.Context, input llm.Message) <-chan agent.Event
+}
+
+// ErrBusy is returned by Start while the session's run slot is taken
+// (seed 000, D1): one run at a time per session.
+var ErrBusy = errors.New("session is busy: a run is in progress")
+
+// ErrNoAsk is returned when an answer names no pending ask of the
+// session: unknown, already answered, or another session's.
+var ErrNoAsk = errors.New("no such pending approval in this session")
+
+// ErrClosed is returned once the session was closed.
+var ErrClosed = errors.New("session is closed")
+
+// State is where a session's run slot is.
+type State string
+
+// The states of a run slot (seed 000, D3's stream status).
+const (
+	// StateNone: the session has not run since it was opened.
+	StateNone State = ""
+	// StateActive: a run is going on and someone watches it.
+	StateActive State = "active"
+	// StateDetached: a run is going on with nobody watching (D4).
+	StateDetached State = "detached"
+	// StateDone: the last run ended; its log is still kept.
+	StateDone State = "done"
+)
+
+// interruptWait bounds how long Interrupt waits for a cancelled run to
+// wind down (tools killed, results written) before it returns.
+const interruptWait = 10 * time.Second
+
+// Session is one open session: its agent and its one run slot.
+type Session struct {
+	id     string
+	runner Runner
+	// base is the context runs start under: a run outlives the request
+	// that started it (D4), not the session.
+	base context.Context
+
+	mu     sync.Mutex
+	log    *Log[agent.Event] // of the current or last run; nil before any
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the current run has ended
+	asks   map[string]*agent.PermissionAsk
+	closed bool
+}
+
+// NewSession opens id for runs of runner. Runs are cancelled when ctx
+// ends or the session is closed.
+func NewSession(ctx context.Context, id string, runner Runner) *Session {
+	return &Session{id: id, runner: runner, base: ctx, asks: map[string]*agent.PermissionAsk{}}
+}
+
+// ID is the session's id.
+func (s *Session) ID() string { return s.id }
+
+// Start takes the run slot and runs input, returning a subscription from
+// the run's first frame, so the starter misses nothing. With the slot
+// taken it returns ErrBusy.
+func (s *Session) Start(input llm.Message) (*Sub[agent.Event], error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	if s.running() {
+		return nil, ErrBusy
+	}
+	first := int64(1)
+	if s.log != nil {
+		first = s.log.LastSeq() + 1
+	}
+	log := NewLog[agent.Event](ReplayFrames, first)
+	ctx, cancel := context.WithCancel(s.base)
+	done := make(chan struct{})
+	s.log, s.cancel, s.done = log, cancel, done
+	sub, _, _ := log.Subscribe(0)
+	events := s.runner.Run(ctx, input)
+	go s.pump(log, events, cancel, done)
+	return sub, nil
+}
+
+// pump numbers the run's events into its log, keeping the asks pending
+// until they are answered or the run moves past them.
+func (s *Session) pump(log *Log[agent.Event], events <-chan agent.Event, cancel context.CancelFunc, done chan struct{}) {
+	defer close(done)
+	defer cancel()
+	for ev := range events {
+		switch {
+		case ev.Type == agent.EventPermissionAsk && ev.Ask != nil:
+			s.mu.Lock()
+			s.asks[ev.Ask.RequestID] = ev.Ask
+			s.mu.Unlock()
+		case ev.Type == agent.EventToolResult && ev.Result != nil:
+			s.forgetAsk(func(a *agent.PermissionAsk) bool { return a.ID == ev.Result.ID })
+		}
+		log.Append(ev)
+	}
+	// The run's context ended with it: whatever was still asked is moot.
+	s.forgetAsk(func(*agent.PermissionAsk) bool { return true })
+	log.End()
+}
+
+func (s *Session) forgetAsk(match func(*agent.PermissionAsk) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, a := range s.asks {
+		if match(a) {
+			delete(s.asks, id)
+		}
+	}
+}
+
+// running reports whether the slot is taken; s.mu is held.
+func (s *Session) running() bool {
+	if s.done == nil {
+		return false
+	}
+	select {
+	case <-s.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Subscribe joins the current or last run from cursor (see
+// Log.Subscribe). ok is false when the session has not run yet.
+func (s *Session) Subscribe(cursor int64) (sub *Sub[agent.Event], replay []Frame[agent.Event], resync, ok bool) {
+	s.mu.Lock()
+	log := s.log
+	s.mu.Unlock()
+	if log == nil {
+		return nil, nil, false, false
+	}
+	sub, replay, resync = log.Subscribe(cursor)
+	return sub, replay, resync, true
+}
+
+// Status says where the run slot is and the newest frame's number.
+func (s *Session) Status() (State, int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.log == nil {
+		return StateNone, 0
+	}
+	last := s.log.LastSeq()
+	switch {
+	case !s.running():
+		return StateDone, last
+	case s.log.Subscribers() == 0:
+		return StateDetached, last
+	}
+	return StateActive, last
+}
+
+// Pending returns the asks waiting for an answer, in no set order.
+func (s *Session) Pending() []*agent.PermissionAsk {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*agent.PermissionAsk, 0, len(s.asks))
+	for _, a := range s.asks {
+		out = append(out, a)
+	}
+	return out
+}
+
+// Answer answers the pending ask requestID of this session, once. An id
+// that is unknown, already answered or another session's is ErrNoAsk.
+func (s *Session) Answer(requestID string, ans agent.PermissionAnswer) error {
+	s.mu.Lock()
+	a, ok := s.asks[requestID]
+	delete(s.asks, requestID)
+	s.mu.Unlock()
+	if !ok {
+		return ErrNoAsk
+	}
+	a.Answer(ans)
+	return nil
+}
+
+// Interrupt cancels the run in progress, watched or detached, and waits
+// (a bounded time) for it to end, so the slot is free when it returns.
+// It reports whether there was a run to interrupt.
+func (s *Session) Interrupt() bool {
+	s.mu.Lock()
+	if !s.running() {
+		s.mu.Unlock()
+		return false
+	}
+	cancel, done := s.cancel, s.done
+	s.mu.Unlock()
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(interruptWait):
+	}
+	return true
+}
+
+// Close interrupts any run, drops the log and refuses further runs.
+func (s *Session) Close() {
+	s.Interrupt()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	if s.log != nil {
+		s.log.End()
+	}
+	s.log = nil
+}
+
+// Wait blocks until the current run, if any, has ended.
+func (s *Session) Wait() {
+	s.mu.Lock()
+	done := s.done
+	s.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
