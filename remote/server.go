@@ -1,0 +1,266 @@
+package remote
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// MaxBody bounds a request body (413 beyond it).
+const MaxBody = 20 << 20
+
+// cookieName carries the token for a browser after GET /?token=T.
+const cookieName = "nova_token"
+
+// Options configure a Server.
+type Options struct {
+	// Host is the address the server listens on; it is also a Host header
+	// the server answers besides loopback names (DNS rebinding guard).
+	Host string
+	// Token is the secret every request but GET /health must carry.
+	Token string
+	// NovaHome is nova's directory (config.json, agents, memories).
+	NovaHome string
+	// Home is the user's home directory (~ in paths).
+	Home string
+	// Workdir is the server's own workspace: sessions start there unless a
+	// request names another.
+	Workdir string
+	// FrontendDir, when it is a directory, is served at / (NOVA_FRONTEND_DIST).
+	FrontendDir string
+}
+
+// Server is nova serve's HTTP API.
+type Server struct {
+	o   Options
+	mux *http.ServeMux
+}
+
+// New returns a server for o. A missing token is an error: the caller
+// generates one (NewToken) and says it.
+func New(o Options) (*Server, error) {
+	if o.Token == "" {
+		return nil, errors.New("a token is required")
+	}
+	s := &Server{o: o, mux: http.NewServeMux()}
+	s.routes()
+	return s, nil
+}
+
+// NewToken returns a random token of 256 bits.
+func NewToken() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("generate a token: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// Loopback reports whether host (a name or an address, without port) is
+// this machine's loopback.
+func Loopback(host string) bool {
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Handler is the whole API with its guards: the Host check, the token,
+// JSON bodies of bounded size.
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.hostAllowed(r.Host) {
+			writeError(w, http.StatusForbidden, "Host "+r.Host+" is not this server: nova serve answers only its own address (DNS rebinding guard)")
+			return
+		}
+		if r.Method == http.MethodGet && r.URL.Path == "/health" {
+			s.mux.ServeHTTP(w, r)
+			return
+		}
+		if r.Method == http.MethodGet && r.URL.Path == "/" && r.URL.Query().Has("token") {
+			s.login(w, r)
+			return
+		}
+		if !s.authorized(r) {
+			writeError(w, http.StatusUnauthorized, "missing or wrong token: send Authorization: Bearer <token>, or open the URL nova serve printed")
+			return
+		}
+		switch r.Method {
+		case http.MethodPost, http.MethodPut, http.MethodPatch:
+			if r.ContentLength != 0 {
+				mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+				if err != nil || mt != "application/json" {
+					writeError(w, http.StatusUnsupportedMediaType, "send the body as application/json")
+					return
+				}
+			}
+			if r.ContentLength > MaxBody {
+				writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is over %d MB", MaxBody>>20))
+				return
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+		}
+		s.mux.ServeHTTP(w, r)
+	})
+}
+
+// hostAllowed is the DNS-rebinding guard: a page on another name that
+// resolves to this machine must not reach the API with the browser.
+func (s *Server) hostAllowed(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	if Loopback(host) {
+		return true
+	}
+	return s.o.Host != "" && strings.EqualFold(strings.Trim(host, "[]"), strings.Trim(s.o.Host, "[]"))
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && s.tokenIs(tok) {
+		return true
+	}
+	if c, err := r.Cookie(cookieName); err == nil && s.tokenIs(c.Value) {
+		return true
+	}
+	return false
+}
+
+func (s *Server) tokenIs(t string) bool {
+	return subtle.ConstantTimeCompare([]byte(t), []byte(s.o.Token)) == 1
+}
+
+// login turns the printed URL's token into a cookie and drops it from
+// the address bar, so it is not left in history or sent as a Referer.
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	if !s.tokenIs(r.URL.Query().Get("token")) {
+		writeError(w, http.StatusUnauthorized, "wrong token: open the URL nova serve printed")
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.o.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// Serve answers on ln until ctx ends, then lets requests in flight finish
+// (a bounded time) and returns nil.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shut); err != nil {
+		_ = hs.Close()
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func (s *Server) routes() {
+	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "service": "nova", "mode": "server"})
+	})
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/api/"):
+			writeError(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
+		case r.Method == http.MethodGet || r.Method == http.MethodHead:
+			s.frontend(w, r)
+		default:
+			writeError(w, http.StatusMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path)
+		}
+	})
+	s.sessionRoutes()
+	s.configRoutes()
+}
+
+// frontend serves the built web UI from FrontendDir: a missing asset is a
+// 404, any other path falls back to index.html (client-side routes).
+// Without a build it answers with a JSON placeholder.
+func (s *Server) frontend(w http.ResponseWriter, r *http.Request) {
+	dir := s.o.FrontendDir
+	if fi, err := os.Stat(dir); dir == "" || err != nil || !fi.IsDir() {
+		if r.URL.Path != "/" {
+			writeError(w, http.StatusNotFound, "not found")
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"service": "nova", "mode": "server"})
+		return
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	defer root.Close()
+	name := strings.TrimPrefix(filepath.Clean("/"+r.URL.Path), "/")
+	if name == "" {
+		name = "index.html"
+	}
+	if fi, err := root.Stat(name); err == nil && !fi.IsDir() {
+		http.ServeFileFS(w, r, root.FS(), name)
+		return
+	}
+	if filepath.Ext(name) != "" {
+		writeError(w, http.StatusNotFound, "not found: "+r.URL.Path)
+		return
+	}
+	http.ServeFileFS(w, r, root.FS(), "index.html")
+}
+
+// writeJSON answers with v as JSON.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// writeError answers with seed 000's error shape.
+func writeError(w http.ResponseWriter, status int, detail string) {
+	writeJSON(w, status, map[string]string{"detail": detail})
+}
+
+// readJSON decodes a request body into v; the error is for a 400 (or a
+// 413 when the body was too large, see bodyStatus).
+func readJSON(r *http.Request, v any) error {
+	dec := json.NewDecoder(r.Body)
+	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.EOF) {
+			return errors.New("the body is empty: send a JSON object")
+		}
+		return fmt.Errorf("the body is not valid JSON: %w", err)
+	}
+	return nil
+}
+
+// bodyStatus is the status for a readJSON error: 413 when the body hit
+// MaxBody, else 400.
+func bodyStatus(err error) int {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return http.StatusRequestEntityTooLarge
+	}
+	return http.StatusBadRequest
+}

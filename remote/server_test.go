@@ -1,0 +1,161 @@
+package remote
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const testToken = "t0ken-for-tests"
+
+// testServer is a server on loopback with a fresh NOVA_HOME and workspace.
+type testServer struct {
+	t   *testing.T
+	srv *Server
+	url string
+	o   Options
+}
+
+func newTestServer(t *testing.T, mod ...func(*Options)) *testServer {
+	t.Helper()
+	o := Options{Host: "127.0.0.1", Token: testToken, NovaHome: filepath.Join(t.TempDir(), ".nova"), Home: t.TempDir(), Workdir: t.TempDir()}
+	for _, m := range mod {
+		m(&o)
+	}
+	srv, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	return &testServer{t: t, srv: srv, url: hs.URL, o: o}
+}
+
+// do sends a request with the token unless headers say otherwise; body
+// "" sends none, otherwise as application/json.
+func (ts *testServer) do(method, path, body string, headers ...string) (int, string, http.Header) {
+	ts.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, ts.url+path, rd)
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i+1] == "" {
+			req.Header.Del(headers[i])
+		} else {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+	}
+	if h := req.Header.Get("Host"); h != "" {
+		req.Host = h
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(data), resp.Header
+}
+
+func TestHealthAndFrontendPlaceholder(t *testing.T) {
+	ts := newTestServer(t)
+	if code, body, _ := ts.do("GET", "/health", "", "Authorization", ""); code != 200 || !strings.Contains(body, `"status":"ok"`) || !strings.Contains(body, `"mode":"server"`) {
+		t.Errorf("health without a token: %d %s", code, body)
+	}
+	if code, body, _ := ts.do("GET", "/", ""); code != 200 || strings.TrimSpace(body) != `{"mode":"server","service":"nova"}` {
+		t.Errorf("placeholder: %d %s", code, body)
+	}
+	if code, body, _ := ts.do("GET", "/api/nothing", ""); code != 404 || !strings.Contains(body, `"detail"`) {
+		t.Errorf("unknown endpoint: %d %s", code, body)
+	}
+}
+
+func TestFrontendDist(t *testing.T) {
+	dist := t.TempDir()
+	os.WriteFile(filepath.Join(dist, "index.html"), []byte("<html>nova ui</html>"), 0o644)
+	os.MkdirAll(filepath.Join(dist, "assets"), 0o755)
+	os.WriteFile(filepath.Join(dist, "assets", "app.js"), []byte("console.log(1)"), 0o644)
+	ts := newTestServer(t, func(o *Options) { o.FrontendDir = dist })
+	for _, tt := range []struct {
+		path string
+		code int
+		has  string
+	}{
+		{"/", 200, "nova ui"},
+		{"/assets/app.js", 200, "console.log"},
+		{"/sessions/01ABC", 200, "nova ui"}, // a client-side route
+		{"/assets/missing.js", 404, "detail"},
+		{"/etc/passwd", 200, "nova ui"}, // only files inside dist are served
+	} {
+		if code, body, _ := ts.do("GET", tt.path, ""); code != tt.code || !strings.Contains(body, tt.has) {
+			t.Errorf("GET %s: %d %q", tt.path, code, body)
+		}
+	}
+}
+
+func TestAuth(t *testing.T) {
+	ts := newTestServer(t)
+	for _, tt := range []struct {
+		name    string
+		headers []string
+		code    int
+	}{
+		{"no token", []string{"Authorization", ""}, 401},
+		{"wrong token", []string{"Authorization", "Bearer nope"}, 401},
+		{"not bearer", []string{"Authorization", testToken}, 401},
+		{"bearer", nil, 200},
+		{"cookie", []string{"Authorization", "", "Cookie", cookieName + "=" + testToken}, 200},
+		{"wrong cookie", []string{"Authorization", "", "Cookie", cookieName + "=x"}, 401},
+	} {
+		code, body, _ := ts.do("GET", "/", "", tt.headers...)
+		if code != tt.code {
+			t.Errorf("%s: %d %s, want %d", tt.name, code, body, tt.code)
+		}
+		if code == 401 && !strings.Contains(body, `"detail"`) {
+			t.Errorf("%s: 401 without detail: %s", tt.name, body)
+		}
+	}
+	// The printed URL sets the cookie and leaves the token out of the address.
+	code, _, h := ts.do("GET", "/?token="+testToken, "", "Authorization", "")
+	c := h.Get("Set-Cookie")
+	if code != http.StatusSeeOther || h.Get("Location") != "/" || !strings.Contains(c, cookieName+"="+testToken) ||
+		!strings.Contains(c, "HttpOnly") || !strings.Contains(c, "SameSite=Strict") || !strings.Contains(c, "Path=/") {
+		t.Errorf("login: %d Location %q Set-Cookie %q", code, h.Get("Location"), c)
+	}
+	if code, _, h := ts.do("GET", "/?token=wrong", "", "Authorization", ""); code != 401 || h.Get("Set-Cookie") != "" {
+		t.Errorf("login with a wrong token: %d, cookie %q", code, h.Get("Set-Cookie"))
+	}
+}
+
+func TestHostContentTypeAndSize(t *testing.T) {
+	ts := newTestServer(t)
+	if code, body, _ := ts.do("GET", "/health", "", "Host", "evil.example:8765"); code != 403 || !strings.Contains(body, "detail") {
+		t.Errorf("a foreign Host: %d %s", code, body)
+	}
+	for _, h := range []string{"localhost:1", "127.0.0.1:9", "[::1]:9"} {
+		if code, _, _ := ts.do("GET", "/health", "", "Host", h); code != 200 {
+			t.Errorf("Host %s: %d", h, code)
+		}
+	}
+	if code, _, _ := ts.do("POST", "/api/chat", "message=hi", "Content-Type", "application/x-www-form-urlencoded"); code != 415 {
+		t.Errorf("a form body: %d, want 415", code)
+	}
+	big := `{"message":"` + strings.Repeat("x", MaxBody) + `"}`
+	if code, _, _ := ts.do("POST", "/api/chat", big); code != 413 {
+		t.Errorf("a 20 MB body: %d, want 413", code)
+	}
+}
