@@ -100,11 +100,29 @@ func (l *Log[T]) LastSeq() int64 {
 	return l.next - 1
 }
 
-// Subscribers is how many subscribers are attached.
+// Subscribers is how many watchers are attached (Follow's relays are
+// not watchers).
 func (l *Log[T]) Subscribers() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return len(l.subs)
+	n := 0
+	for s := range l.subs {
+		if !s.relay {
+			n++
+		}
+	}
+	return n
+}
+
+// Follow is Subscribe for a relay that passes the frames on to watchers
+// of its own (the server's stream encoder): it does not make a run count
+// as watched.
+func (l *Log[T]) Follow(cursor int64) (sub *Sub[T], replay []Frame[T], resync bool) {
+	sub, replay, resync = l.Subscribe(cursor)
+	l.mu.Lock()
+	sub.relay = true
+	l.mu.Unlock()
+	return sub, replay, resync
 }
 
 // Subscribe returns the frames after cursor still kept, and a
@@ -155,6 +173,7 @@ type Sub[T any] struct {
 	ch      chan Frame[T]
 	closed  bool // guarded by log.mu
 	dropped bool // guarded by log.mu
+	relay   bool // guarded by log.mu
 }
 
 // C delivers the frames after the replay; it is closed when the log

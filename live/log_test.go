@@ -78,23 +78,16 @@ func TestLogDropsSlowSubscriber(t *testing.T) {
 	l := NewLog[int](ReplayFrames, 1)
 	slow, _, _ := l.Subscribe(0)
 	fast, _, _ := l.Subscribe(0)
-	got := make(chan int, subscriberBuffer*2)
-	go func() {
-		for f := range fast.C() {
-			got <- int(f.Seq)
-		}
-		close(got)
-	}()
+	n := 0
 	for i := 0; i < subscriberBuffer+10; i++ {
 		l.Append(i) // never blocks on slow
+		if f := <-fast.C(); f.Seq == int64(i+1) {
+			n++
+		}
 	}
 	l.End()
-	n := 0
-	for range got {
-		n++
-	}
-	if fast.Dropped() || n != subscriberBuffer+10 {
-		t.Errorf("the reading subscriber got %d frames (dropped %v)", n, fast.Dropped())
+	if _, open := <-fast.C(); open || fast.Dropped() || n != subscriberBuffer+10 {
+		t.Errorf("the reading subscriber got %d frames in order (dropped %v)", n, fast.Dropped())
 	}
 	if !slow.Dropped() {
 		t.Fatal("the subscriber that never read was not dropped")

@@ -74,6 +74,16 @@ func (s *Session) ID() string { return s.id }
 // the run's first frame, so the starter misses nothing. With the slot
 // taken it returns ErrBusy.
 func (s *Session) Start(input llm.Message) (*Sub[agent.Event], error) {
+	return s.start(input, false)
+}
+
+// StartRelay is Start for a relay (see Log.Follow): the run counts as
+// detached until someone watches the relay's own stream.
+func (s *Session) StartRelay(input llm.Message) (*Sub[agent.Event], error) {
+	return s.start(input, true)
+}
+
+func (s *Session) start(input llm.Message, relay bool) (*Sub[agent.Event], error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -90,7 +100,12 @@ func (s *Session) Start(input llm.Message) (*Sub[agent.Event], error) {
 	ctx, cancel := context.WithCancel(s.base)
 	done := make(chan struct{})
 	s.log, s.cancel, s.done = log, cancel, done
-	sub, _, _ := log.Subscribe(0)
+	var sub *Sub[agent.Event]
+	if relay {
+		sub, _, _ = log.Follow(0)
+	} else {
+		sub, _, _ = log.Subscribe(0)
+	}
 	events := s.runner.Run(ctx, input)
 	go s.pump(log, events, cancel, done)
 	return sub, nil
@@ -153,7 +168,8 @@ func (s *Session) Subscribe(cursor int64) (sub *Sub[agent.Event], replay []Frame
 	return sub, replay, resync, true
 }
 
-// Status says where the run slot is and the newest frame's number.
+// Status says where the run slot is and the newest frame's number. A
+// relay's own watchers are the relay's to count.
 func (s *Session) Status() (State, int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
