@@ -168,6 +168,18 @@ func (s *Session) Subscribe(cursor int64) (sub *Sub[agent.Event], replay []Frame
 	return sub, replay, resync, true
 }
 
+// Follow is Subscribe for a relay (see Log.Follow).
+func (s *Session) Follow(cursor int64) (sub *Sub[agent.Event], replay []Frame[agent.Event], resync, ok bool) {
+	s.mu.Lock()
+	log := s.log
+	s.mu.Unlock()
+	if log == nil {
+		return nil, nil, false, false
+	}
+	sub, replay, resync = log.Follow(cursor)
+	return sub, replay, resync, true
+}
+
 // Status says where the run slot is and the newest frame's number. A
 // relay's own watchers are the relay's to count.
 func (s *Session) Status() (State, int64) {
@@ -251,3 +263,16 @@ func (s *Session) Wait() {
 		<-done
 	}
 }
+
+// Spec describes a session to create.
+type Spec struct {
+	// AgentKey names the agent definition ("main" when empty).
+	AgentKey string
+	// Provider and Model override the agent's model; empty keeps it.
+	Provider, Model string
+	// Workspace is the session's directory; empty means the host's.
+	Workspace string
+}
+
+// ErrNoSession is returned for a session id that does not exist.
+var ErrNoSession = errors.New("no such session")

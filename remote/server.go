@@ -40,12 +40,15 @@ type Options struct {
 	Workdir string
 	// FrontendDir, when it is a directory, is served at / (NOVA_FRONTEND_DIST).
 	FrontendDir string
+	// Sessions opens and runs the sessions.
+	Sessions Host
 }
 
 // Server is nova serve's HTTP API.
 type Server struct {
-	o   Options
-	mux *http.ServeMux
+	o       Options
+	mux     *http.ServeMux
+	streams streams
 }
 
 // New returns a server for o. A missing token is an error: the caller
@@ -193,6 +196,7 @@ func (s *Server) routes() {
 		}
 	})
 	s.sessionRoutes()
+	s.chatRoutes()
 	s.configRoutes()
 }
 

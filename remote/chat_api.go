@@ -1,0 +1,263 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/live"
+)
+
+// chatRoutes registers chat, its stream, interrupt, approve and the
+// stream status.
+func (s *Server) chatRoutes() {
+	s.mux.HandleFunc("POST /api/chat/stream", s.chatStream)
+	s.mux.HandleFunc("POST /api/chat", s.chat)
+	s.mux.HandleFunc("POST /api/chat/interrupt", s.interrupt)
+	s.mux.HandleFunc("POST /api/chat/approve", s.approve)
+	s.mux.HandleFunc("GET /api/chat/stream/status", s.streamStatus)
+}
+
+// session opens the request's session, or creates one when it names none.
+func (s *Server) session(ctx context.Context, req *chatRequest) (*live.Session, int, error) {
+	if req.SessionID != nil && *req.SessionID != "" {
+		sess, err := s.o.Sessions.Open(ctx, *req.SessionID)
+		if errors.Is(err, live.ErrNoSession) {
+			return nil, http.StatusNotFound, errors.New("session " + *req.SessionID + " not found")
+		}
+		if err != nil {
+			return nil, http.StatusInternalServerError, err
+		}
+		return sess, 0, nil
+	}
+	ws := req.WorkspaceDir
+	if ws != "" {
+		dir, err := canonicalDir(ws, s.o.Home)
+		if err != nil {
+			return nil, http.StatusBadRequest, err
+		}
+		ws = dir
+	}
+	sess, err := s.o.Sessions.Create(ctx, live.Spec{AgentKey: req.AgentKey, Provider: req.Provider, Model: req.Model, Workspace: ws})
+	if err != nil {
+		return nil, http.StatusBadRequest, err
+	}
+	return sess, 0, nil
+}
+
+// chatStream is POST /api/chat/stream: a new turn streamed as a UI
+// message stream, or, with resume_from_seq, the session's stream resumed
+// after that frame (D2–D4).
+func (s *Server) chatStream(w http.ResponseWriter, r *http.Request) {
+	var req chatRequest
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, bodyStatus(err), err.Error())
+		return
+	}
+	if req.ResumeFromSeq != nil {
+		if req.SessionID == nil || *req.SessionID == "" {
+			writeError(w, http.StatusBadRequest, "resume_from_seq needs session_id")
+			return
+		}
+		cs := s.streams.get(*req.SessionID)
+		if cs == nil {
+			writeError(w, http.StatusNotFound, "session "+*req.SessionID+" has no stream to resume")
+			return
+		}
+		writeSSE(w, r, cs, *req.ResumeFromSeq, *req.SessionID)
+		return
+	}
+	input, err := req.prompt()
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	sess, code, err := s.session(r.Context(), &req)
+	if err != nil {
+		writeError(w, code, err.Error())
+		return
+	}
+	sub, err := sess.StartRelay(input)
+	if errors.Is(err, live.ErrBusy) {
+		writeError(w, http.StatusConflict, "Session is busy: "+sess.ID()+" is already running a turn; resume its stream (resume_from_seq), wait, or interrupt it")
+		return
+	}
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	cs, cursor := s.streams.begin(sess, sub, nil, "msg_"+newSuffix())
+	writeSSE(w, r, cs, cursor, sess.ID())
+}
+
+// chatResponse is seed 000's ChatResponse.
+type chatResponse struct {
+	SessionID string `json:"session_id"`
+	Status    string `json:"status"` // completed, cancelled, input_required, error
+	Message   string `json:"message"`
+}
+
+// chat is POST /api/chat: the turn run to its end, or until it waits for
+// an approval (input_required: answer with /api/chat/approve; the run
+// goes on detached, its stream resumable).
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	var req chatRequest
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, bodyStatus(err), err.Error())
+		return
+	}
+	input, err := req.prompt()
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	sess, code, err := s.session(r.Context(), &req)
+	if err != nil {
+		writeError(w, code, err.Error())
+		return
+	}
+	own, err := sess.Start(input)
+	if errors.Is(err, live.ErrBusy) {
+		writeError(w, http.StatusConflict, "Session is busy: "+sess.ID()+" is already running a turn")
+		return
+	}
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	defer own.Close()
+	// The chat stream is kept for this run too, so a client can follow it
+	// after input_required.
+	if sub, replay, _, ok := sess.Follow(0); ok {
+		s.streams.begin(sess, sub, replay, "msg_"+newSuffix())
+	}
+	resp := chatResponse{SessionID: sess.ID(), Status: "completed"}
+	var text strings.Builder
+	for f := range own.C() {
+		ev := f.Value
+		switch ev.Type {
+		case agent.EventTurnStart:
+			text.Reset()
+		case agent.EventTextDelta:
+			text.WriteString(ev.Text)
+		case agent.EventPermissionAsk:
+			resp.Status = "input_required"
+			if ev.Ask != nil {
+				resp.Message = "approval " + ev.Ask.RequestID + " needed for " + ev.Ask.Tool + ": " + ev.Ask.Decision.Reason
+			}
+			writeJSON(w, http.StatusOK, resp)
+			return
+		case agent.EventDone:
+			d := ev.Done
+			resp.Message = text.String()
+			switch {
+			case d == nil:
+			case d.Subtype == agent.SubtypeInterrupted:
+				resp.Status = "cancelled"
+			case d.IsError:
+				resp.Status, resp.Message = "error", d.Error
+			default:
+				resp.Message = d.Result
+			}
+		}
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// interrupt is POST /api/chat/interrupt: the active or detached run
+// stops; the slot is free when it answers.
+func (s *Server) interrupt(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		SessionID string `json:"session_id"`
+	}
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, bodyStatus(err), err.Error())
+		return
+	}
+	if req.SessionID == "" {
+		writeError(w, http.StatusBadRequest, "session_id is required")
+		return
+	}
+	interrupted := false
+	if sess, err := s.o.Sessions.Open(r.Context(), req.SessionID); err == nil {
+		interrupted = sess.Interrupt()
+	} else if !errors.Is(err, live.ErrNoSession) {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"session_id": req.SessionID, "interrupted": interrupted})
+}
+
+// approve is POST /api/chat/approve?session_id=: an approval of that
+// session answered once; unknown, used or another session's is a 404.
+func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		RequestID string `json:"request_id"`
+		Approved  bool   `json:"approved"`
+		Remember  bool   `json:"remember"`
+	}
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, bodyStatus(err), err.Error())
+		return
+	}
+	id := r.URL.Query().Get("session_id")
+	notFound := func() {
+		writeError(w, http.StatusNotFound, "approval "+req.RequestID+" is not pending in session "+id)
+	}
+	if id == "" || req.RequestID == "" {
+		writeError(w, http.StatusBadRequest, "session_id (query) and request_id are required")
+		return
+	}
+	sess, err := s.o.Sessions.Open(r.Context(), id)
+	if err != nil {
+		notFound()
+		return
+	}
+	ans := agent.PermissionAnswer{Allow: req.Approved}
+	if !req.Approved {
+		ans.Message = "denied from the remote"
+	}
+	if req.Approved && req.Remember {
+		for _, a := range sess.Pending() {
+			if a.RequestID == req.RequestID && len(a.Suggestions) > 0 {
+				ans.Always, ans.Rule = true, a.Suggestions[0]
+			}
+		}
+	}
+	if err := sess.Answer(req.RequestID, ans); err != nil {
+		notFound()
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "resolved", "approved": req.Approved})
+}
+
+// streamStatus is GET /api/chat/stream/status?session_id=.
+func (s *Server) streamStatus(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("session_id")
+	if id == "" {
+		writeError(w, http.StatusBadRequest, "session_id is required")
+		return
+	}
+	sess, err := s.o.Sessions.Open(r.Context(), id)
+	if err != nil {
+		writeError(w, http.StatusNotFound, "session "+id+" has no stream")
+		return
+	}
+	state, last, ok := s.streams.status(sess)
+	if !ok || state == live.StateNone {
+		writeError(w, http.StatusNotFound, "session "+id+" has no stream")
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": string(state), "last_seq": last})
+}
+
+// newSuffix is a random id suffix.
+func newSuffix() string {
+	t, err := NewToken()
+	if err != nil {
+		return "0"
+	}
+	return t[:16]
+}
