@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/live"
+	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/session"
 )
 
