@@ -165,6 +165,7 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 		return nil, err
 	}
 	env := tools.NewEnv(workdir)
+	env.Home, _ = os.UserHomeDir()
 	tools.RecordShellsIn(env, runDir)
 	env.AddDirs = tr.cfg.AddDirs
 	if tr.sandbox != nil {
@@ -184,8 +185,7 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 	env.ScratchDir = rt.scratch
 	rt.env = env
 
-	home, _ := os.UserHomeDir()
-	src := &agent.ContextSource{NovaHome: novaHome, Workdir: workdir, Home: home, Env: env}
+	src := &agent.ContextSource{NovaHome: novaHome, Workdir: workdir, Home: env.Home, Env: env}
 	window, maxOut := sel.Model.Limits()
 	thinking := sel.Model.ThinkingBudget
 	if v := s.Getenv("MAX_THINKING_TOKENS"); v != "" {
@@ -297,7 +297,8 @@ func loadTrust(ctx context.Context, novaHome, workdir string, o buildOptions, sc
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	st, files, err := config.LoadSettings(novaHome, workdir, ts.trusted)
+	home, _ := os.UserHomeDir()
+	st, files, err := config.LoadSettings(novaHome, workdir, home, ts.trusted)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
@@ -317,7 +318,7 @@ func loadTrust(ctx context.Context, novaHome, workdir string, o buildOptions, sc
 			dirs = append(dirs, scratch)
 		}
 		sb, err := sandbox.New(sandbox.Config{
-			Workspace: workdir, AddDirs: dirs, NovaHome: novaHome, Probed: &r,
+			Workspace: workdir, AddDirs: dirs, Home: home, NovaHome: novaHome, Probed: &r,
 			Network: isTrue(st.Sandbox.Network), AllowUnixSockets: isTrue(st.Sandbox.AllowUnixSockets), Mask: st.Sandbox.DenyRead,
 		})
 		t.sandboxErr = err
@@ -334,7 +335,6 @@ func loadTrust(ctx context.Context, novaHome, workdir string, o buildOptions, sc
 				"to stop this notice, set \"sandbox\": {\"enabled\": false} in %s.", err, filepath.Join(novaHome, "settings.json"))
 		}
 	}
-	home, _ := os.UserHomeDir()
 	cfg, err := st.PermissionConfig(config.PermissionOptions{
 		Workspace: workdir, Home: home, NovaHome: novaHome, Mode: mode, AddDirs: o.addDirs,
 		AllowedTools: o.allowedTools, DisallowedTools: o.disallowedTools,

@@ -147,7 +147,8 @@ func (b *interactiveBackend) Compact(ctx context.Context, instructions string) e
 // are configured anywhere yet.
 func (b *interactiveBackend) Status() tui.Status {
 	rt := b.runtime()
-	return tui.Status{Model: rt.selection.ID(), Mode: rt.checker.Mode(), Cwd: rt.workdir, Branch: b.branch,
+	home, _ := os.UserHomeDir()
+	return tui.Status{Model: rt.selection.ID(), Mode: rt.checker.Mode(), Cwd: rt.workdir, Home: home, Branch: b.branch,
 		SessionID: rt.session.ID(), Usage: rt.agent.Usage()}
 }
 
@@ -395,11 +396,11 @@ func (b *interactiveBackend) Rules() ([]tui.RuleInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, _, err := config.LoadSettings(rt.novaHome, rt.workdir, ts.trusted)
+	home, _ := os.UserHomeDir()
+	st, _, err := config.LoadSettings(rt.novaHome, rt.workdir, home, ts.trusted)
 	if err != nil {
 		return nil, err
 	}
-	home, _ := os.UserHomeDir()
 	cfg, err := st.PermissionConfig(config.PermissionOptions{Workspace: rt.workdir, Home: home, NovaHome: rt.novaHome,
 		AllowedTools: b.opts.allowedTools, DisallowedTools: b.opts.disallowedTools})
 	if err != nil {

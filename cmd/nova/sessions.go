@@ -120,7 +120,7 @@ func failure(err error) error { return &exitError{code: 1, err: err} }
 
 // store returns the session store of NOVA_HOME and NOVA_HOME itself.
 func (o *sessionsOptions) store() (*session.Store, string, error) {
-	home, err := config.Home(o.io.Getenv)
+	home, err := config.Home(o.io.Getenv, userHome(o.io))
 	if err != nil {
 		return nil, "", usageErr("%v", err)
 	}

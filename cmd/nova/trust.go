@@ -102,7 +102,7 @@ func runTrust(s *IOStreams, w io.Writer, o trustOptions, args []string) error {
 		// The home directory is at or below dir.
 		fmt.Fprintf(w, "Note: this trusts every project in your home directory; nova trust --revoke %s takes it back.\n", dir)
 	}
-	st, _, err := config.LoadSettings(novaHome, dir, false)
+	st, _, err := config.LoadSettings(novaHome, dir, home, false)
 	switch {
 	case err != nil:
 		fmt.Fprintf(w, "Its settings do not load: %v\n", err)
@@ -120,7 +120,7 @@ func runTrust(s *IOStreams, w io.Writer, o trustOptions, args []string) error {
 // locate finds NOVA_HOME and the workspace: the working directory, with
 // symlinks resolved so it matches the trust store and the sandbox.
 func locate(s *IOStreams) (novaHome, workdir string, err error) {
-	if novaHome, err = config.Home(s.Getenv); err != nil {
+	if novaHome, err = config.Home(s.Getenv, userHome(s)); err != nil {
 		return "", "", usageErr("%v", err)
 	}
 	if workdir, err = os.Getwd(); err != nil {
@@ -130,6 +130,15 @@ func locate(s *IOStreams) (novaHome, workdir string, err error) {
 		workdir = resolved
 	}
 	return novaHome, workdir, nil
+}
+
+// userHome is HOME of the streams' environment, or the process's home.
+func userHome(s *IOStreams) string {
+	if h := s.Getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
 }
 
 // trustState says whether a workspace's project settings may grant, and why.
@@ -189,11 +198,11 @@ func askTrust(ctx context.Context, opts *rootOptions) (bool, error) {
 	}
 	// Settings that do not parse stop nova before the question, as they
 	// would after it.
-	st, _, err := config.LoadSettings(novaHome, workdir, false)
+	home, _ := os.UserHomeDir()
+	st, _, err := config.LoadSettings(novaHome, workdir, home, false)
 	if err != nil {
 		return false, usageErr("%v", err)
 	}
-	home, _ := os.UserHomeDir()
 	p := tui.TrustPrompt{Dir: displayDir(workdir, home)}
 	for _, ig := range st.Ignored {
 		p.Grants = append(p.Grants, tui.TrustGrant{File: displayPath(ig.File, workdir, home), Setting: ig.Setting, Value: ig.Value})
