@@ -65,7 +65,7 @@ func newHarness(t *testing.T, mode permission.Mode, interactive bool, ts ...tool
 			t.Fatal(err)
 		}
 	}
-	checker, err := permission.NewChecker(permission.Config{Mode: mode, Workspace: t.TempDir()})
+	checker, err := permission.NewChecker(permission.Config{Mode: mode, Workspace: t.TempDir(), Home: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,7 +142,7 @@ func runCacheSession(tb testing.TB, cache *llmtest.Cache) []llmtest.CacheUsage {
 			tb.Fatal(err)
 		}
 	}
-	checker, err := permission.NewChecker(permission.Config{Mode: permission.ModeDefault, Workspace: dir})
+	checker, err := permission.NewChecker(permission.Config{Mode: permission.ModeDefault, Workspace: dir, Home: tb.TempDir()})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func (c *ContextSource) Message(ctx context.Context) string {
 		warns = append(warns, err.Error())
 	}
 	c.mu.Lock()
-	c.tracker = memory.NewTracker(c.Workdir, files)
+	c.tracker = memory.NewTracker(c.Workdir, c.Home, files)
 	c.mu.Unlock()
 	c.report(ctx, warns)
 	if r := memory.Render(files); r != "" {

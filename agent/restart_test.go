@@ -60,7 +60,7 @@ func newWire(t *testing.T, ts []tools.Tool, turns ...llmtest.Turn) *wire {
 			t.Fatal(err)
 		}
 	}
-	checker, err := permission.NewChecker(permission.Config{Mode: permission.ModeDefault, Workspace: t.TempDir()})
+	checker, err := permission.NewChecker(permission.Config{Mode: permission.ModeDefault, Workspace: t.TempDir(), Home: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

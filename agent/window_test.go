@@ -93,7 +93,7 @@ func windowAgent(t *testing.T, window, maxOut, systemChars, toolOutput int) (*Ag
 	if err := reg.Register(sizedTool{size: toolOutput}); err != nil {
 		t.Fatal(err)
 	}
-	checker, err := permission.NewChecker(permission.Config{Mode: permission.ModeDefault, Workspace: t.TempDir()})
+	checker, err := permission.NewChecker(permission.Config{Mode: permission.ModeDefault, Workspace: t.TempDir(), Home: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

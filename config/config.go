@@ -15,18 +15,14 @@ import (
 	"github.com/nova-dev/nova/llm"
 )
 
-// Home returns NOVA_HOME from env (a lookup function, os.Getenv in the
-// product), defaulting to ~/.nova.
-func Home(getenv func(string) string) (string, error) {
+// Home returns NOVA_HOME from getenv, defaulting to .nova in home, the
+// user's home directory ("" when there is none).
+func Home(getenv func(string) string, home string) (string, error) {
 	if h := getenv("NOVA_HOME"); h != "" {
 		return filepath.Abs(h)
 	}
-	home := getenv("HOME")
 	if home == "" {
-		var err error
-		if home, err = os.UserHomeDir(); err != nil {
-			return "", fmt.Errorf("find home directory (set NOVA_HOME): %w", err)
-		}
+		return "", errors.New("no home directory to keep ~/.nova in: set HOME, or NOVA_HOME to the directory nova should use")
 	}
 	return filepath.Join(home, ".nova"), nil
 }

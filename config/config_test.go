@@ -144,12 +144,20 @@ func TestModelLimitsAndKeyHints(t *testing.T) {
 }
 
 func TestHome(t *testing.T) {
-	h, _ := Home(envOf(map[string]string{"NOVA_HOME": "/x/nova"}))
+	h, _ := Home(envOf(map[string]string{"NOVA_HOME": "/x/nova"}), "/home/u")
 	if h != "/x/nova" {
 		t.Errorf("NOVA_HOME: %s", h)
 	}
-	h, _ = Home(envOf(map[string]string{"HOME": "/home/u"}))
+	h, _ = Home(envOf(nil), "/home/u")
 	if h != "/home/u/.nova" {
 		t.Errorf("default: %s", h)
+	}
+	// The home directory is what the caller says, never the environment's HOME.
+	h, _ = Home(envOf(map[string]string{"HOME": "/elsewhere"}), "/home/u")
+	if h != "/home/u/.nova" {
+		t.Errorf("HOME in the environment: %s", h)
+	}
+	if _, err := Home(envOf(nil), ""); err == nil || !strings.Contains(err.Error(), "NOVA_HOME") {
+		t.Errorf("no home: %v, want an error naming NOVA_HOME", err)
 	}
 }

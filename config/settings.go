@@ -76,7 +76,10 @@ func SettingsFiles(novaHome, projectDir string) []string {
 // are in the repository, which anyone who can commit to it writes: unless
 // trusted is true, what they grant is left out and listed in Ignored,
 // while what they restrict applies.
-func LoadSettings(novaHome, projectDir string, trusted bool) (*Settings, []string, error) {
+//
+// home is the user's home directory, which "~/" in directory settings
+// stands for; "" leaves such paths as written.
+func LoadSettings(novaHome, projectDir, home string, trusted bool) (*Settings, []string, error) {
 	merged := &Settings{Env: map[string]string{}, Sources: map[string]string{}}
 	var loaded []string
 	for i, path := range SettingsFiles(novaHome, projectDir) {
@@ -95,7 +98,7 @@ func LoadSettings(novaHome, projectDir string, trusted bool) (*Settings, []strin
 		if i > 0 && !trusted {
 			merged.Ignored = append(merged.Ignored, takeGrants(s, path)...)
 		}
-		merged.merge(s, path, projectDir)
+		merged.merge(s, path, projectDir, home)
 	}
 	return merged, loaded, nil
 }
@@ -140,7 +143,7 @@ func parseSettings(path string, data []byte, project bool) (*Settings, error) {
 
 // merge folds s, read from path, into the merged settings: lists add up,
 // later scalar values win.
-func (m *Settings) merge(s *Settings, path, projectDir string) {
+func (m *Settings) merge(s *Settings, path, projectDir, home string) {
 	p := s.Permissions
 	m.Permissions.Allow = append(m.Permissions.Allow, p.Allow...)
 	m.Permissions.Ask = append(m.Permissions.Ask, p.Ask...)
@@ -149,8 +152,8 @@ func (m *Settings) merge(s *Settings, path, projectDir string) {
 		m.Permissions.DefaultMode = p.DefaultMode
 		m.Sources["permissions.defaultMode"] = path
 	}
-	m.Permissions.AdditionalDirectories = appendDirs(m.Permissions.AdditionalDirectories, p.AdditionalDirectories, projectDir)
-	m.Sandbox.DenyRead = appendDirs(m.Sandbox.DenyRead, s.Sandbox.DenyRead, projectDir)
+	m.Permissions.AdditionalDirectories = appendDirs(m.Permissions.AdditionalDirectories, p.AdditionalDirectories, projectDir, home)
+	m.Sandbox.DenyRead = appendDirs(m.Sandbox.DenyRead, s.Sandbox.DenyRead, projectDir, home)
 	for _, b := range []struct {
 		key      string
 		from, to **bool
@@ -173,10 +176,11 @@ func (m *Settings) merge(s *Settings, path, projectDir string) {
 	m.RuleSets = append(m.RuleSets, permission.RuleSet{Source: path, Base: projectDir, Allow: p.Allow, Ask: p.Ask, Deny: p.Deny})
 }
 
-// appendDirs adds dirs, made absolute against base, to list, once each.
-func appendDirs(list, dirs []string, base string) []string {
+// appendDirs adds dirs, made absolute against base ("~/" against home),
+// to list, once each.
+func appendDirs(list, dirs []string, base, home string) []string {
 	for _, d := range dirs {
-		d = expandDir(d, base)
+		d = expandDir(d, base, home)
 		if !contains(list, d) {
 			list = append(list, d)
 		}
@@ -184,8 +188,8 @@ func appendDirs(list, dirs []string, base string) []string {
 	return list
 }
 
-func expandDir(d, base string) string {
-	if home, err := os.UserHomeDir(); err == nil && (d == "~" || strings.HasPrefix(d, "~/")) {
+func expandDir(d, base, home string) string {
+	if home != "" && (d == "~" || strings.HasPrefix(d, "~/")) {
 		d = filepath.Join(home, d[1:])
 	}
 	if !filepath.IsAbs(d) {

@@ -39,7 +39,7 @@ func TestLoadSettingsMerges(t *testing.T) {
   "permissions": {"defaultMode": "acceptEdits", "allow": ["Edit(src/**)"]},
   "sandbox": {"autoAllow": false}
 }`)
-	s, files, err := LoadSettings(home, proj, true)
+	s, files, err := LoadSettings(home, proj, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestLoadSettingsErrors(t *testing.T) {
 				"local":   filepath.Join(proj, ".nova", "settings.local.json"),
 			}[tt.file]
 			writeFile(t, path, tt.data)
-			_, _, err := LoadSettings(home, proj, true)
+			_, _, err := LoadSettings(home, proj, "", true)
 			if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want it to name %s and %q", err, path, tt.want)
 			}
@@ -94,9 +94,38 @@ func TestLoadSettingsErrors(t *testing.T) {
 }
 
 func TestLoadSettingsNone(t *testing.T) {
-	s, files, err := LoadSettings(t.TempDir(), t.TempDir(), false)
+	s, files, err := LoadSettings(t.TempDir(), t.TempDir(), "", false)
 	if err != nil || len(files) != 0 || len(s.Permissions.Allow) != 0 {
 		t.Fatalf("%+v %v %v", s, files, err)
+	}
+}
+
+// TestLoadSettingsHomeDirs checks "~/" in directory settings stands for
+// the home directory the caller names, not the process's.
+func TestLoadSettingsHomeDirs(t *testing.T) {
+	novaHome, proj := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", "/not/this/one")
+	writeFile(t, filepath.Join(novaHome, "settings.json"), `{
+  "permissions": {"additionalDirectories": ["~/shared", "~", "rel"]},
+  "sandbox": {"denyRead": ["~/.vault"]}
+}`)
+	s, _, err := LoadSettings(novaHome, proj, "/home/u", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"/home/u/shared", "/home/u", filepath.Join(proj, "rel")}; !slices.Equal(s.Permissions.AdditionalDirectories, want) {
+		t.Errorf("additionalDirectories %v, want %v", s.Permissions.AdditionalDirectories, want)
+	}
+	if want := []string{"/home/u/.vault"}; !slices.Equal(s.Sandbox.DenyRead, want) {
+		t.Errorf("sandbox mask %v, want %v", s.Sandbox.DenyRead, want)
+	}
+	// Without a home, "~/" is a directory of that name in the project.
+	s, _, err = LoadSettings(novaHome, proj, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Permissions.AdditionalDirectories[0]; got != filepath.Join(proj, "~", "shared") {
+		t.Errorf("without a home: %s", got)
 	}
 }
 
@@ -197,7 +226,7 @@ func TestAddLocalRuleConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	home := t.TempDir()
-	s, _, err := LoadSettings(home, proj, true)
+	s, _, err := LoadSettings(home, proj, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +352,7 @@ func TestRemoveRuleConcurrentWithAdd(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	s, _, err := LoadSettings(t.TempDir(), proj, true)
+	s, _, err := LoadSettings(t.TempDir(), proj, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}

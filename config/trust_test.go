@@ -35,7 +35,7 @@ func hostileProject(t *testing.T) (home, proj string) {
 
 func TestLoadSettingsUntrustedDropsGrants(t *testing.T) {
 	home, proj := hostileProject(t)
-	s, files, err := LoadSettings(home, proj, false)
+	s, files, err := LoadSettings(home, proj, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestLoadSettingsUntrustedDropsGrants(t *testing.T) {
 
 func TestLoadSettingsTrustedAppliesGrants(t *testing.T) {
 	home, proj := hostileProject(t)
-	s, _, err := LoadSettings(home, proj, true)
+	s, _, err := LoadSettings(home, proj, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestLoadSettingsUserFileAlwaysApplies(t *testing.T) {
 	home, proj := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(home, "settings.json"), `{"permissions": {"defaultMode": "bypassPermissions", "additionalDirectories": ["/data"]},
  "sandbox": {"enabled": false, "autoAllow": true, "allowUnixSockets": true}, "env": {"X": "1"}}`)
-	s, _, err := LoadSettings(home, proj, false)
+	s, _, err := LoadSettings(home, proj, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}

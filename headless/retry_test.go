@@ -23,7 +23,7 @@ func wireAgent(t *testing.T, srv *llmtest.Server) *agent.Agent {
 	t.Helper()
 	p := llm.DefaultRetryPolicy()
 	p.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
-	checker, err := permission.NewChecker(permission.Config{Mode: permission.ModeDefault, Workspace: t.TempDir()})
+	checker, err := permission.NewChecker(permission.Config{Mode: permission.ModeDefault, Workspace: t.TempDir(), Home: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -228,7 +228,7 @@ func TestTracker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := NewTracker(root, files)
+	tr := NewTracker(root, "", files)
 	steps := []struct {
 		path string
 		want []string
@@ -252,10 +252,27 @@ func TestTracker(t *testing.T) {
 	}
 }
 
+// TestTrackerHome checks "~/" imports of a nested file lead to the home
+// directory the tracker was given, not the process's.
+func TestTrackerHome(t *testing.T) {
+	base := t.TempDir()
+	writeFiles(t, base, map[string]string{"wd/pkg/CLAUDE.md": "@~/prefs.md", "home/prefs.md": "mine", "decoy/prefs.md": "not mine"})
+	t.Setenv("HOME", filepath.Join(base, "decoy"))
+	root := filepath.Join(base, "wd")
+	got := rels(t, base, NewTracker(root, filepath.Join(base, "home"), nil).Touch("pkg/x.go"))
+	if want := []string{"wd/pkg/CLAUDE.md", "home/prefs.md"}; !slices.Equal(got, want) {
+		t.Errorf("Touch = %q, want %q", got, want)
+	}
+	tr := NewTracker(root, "", nil)
+	if got := rels(t, base, tr.Touch("pkg/x.go")); !slices.Equal(got, []string{"wd/pkg/CLAUDE.md"}) || len(tr.Warnings()) != 1 {
+		t.Errorf("without a home: Touch = %q, warnings %q; want the file and a warning", got, tr.Warnings())
+	}
+}
+
 func TestTrackerConcurrent(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{"a/b/CLAUDE.md": "x", "a/AGENTS.md": "y"})
-	tr := NewTracker(root, nil)
+	tr := NewTracker(root, "", nil)
 	results := make(chan int, 8)
 	for range 8 {
 		go func() { results <- len(tr.Touch("a/b/c.go")) }()

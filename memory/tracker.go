@@ -21,14 +21,15 @@ type Tracker struct {
 	warnings []string
 }
 
-// NewTracker returns a Tracker for workdir; already are the files loaded at
-// the start of the session, which Touch never returns again.
-func NewTracker(workdir string, already []File) *Tracker {
+// NewTracker returns a Tracker for workdir; home is the user's home
+// directory, where "~/" imports lead (without one they become warnings);
+// already are the files loaded at the start of the session, which Touch
+// never returns again.
+func NewTracker(workdir, home string, already []File) *Tracker {
 	wd, err := filepath.Abs(workdir)
 	if err != nil {
 		wd = filepath.Clean(workdir)
 	}
-	home, _ := os.UserHomeDir() // without a home, "~/" imports become warnings
 	t := &Tracker{workdir: wd, home: home, seen: map[string]bool{}, visited: map[string]bool{}}
 	for _, f := range already {
 		t.seen[fileKey(f.Path)] = true

@@ -138,6 +138,7 @@ func (h *harness) runCase(c *attackCase, opt runOptions) (out outcome) {
 		}
 	}
 	env := tools.NewEnv(w.ws)
+	env.Home = w.home
 	env.AddDirs = addDirs
 	env.SpillDir, env.ScratchDir = w.spill, w.scratch
 	env.Modes = checker

@@ -36,8 +36,8 @@ type harness struct {
 }
 
 // newHarness builds what cases share. It points HOME and NOVA_HOME at a
-// decoy directory for the whole test, so nothing reaches the real home:
-// the file tools expand ~ with the process's home, not the fake one.
+// decoy directory for the whole test, so nothing reaches the real home
+// even if something read the process's home rather than the case's.
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {

@@ -23,7 +23,7 @@ type Config struct {
 	Mode      Mode
 	Workspace string   // absolute workspace root
 	AddDirs   []string // further directories treated like the workspace
-	Home      string   // the user's home directory
+	Home      string   // the user's home directory, absolute; required
 	NovaHome  string   // nova's own directory (default Home/.nova)
 	Rules     Rules    // rules relative to Workspace (tests, the SDK)
 	RuleSets  []RuleSet
@@ -81,11 +81,9 @@ func NewChecker(cfg Config) (*Checker, error) {
 		cfg.Workspace = wd
 	}
 	if cfg.Home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return nil, fmt.Errorf("permission checker: no home directory: %w", err)
-		}
-		cfg.Home = h
+		// The home holds the files no call may touch unasked (shell rc
+		// files, ~/.ssh): guessing it here would protect the wrong one.
+		return nil, errors.New("permission checker: no home directory (Config.Home is empty): set HOME")
 	}
 	if !filepath.IsAbs(cfg.Workspace) || !filepath.IsAbs(cfg.Home) {
 		return nil, errors.New("permission checker: workspace and home must be absolute paths")

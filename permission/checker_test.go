@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -191,6 +192,11 @@ func TestModeAndStartup(t *testing.T) {
 	}
 	if _, err := NewChecker(Config{Workspace: "/w", Home: "/h", Rules: Rules{Allow: []string{"Bash(x:*:y)"}}}); err == nil {
 		t.Error("bad rule accepted")
+	}
+	// The home is an input: an empty one is refused, never guessed.
+	t.Setenv("HOME", "/home/decoy")
+	if _, err := NewChecker(Config{Workspace: "/w"}); err == nil || !strings.Contains(err.Error(), "home") {
+		t.Errorf("no home: %v, want an error", err)
 	}
 	tests := []struct {
 		mode    Mode

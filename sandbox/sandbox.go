@@ -45,10 +45,11 @@ type Config struct {
 	// session bus), with or without network access.
 	AllowUnixSockets bool
 	// Home is the user's home directory, kept read-only except where it
-	// overlaps the workspace or an added directory; empty means os.UserHomeDir.
+	// overlaps the workspace or an added directory; empty means there is
+	// none to protect (the read-only root still covers it).
 	Home string
 	// NovaHome is nova's own directory, whose config.json can hold API
-	// keys and is masked; empty means $NOVA_HOME, or Home/.nova.
+	// keys and is masked; empty means Home/.nova.
 	NovaHome string
 	// Mask lists further absolute paths that read as empty inside the
 	// sandbox (setting sandbox.mask), on top of CredentialPaths.
@@ -103,9 +104,6 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 
 	novaHome := cfg.NovaHome
-	if novaHome == "" {
-		novaHome = os.Getenv("NOVA_HOME")
-	}
 	if novaHome != "" {
 		if novaHome, err = filepath.Abs(novaHome); err != nil {
 			return nil, fmt.Errorf("sandbox: nova home: %w", err)
@@ -336,15 +334,12 @@ func realDir(d string) (string, error) {
 }
 
 // homeDir resolves the home directory; a home that does not exist is kept
-// as given, since there is nothing under it to protect or bind.
+// as given, since there is nothing under it to protect or bind. No home
+// ("") has nothing to protect: nothing under it can be written anyway
+// beyond what the read-only root allows.
 func homeDir(h string) (string, error) {
 	if h == "" {
-		var err error
-		if h, err = os.UserHomeDir(); err != nil {
-			// No home to protect: nothing under it can be written anyway
-			// beyond what the read-only root allows.
-			return "", nil
-		}
+		return "", nil
 	}
 	abs, err := filepath.Abs(h)
 	if err != nil {

@@ -3,7 +3,6 @@ package tools
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -39,12 +38,10 @@ func NewEnv(workdir string) *Env {
 }
 
 // Abs resolves p against the working directory and cleans it; "~/" is the
-// user's home.
+// user's home (Home), or a directory named ~ when Home is empty.
 func (e *Env) Abs(p string) string {
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			p = filepath.Join(home, strings.TrimPrefix(p, "~"))
-		}
+	if e.Home != "" && (p == "~" || strings.HasPrefix(p, "~/")) {
+		p = filepath.Join(e.Home, strings.TrimPrefix(p, "~"))
 	}
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(e.Workdir, p)

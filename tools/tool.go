@@ -55,6 +55,8 @@ func Errorf(format string, args ...any) Result {
 type Env struct {
 	// Workdir is the workspace root and the directory relative paths start in.
 	Workdir string
+	// Home is the user's home directory, where "~/" paths lead; "" for none.
+	Home string
 	// AddDirs are further directories the user granted.
 	AddDirs []string
 	// SessionID names the session, for spilled results and shells.

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -39,7 +38,7 @@ func statusView(s Status, width int, st *styles) string {
 	if s.Branch != "" {
 		branch = " (" + s.Branch + ")"
 	}
-	parts = append(parts, shortPath(s.Cwd)+branch)
+	parts = append(parts, shortPath(s.Cwd, s.Home)+branch)
 	sep := st.status.Render(" · ")
 	if line := strings.Join(styleParts(parts, st), sep); ansi.StringWidth(line) > width {
 		// The directory's name says enough when room is short.
@@ -64,8 +63,8 @@ func styleParts(parts []string, st *styles) []string {
 }
 
 // shortPath abbreviates the home directory to ~.
-func shortPath(p string) string {
-	if home, err := os.UserHomeDir(); err == nil && home != "" {
+func shortPath(p, home string) string {
+	if home != "" {
 		if rel, err := filepath.Rel(home, p); err == nil && !strings.HasPrefix(rel, "..") {
 			return filepath.Join("~", rel)
 		}

@@ -79,6 +79,8 @@ type Status struct {
 	Usage llm.Usage
 	// CostUSD is the session's cost; nil when the model's prices are unknown.
 	CostUSD *float64
+	// Home is the user's home directory, shown as ~ in Cwd; "" shows Cwd whole.
+	Home string
 }
 
 // Options configure Run.

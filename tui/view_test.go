@@ -102,6 +102,22 @@ func TestTUIStatusLine80(t *testing.T) {
 	check("status_80_cost", s)
 }
 
+// TestTUIStatusHome checks the directory is shortened with the home the
+// backend names, never the process's.
+func TestTUIStatusHome(t *testing.T) {
+	st := newStyles(true)
+	t.Setenv("HOME", "/work")
+	for _, tc := range []struct{ home, want string }{
+		{"/home/u", "~/src/app"},
+		{"", "/home/u/src/app"},
+	} {
+		got := stripANSI(statusView(Status{Model: "m", Cwd: "/home/u/src/app", Home: tc.home}, 80, &st))
+		if !strings.HasSuffix(strings.TrimSpace(got), tc.want) {
+			t.Errorf("home %q: status %q, want it to end in %q", tc.home, got, tc.want)
+		}
+	}
+}
+
 func TestTUIEscInterrupts(t *testing.T) {
 	b := newFake()
 	b.runs = [][]agent.Event{{{Type: agent.EventTurnStart, Turn: 1}, text("Working on it")}}

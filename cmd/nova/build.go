@@ -26,6 +26,7 @@ import (
 type runtime struct {
 	novaHome  string
 	workdir   string
+	home      string // the user's home directory, from the streams
 	selection config.Selection
 	checker   *permission.Checker
 	registry  *tools.Registry
@@ -82,7 +83,7 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 	if err != nil {
 		return nil, err
 	}
-	rt := &runtime{novaHome: novaHome, workdir: workdir}
+	rt := &runtime{novaHome: novaHome, workdir: workdir, home: s.Home}
 	ok := false
 	defer func() {
 		if !ok {
@@ -131,7 +132,7 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 	if n := tools.ReapOrphanShells(runDir); n > 0 {
 		rt.warnings = append(rt.warnings, fmt.Sprintf("stopped %d process(es) that shell commands of an earlier nova left running when it died", n))
 	}
-	tr, err := loadTrust(ctx, novaHome, workdir, o, rt.scratch)
+	tr, err := loadTrust(ctx, novaHome, workdir, s.Home, o, rt.scratch)
 	if err != nil {
 		return nil, err
 	}
@@ -165,6 +166,7 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 		return nil, err
 	}
 	env := tools.NewEnv(workdir)
+	env.Home = s.Home
 	tools.RecordShellsIn(env, runDir)
 	env.AddDirs = tr.cfg.AddDirs
 	if tr.sandbox != nil {
@@ -191,8 +193,7 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*runtime, error) 
 	}
 	rt.env = env
 
-	home, _ := os.UserHomeDir()
-	src := &agent.ContextSource{NovaHome: novaHome, Workdir: workdir, Home: home}
+	src := &agent.ContextSource{NovaHome: novaHome, Workdir: workdir, Home: s.Home}
 	window, maxOut := sel.Model.Limits()
 	thinking := sel.Model.ThinkingBudget
 	if v := s.Getenv("MAX_THINKING_TOKENS"); v != "" {
@@ -296,27 +297,21 @@ type trust struct {
 
 // loadTrust reads the settings files (what the project grants only when
 // the workspace is trusted), probes the sandbox when it is on and builds
-// the permission configuration. Errors are configuration errors. scratch,
-// when set, is a directory the sandboxed shell must be able to write.
-func loadTrust(ctx context.Context, novaHome, workdir string, o buildOptions, scratch string) (*trust, error) {
-	if o.sandbox && o.noSandbox {
-		return nil, usageErr("--sandbox and --no-sandbox contradict each other: give one")
-	}
+// the permission configuration; o was checked (buildOptions.check).
+// Errors are configuration errors. home is the user's home directory.
+// scratch, when set, is a directory the sandboxed shell must be able to
+// write.
+func loadTrust(ctx context.Context, novaHome, workdir, home string, o buildOptions, scratch string) (*trust, error) {
 	ts, err := resolveTrust(novaHome, workdir, o.trust)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	st, files, err := config.LoadSettings(novaHome, workdir, ts.trusted)
+	st, files, err := config.LoadSettings(novaHome, workdir, home, ts.trusted)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
 	t := &trust{settings: st, files: files, state: ts, choice: chooseSandbox(st, o)}
 	mode := permission.Mode(o.permissionMode)
-	if o.permissionMode != "" {
-		if _, ok := permission.ParseMode(o.permissionMode); !ok {
-			return nil, usageErr("--permission-mode %q: want default, acceptEdits, plan or bypassPermissions", o.permissionMode)
-		}
-	}
 	available := false
 	if t.choice.on() {
 		r := probeSandbox(ctx, novaHome, o.freshProbe)
@@ -326,7 +321,7 @@ func loadTrust(ctx context.Context, novaHome, workdir string, o buildOptions, sc
 			dirs = append(dirs, scratch)
 		}
 		sb, err := sandbox.New(sandbox.Config{
-			Workspace: workdir, AddDirs: dirs, NovaHome: novaHome, Probed: &r,
+			Workspace: workdir, AddDirs: dirs, Home: home, NovaHome: novaHome, Probed: &r,
 			Network: isTrue(st.Sandbox.Network), AllowUnixSockets: isTrue(st.Sandbox.AllowUnixSockets), Mask: st.Sandbox.DenyRead,
 		})
 		t.sandboxErr = err
@@ -343,7 +338,6 @@ func loadTrust(ctx context.Context, novaHome, workdir string, o buildOptions, sc
 				"to stop this notice, set \"sandbox\": {\"enabled\": false} in %s.", err, filepath.Join(novaHome, "settings.json"))
 		}
 	}
-	home, _ := os.UserHomeDir()
 	cfg, err := st.PermissionConfig(config.PermissionOptions{
 		Workspace: workdir, Home: home, NovaHome: novaHome, Mode: mode, AddDirs: o.addDirs,
 		AllowedTools: o.allowedTools, DisallowedTools: o.disallowedTools,

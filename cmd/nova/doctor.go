@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -12,16 +11,33 @@ import (
 	"github.com/nova-dev/nova/memory"
 )
 
-func newDoctorCmd(s *IOStreams) *cobra.Command {
-	var o buildOptions
+// doctorOptions are what nova doctor describes: the runtime these flags
+// would build here.
+type doctorOptions struct {
+	io *IOStreams
+
+	session buildOptions // the flags that change the profile
+}
+
+// newDoctorCmd is nova doctor. runF, when not nil, is called with the
+// parsed and checked options instead of running them (tests).
+func newDoctorCmd(f *Factory, runF func(*doctorOptions) error) *cobra.Command {
+	opts := &doctorOptions{io: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Show the effective trust profile: providers, permission mode, settings, rules, sandbox",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runDoctor(cmd.Context(), s, cmd.OutOrStdout(), o)
+			if err := opts.session.check(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runDoctor(cmd.Context(), opts.io, opts.io.Out, opts.session)
 		},
 	}
+	o := &opts.session
 	cmd.Flags().StringVar(&o.permissionMode, "permission-mode", "", "show the profile under this mode")
 	cmd.Flags().BoolVar(&o.sandbox, "sandbox", false, "show the profile with the sandbox forced on")
 	cmd.Flags().BoolVar(&o.noSandbox, "no-sandbox", false, "show the profile with the sandbox off")
@@ -64,11 +80,11 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 
 	// A doctor runs the sandbox for real, whatever an earlier probe said.
 	o.freshProbe = true
-	tr, err := loadTrust(ctx, novaHome, workdir, o, "")
+	home := s.Home
+	tr, err := loadTrust(ctx, novaHome, workdir, home, o, "")
 	if err != nil {
 		return err
 	}
-	home, _ := os.UserHomeDir()
 	fmt.Fprintf(w, "\nTrust:\n  %s: %s\n", workdir, tr.state.describe(workdir))
 	if len(tr.settings.Ignored) > 0 {
 		fmt.Fprintf(w, "  ignored project grants (run nova trust to apply them):\n")

@@ -29,12 +29,12 @@ import (
 // UI answers. In a folder not trusted yet it first asks whether to trust
 // it: the runtime, and so whatever the project's settings grant, is built
 // only after the answer.
-func runInteractive(ctx context.Context, opts *rootOptions, prompt string) error {
+func runInteractive(ctx context.Context, opts *rootOptions) error {
 	goOn, err := askTrust(ctx, opts)
 	if err != nil || !goOn {
 		return err
 	}
-	b, err := newInteractiveBackend(ctx, opts)
+	b, err := newInteractiveBackend(ctx, opts.io, opts.session)
 	if err != nil {
 		return err
 	}
@@ -47,15 +47,14 @@ func runInteractive(ctx context.Context, opts *rootOptions, prompt string) error
 	if len(b.rt.ignored) > 0 {
 		notices = append(notices, ignoredNotice(b.rt))
 	}
-	return tui.Run(ctx, b, tui.Options{In: opts.io.In, Out: opts.io.Out, Prompt: prompt, Notices: notices, Editor: editor})
+	return tui.Run(ctx, b, tui.Options{In: opts.io.In, Out: opts.io.Out, Prompt: opts.prompt, Notices: notices, Editor: editor})
 }
 
 // ignoredNotice is the TUI's one line about the project grants left out.
 func ignoredNotice(rt *runtime) string {
-	home, _ := os.UserHomeDir()
 	parts := make([]string, 0, len(rt.ignored))
 	for _, ig := range rt.ignored {
-		parts = append(parts, ig.Setting+" in "+displayPath(ig.File, rt.workdir, home))
+		parts = append(parts, ig.Setting+" in "+displayPath(ig.File, rt.workdir, rt.home))
 	}
 	return "This folder is not trusted: ignoring " + strings.Join(parts, ", ") +
 		" (its deny and ask rules still apply). Run `nova trust`, or start nova again and trust it, to apply them."
@@ -80,18 +79,15 @@ type interactiveBackend struct {
 	titleDone   chan struct{}
 }
 
-func newInteractiveBackend(ctx context.Context, opts *rootOptions) (*interactiveBackend, error) {
-	o := buildOptions{
-		model: opts.model, maxTurns: opts.maxTurns, permissionMode: opts.permissionMode,
-		allowedTools: opts.allowedTools, disallowedTools: opts.disallowedTools, appendSystem: opts.appendSystem,
-		cont: opts.cont, resume: opts.resume, sandbox: opts.sandbox, noSandbox: opts.noSandbox, trust: opts.trust,
-		addDirs: opts.addDirs, interactive: true,
-	}
-	rt, err := build(ctx, opts.io, o)
+// newInteractiveBackend builds the first runtime from o, as the terminal
+// UI's: asks and questions are put to the person.
+func newInteractiveBackend(ctx context.Context, s *IOStreams, o buildOptions) (*interactiveBackend, error) {
+	o.interactive = true
+	rt, err := build(ctx, s, o)
 	if err != nil {
 		return nil, err
 	}
-	b := &interactiveBackend{ctx: ctx, io: opts.io, opts: o, rt: rt, titled: map[string]bool{}}
+	b := &interactiveBackend{ctx: ctx, io: s, opts: o, rt: rt, titled: map[string]bool{}}
 	b.branch = agent.GitBranch(ctx, rt.workdir)
 	return b, nil
 }
@@ -147,7 +143,7 @@ func (b *interactiveBackend) Compact(ctx context.Context, instructions string) e
 // are configured anywhere yet.
 func (b *interactiveBackend) Status() tui.Status {
 	rt := b.runtime()
-	return tui.Status{Model: rt.selection.ID(), Mode: rt.checker.Mode(), Cwd: rt.workdir, Branch: b.branch,
+	return tui.Status{Model: rt.selection.ID(), Mode: rt.checker.Mode(), Cwd: rt.workdir, Home: rt.home, Branch: b.branch,
 		SessionID: rt.session.ID(), Usage: rt.agent.Usage()}
 }
 
@@ -280,8 +276,7 @@ func (b *interactiveBackend) Doctor() (string, error) {
 // auto memory file.
 func (b *interactiveBackend) Memory() (string, error) {
 	rt := b.runtime()
-	home, _ := os.UserHomeDir()
-	files, warns, err := memory.LoadInstructions(rt.novaHome, rt.workdir, home)
+	files, warns, err := memory.LoadInstructions(rt.novaHome, rt.workdir, rt.home)
 	if err != nil {
 		return "", err
 	}
@@ -320,8 +315,7 @@ func (b *interactiveBackend) MemoryFiles() ([]string, error) {
 		}
 	}
 	files := []string{path}
-	home, _ := os.UserHomeDir()
-	loaded, _, err := memory.LoadInstructions(rt.novaHome, rt.workdir, home)
+	loaded, _, err := memory.LoadInstructions(rt.novaHome, rt.workdir, rt.home)
 	if err != nil {
 		return nil, err
 	}
@@ -395,11 +389,11 @@ func (b *interactiveBackend) Rules() ([]tui.RuleInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, _, err := config.LoadSettings(rt.novaHome, rt.workdir, ts.trusted)
+	home := rt.home
+	st, _, err := config.LoadSettings(rt.novaHome, rt.workdir, home, ts.trusted)
 	if err != nil {
 		return nil, err
 	}
-	home, _ := os.UserHomeDir()
 	cfg, err := st.PermissionConfig(config.PermissionOptions{Workspace: rt.workdir, Home: home, NovaHome: rt.novaHome,
 		AllowedTools: b.opts.allowedTools, DisallowedTools: b.opts.disallowedTools})
 	if err != nil {

@@ -39,11 +39,11 @@ func newInteractiveWorld(t *testing.T, turns ...llmtest.Turn) *interactiveWorld 
 }
 
 // start builds the backend; files the test wrote before are read now.
-func (w *interactiveWorld) start(t *testing.T, opts rootOptions) {
+func (w *interactiveWorld) start(t *testing.T, opts buildOptions) {
 	t.Helper()
 	env := map[string]string{"HOME": w.home, "NOVA_HOME": w.novaHome, "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": w.srv.URL}
-	opts.io = &IOStreams{Getenv: func(k string) string { return env[k] }}
-	b, err := newInteractiveBackend(context.Background(), &opts)
+	s := &IOStreams{LookupEnv: envMap(env), Home: w.home, Workdir: w.ws}
+	b, err := newInteractiveBackend(context.Background(), s, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestInteractiveTitle(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newInteractiveWorld(t, llmtest.Turn{Text: "Hello! The protocol is simple."}, tc.title)
-			w.start(t, rootOptions{})
+			w.start(t, buildOptions{})
 			w.run(t, prompt)
 			w.b.waitTitle()
 			rt := w.b.runtime()
@@ -131,7 +131,7 @@ func TestInteractiveTitle(t *testing.T) {
 
 func TestInteractiveTitleKeptWhenSet(t *testing.T) {
 	w := newInteractiveWorld(t, llmtest.Turn{Text: "Hi."})
-	w.start(t, rootOptions{})
+	w.start(t, buildOptions{})
 	if err := w.b.runtime().session.SetTitle("named already"); err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestInteractiveTitleKeptWhenSet(t *testing.T) {
 // still leaves the session named after its prompt.
 func TestInteractiveTitleOnExit(t *testing.T) {
 	w := newInteractiveWorld(t, llmtest.Turn{Text: "Hi."}, llmtest.Turn{Hang: true})
-	w.start(t, rootOptions{})
+	w.start(t, buildOptions{})
 	w.run(t, "hello there")
 	id := w.b.runtime().session.ID()
 	w.b.Close()
@@ -167,7 +167,7 @@ func TestInteractiveRules(t *testing.T) {
 	writeJSON(t, user, map[string]any{"permissions": map[string]any{"deny": []string{"Bash(rm:*)"}}})
 	writeJSON(t, project, map[string]any{"permissions": map[string]any{"ask": []string{"Bash(git push:*)"}}})
 	writeJSON(t, local, map[string]any{"theme": "dark", "permissions": map[string]any{"allow": []string{"Bash(make deploy)", "Bash(make test)"}}})
-	opts := rootOptions{allowedTools: []string{"Bash(make lint)"}, disallowedTools: []string{"WebFetch"}, trust: true}
+	opts := buildOptions{allowedTools: []string{"Bash(make lint)"}, disallowedTools: []string{"WebFetch"}, trust: true}
 	w.start(t, opts)
 
 	rules, err := w.b.Rules()
@@ -235,7 +235,7 @@ func TestInteractiveRemoveRuleFreshSession(t *testing.T) {
 	w := newInteractiveWorld(t)
 	local := filepath.Join(w.ws, ".nova", "settings.local.json")
 	writeJSON(t, local, map[string]any{"permissions": map[string]any{"allow": []string{"Bash(make deploy)"}}})
-	w.start(t, rootOptions{trust: true})
+	w.start(t, buildOptions{trust: true})
 	id := w.b.runtime().session.ID()
 	rules, err := w.b.Rules()
 	if err != nil || len(rules) != 1 {
@@ -257,7 +257,7 @@ func TestInteractiveMemoryFiles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(w.ws, "AGENTS.md"), []byte("be brief\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w.start(t, rootOptions{})
+	w.start(t, buildOptions{})
 	files, err := w.b.MemoryFiles()
 	if err != nil {
 		t.Fatal(err)
@@ -281,7 +281,7 @@ func TestInteractiveUntrusted(t *testing.T) {
 	w := newInteractiveWorld(t)
 	local := filepath.Join(w.ws, ".nova", "settings.local.json")
 	writeJSON(t, local, map[string]any{"permissions": map[string]any{"allow": []string{"Bash(make deploy)"}, "deny": []string{"Bash(make clean)"}}})
-	w.start(t, rootOptions{})
+	w.start(t, buildOptions{})
 	rules, err := w.b.Rules()
 	if err != nil {
 		t.Fatal(err)
@@ -312,7 +312,7 @@ func TestInteractiveUntrusted(t *testing.T) {
 func TestInteractiveShellThroughThePipeline(t *testing.T) {
 	w := newInteractiveWorld(t)
 	writeJSON(t, filepath.Join(w.novaHome, "settings.json"), map[string]any{"permissions": map[string]any{"deny": []string{"Bash(curl:*)"}}})
-	w.start(t, rootOptions{trust: true, noSandbox: true})
+	w.start(t, buildOptions{trust: true, noSandbox: true})
 	victim := filepath.Join(w.ws, "victim.txt")
 	if err := os.WriteFile(victim, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)

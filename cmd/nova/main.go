@@ -6,26 +6,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/spf13/cobra"
 
 	"github.com/nova-dev/nova/headless"
 )
 
 // version is set at build time (-ldflags -X main.version=...).
 var version = "dev"
-
-// IOStreams is the seam between commands and the process: tests swap it.
-type IOStreams struct {
-	In     io.Reader
-	Out    io.Writer
-	ErrOut io.Writer
-	// InIsPipe reports whether In is a pipe or file rather than a terminal.
-	InIsPipe bool
-	Getenv   func(string) string
-}
 
 // exitError carries an exit code through cobra.
 type exitError struct {
@@ -54,16 +45,21 @@ func main() {
 		return
 	}
 	closeInheritedFDs()
-	streams := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, InIsPipe: stdinIsPipe(), Getenv: os.Getenv}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], streams)
+	code := run(ctx, os.Args[1:], systemStreams())
 	stop()
 	os.Exit(code)
 }
 
 // run executes the command line and returns the exit code.
 func run(ctx context.Context, args []string, s *IOStreams) int {
-	cmd := newRootCmd(s)
+	return execute(ctx, newRootCmd(&Factory{IOStreams: s}, nil), args, s)
+}
+
+// execute runs cmd on args and turns its error into words on s.ErrOut
+// and an exit code. Tests run a command built with a runF through it, so
+// what they check is what nova would print and return.
+func execute(ctx context.Context, cmd *cobra.Command, args []string, s *IOStreams) int {
 	cmd.SetArgs(resumeWithoutID(args))
 	cmd.SetIn(s.In)
 	cmd.SetOut(s.Out)
@@ -90,12 +86,4 @@ func run(ctx context.Context, args []string, s *IOStreams) int {
 	// Cobra's own errors (unknown flag, bad arguments) are usage errors.
 	fmt.Fprintf(s.ErrOut, "nova: %v\nRun 'nova --help' for usage.\n", err)
 	return headless.ExitUsage
-}
-
-func stdinIsPipe() bool {
-	st, err := os.Stdin.Stat()
-	if err != nil {
-		return false
-	}
-	return st.Mode()&os.ModeCharDevice == 0 && (st.Mode()&os.ModeNamedPipe != 0 || st.Mode().IsRegular())
 }

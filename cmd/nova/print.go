@@ -3,19 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/nova-dev/nova/headless"
 )
 
-// runPrint runs one prompt in print mode; a non-zero exit code comes back
-// as an exitError.
-func runPrint(ctx context.Context, opts *rootOptions, prompt string) error {
-	rt, err := build(ctx, opts.io, buildOptions{
-		model: opts.model, maxTurns: opts.maxTurns, permissionMode: opts.permissionMode,
-		allowedTools: opts.allowedTools, disallowedTools: opts.disallowedTools, appendSystem: opts.appendSystem,
-		cont: opts.cont, resume: opts.resume, sandbox: opts.sandbox, noSandbox: opts.noSandbox, trust: opts.trust, addDirs: opts.addDirs,
-	})
+// runPrint runs opts.prompt in print mode; a non-zero exit code comes
+// back as an exitError.
+func runPrint(ctx context.Context, opts *rootOptions) error {
+	rt, err := build(ctx, opts.io, opts.session)
 	if err != nil {
 		return err
 	}
@@ -27,21 +22,20 @@ func runPrint(ctx context.Context, opts *rootOptions, prompt string) error {
 	for _, w := range rt.warnings {
 		fmt.Fprintf(opts.io.ErrOut, "nova: warning: %s\n", w)
 	}
-	home, _ := os.UserHomeDir()
 	ignored := make([]headless.IgnoredSetting, 0, len(rt.ignored))
 	for _, ig := range rt.ignored {
-		fmt.Fprintf(opts.io.ErrOut, "nova: %s\n", untrustedNotice(ig, rt.workdir))
-		ignored = append(ignored, headless.IgnoredSetting{File: displayPath(ig.File, rt.workdir, home), Setting: ig.Setting})
+		fmt.Fprintf(opts.io.ErrOut, "nova: %s\n", untrustedNotice(ig, rt.workdir, rt.home))
+		ignored = append(ignored, headless.IgnoredSetting{File: displayPath(ig.File, rt.workdir, rt.home), Setting: ig.Setting})
 	}
 	code := headless.Run(ctx, rt.agent, headless.Options{
-		Prompt: prompt, Format: opts.outputFormat, Verbose: opts.verbose, SessionID: rt.session.ID(),
+		Prompt: opts.prompt, Format: opts.outputFormat, Verbose: opts.verbose, SessionID: rt.session.ID(),
 		Model: rt.selection.ID(), Tools: rt.registry.Names(), PermissionMode: string(rt.checker.Mode()), Cwd: rt.workdir,
 		IgnoredProjectSettings: ignored, Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
 	})
 	if rt.session.Meta().Title == "" {
 		// Print mode names the session after its prompt rather than pay
 		// for a model call; the TUI asks the model.
-		_ = rt.session.SetTitle(shortTitle(prompt))
+		_ = rt.session.SetTitle(shortTitle(opts.prompt))
 	}
 	if code != 0 {
 		return &exitError{code: code}

@@ -8,31 +8,35 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nova-dev/nova/headless"
+	"github.com/nova-dev/nova/permission"
 )
 
-// rootOptions are the flags of the root command.
+// rootOptions are what the root command runs with: print mode or the
+// terminal UI, on a runtime shaped by session.
 type rootOptions struct {
 	io *IOStreams
 
-	print           bool
-	outputFormat    string
-	model           string
-	maxTurns        int
-	permissionMode  string
-	allowedTools    []string
-	disallowedTools []string
-	appendSystem    string
-	verbose         bool
-	cont            bool
-	resume          string
-	sandbox         bool
-	noSandbox       bool
-	trust           bool
-	addDirs         []string
+	print        bool
+	outputFormat string // print mode only
+	verbose      bool   // print mode only
+	// prompt is what to send first: the arguments, with piped stdin in
+	// print mode; in the terminal UI "" waits for one, and "/resume" opens
+	// the session picker (a --resume with no id).
+	prompt string
+	// session is every flag that shapes the runtime; print mode and the
+	// terminal UI both build from it as it is.
+	session buildOptions
 }
 
-func newRootCmd(s *IOStreams) *cobra.Command {
-	opts := &rootOptions{io: s}
+// printOnly is the annotation of the flags that only print mode reads;
+// the docs' flag tables are checked against it.
+const printOnly = "nova_print_only"
+
+// newRootCmd is nova itself: the terminal UI, or print mode with -p. runF,
+// when not nil, is called with the parsed and checked options instead of
+// running them (tests).
+func newRootCmd(f *Factory, runF func(*rootOptions) error) *cobra.Command {
+	opts := &rootOptions{io: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "nova [prompt]",
 		Short: "nova — a terminal-first AI coding assistant",
@@ -49,63 +53,111 @@ OLLAMA_HOST or NOVA_HOME/config.json. See docs/ for more.`,
 		SilenceErrors: true,
 		Args:          cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRoot(cmd, opts, args)
+			if err := opts.complete(args); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			if opts.print {
+				return runPrint(cmd.Context(), opts)
+			}
+			return runInteractive(cmd.Context(), opts)
 		},
 	}
 	cmd.SetVersionTemplate("nova {{.Version}}\n")
-	f := cmd.Flags()
-	f.BoolVarP(&opts.print, "print", "p", false, "print mode: run the prompt non-interactively and print the result")
-	f.StringVar(&opts.outputFormat, "output-format", headless.FormatText, "print mode output: text, json or stream-json")
-	f.StringVar(&opts.model, "model", "", "model as provider:model (or a model name)")
-	f.IntVar(&opts.maxTurns, "max-turns", 0, "stop after this many model turns (0: no limit)")
-	f.StringVar(&opts.permissionMode, "permission-mode", "", "default, acceptEdits, plan or bypassPermissions")
-	f.StringArrayVar(&opts.allowedTools, "allowedTools", nil, `rules to allow without asking, e.g. "Read,Bash(git diff:*)"`)
-	f.StringArrayVar(&opts.disallowedTools, "disallowedTools", nil, `rules to deny, e.g. "Bash(rm:*),WebFetch"`)
-	f.StringVar(&opts.appendSystem, "append-system-prompt", "", "text appended to the system prompt")
-	f.BoolVar(&opts.verbose, "verbose", false, "print tool calls and results to stderr in print mode")
-	f.BoolVarP(&opts.cont, "continue", "c", false, "continue the newest session of this directory")
-	f.StringVarP(&opts.resume, "resume", "r", "", "resume the session with this id (no id: pick one in the UI)")
-	f.BoolVar(&opts.sandbox, "sandbox", false, "run Bash commands inside the OS sandbox (bwrap / sandbox-exec), or refuse them where it cannot run")
-	f.BoolVar(&opts.noSandbox, "no-sandbox", false, "run Bash commands outside the OS sandbox for this run")
-	f.BoolVar(&opts.trust, "trust", false, "trust this folder's project settings for this run (nova trust stores it)")
-	f.StringSliceVar(&opts.addDirs, "add-dir", nil, "further directories the agent may use")
-	cmd.AddCommand(newDoctorCmd(s))
-	cmd.AddCommand(newSessionsCmd(s))
-	cmd.AddCommand(newTrustCmd(s))
+	o := &opts.session
+	fl := cmd.Flags()
+	fl.BoolVarP(&opts.print, "print", "p", false, "print mode: run the prompt non-interactively and print the result")
+	fl.StringVar(&opts.outputFormat, "output-format", headless.FormatText, "print mode output: text, json or stream-json")
+	fl.BoolVar(&opts.verbose, "verbose", false, "print tool calls and results to stderr in print mode")
+	for _, name := range []string{"print", "output-format", "verbose"} {
+		_ = fl.SetAnnotation(name, printOnly, []string{"true"})
+	}
+	fl.StringVar(&o.model, "model", "", "model as provider:model (or a model name)")
+	fl.IntVar(&o.maxTurns, "max-turns", 0, "stop after this many model turns (0: no limit)")
+	fl.StringVar(&o.permissionMode, "permission-mode", "", "default, acceptEdits, plan or bypassPermissions")
+	fl.StringArrayVar(&o.allowedTools, "allowedTools", nil, `rules to allow without asking, e.g. "Read,Bash(git diff:*)"`)
+	fl.StringArrayVar(&o.disallowedTools, "disallowedTools", nil, `rules to deny, e.g. "Bash(rm:*),WebFetch"`)
+	fl.StringVar(&o.appendSystem, "append-system-prompt", "", "text appended to the system prompt")
+	fl.BoolVarP(&o.cont, "continue", "c", false, "continue the newest session of this directory")
+	fl.StringVarP(&o.resume, "resume", "r", "", "resume the session with this id (no id: pick one in the UI)")
+	fl.BoolVar(&o.sandbox, "sandbox", false, "run Bash commands inside the OS sandbox (bwrap / sandbox-exec), or refuse them where it cannot run")
+	fl.BoolVar(&o.noSandbox, "no-sandbox", false, "run Bash commands outside the OS sandbox for this run")
+	fl.BoolVar(&o.trust, "trust", false, "trust this folder's project settings for this run (nova trust stores it)")
+	fl.StringSliceVar(&o.addDirs, "add-dir", nil, "further directories the agent may use")
+	cmd.AddCommand(newDoctorCmd(f, nil))
+	cmd.AddCommand(newSessionsCmd(f))
+	cmd.AddCommand(newTrustCmd(f, nil))
 	return cmd
 }
 
-func runRoot(cmd *cobra.Command, opts *rootOptions, args []string) error {
-	pick := opts.resume == pickSession
+// complete checks the flags and makes the prompt from args (and, in
+// print mode, stdin). Its errors are usage errors.
+func (o *rootOptions) complete(args []string) error {
+	pick := o.session.resume == pickSession
 	if pick {
-		opts.resume = ""
+		o.session.resume = ""
 	}
-	if opts.sandbox && opts.noSandbox {
-		return usageErr("--sandbox and --no-sandbox contradict each other: give one")
+	if (pick || o.session.resume != "") && o.session.cont {
+		return usageErr("--resume and --continue contradict each other: give one (--continue takes the newest session of this directory)")
 	}
-	if !opts.print {
-		if opts.io.InIsPipe {
+	if err := o.session.check(); err != nil {
+		return err
+	}
+	if !o.print {
+		if o.io.InIsPipe {
 			return usageErr("the interactive terminal UI needs a terminal on stdin; use print mode for pipes: nova -p \"your prompt\"")
 		}
-		prompt := strings.TrimSpace(strings.Join(args, " "))
+		o.prompt = strings.TrimSpace(strings.Join(args, " "))
 		if pick {
-			prompt = "/resume" // open the session picker at start
+			o.prompt = "/resume" // open the session picker at start
 		}
-		return runInteractive(cmd.Context(), opts, prompt)
+		return nil
 	}
 	if pick {
 		return usageErr("--resume needs a session id in print mode (nova sessions ls lists them)")
 	}
-	switch opts.outputFormat {
+	switch o.outputFormat {
 	case headless.FormatText, headless.FormatJSON, headless.FormatStreamJSON:
 	default:
-		return usageErr("--output-format %q: want text, json or stream-json", opts.outputFormat)
+		return usageErr("--output-format %q: want text, json or stream-json", o.outputFormat)
 	}
-	prompt, err := readPrompt(opts.io, args)
+	prompt, err := readPrompt(o.io, args)
 	if err != nil {
 		return err
 	}
-	return runPrint(cmd.Context(), opts, prompt)
+	o.prompt = prompt
+	return nil
+}
+
+// check is what every command that builds a runtime (or describes one,
+// as nova doctor does) checks of its flags before anything is loaded.
+func (o *buildOptions) check() error {
+	if o.sandbox && o.noSandbox {
+		return usageErr("--sandbox and --no-sandbox contradict each other: give one")
+	}
+	if o.maxTurns < 0 {
+		return usageErr("--max-turns %d: want a number of turns, or 0 for no limit", o.maxTurns)
+	}
+	if o.permissionMode != "" {
+		if _, ok := permission.ParseMode(o.permissionMode); !ok {
+			return usageErr("--permission-mode %q: want default, acceptEdits, plan or bypassPermissions", o.permissionMode)
+		}
+	}
+	for _, flag := range []struct {
+		name string
+		vals []string
+	}{{"--allowedTools", o.allowedTools}, {"--disallowedTools", o.disallowedTools}} {
+		for _, v := range flag.vals {
+			for _, r := range permission.SplitToolList(v) {
+				if _, err := permission.ParseRule(r); err != nil {
+					return usageErr("%s: %v", flag.name, err)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // pickSession is the --resume value given when -r/--resume has no id: the
@@ -130,7 +182,7 @@ func resumeWithoutID(args []string) []string {
 func readPrompt(s *IOStreams, args []string) (string, error) {
 	prompt := strings.TrimSpace(strings.Join(args, " "))
 	var piped string
-	if s.InIsPipe || prompt == "" {
+	if (s.InIsPipe || prompt == "") && s.In != nil {
 		data, err := io.ReadAll(io.LimitReader(s.In, 10<<20))
 		if err != nil {
 			return "", usageErr("read stdin: %v", err)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -15,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nova-dev/nova/atomicfile"
-	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/memory"
 	"github.com/nova-dev/nova/session"
 )
@@ -29,21 +27,41 @@ const (
 // titleMax is the length, in characters, of a title made from a prompt.
 const titleMax = 60
 
-// sessionsOptions are the flags of nova sessions and its subcommands.
-type sessionsOptions struct {
+// sessionsListOptions are what nova sessions ls runs with.
+type sessionsListOptions struct {
 	io *IOStreams
 
-	all            bool   // ls: every workspace
-	json           bool   // ls: JSON instead of a table
-	deleteMemories bool   // rm: also the memories tied to the session
-	format         string // export: md or json
-	output         string // export: file to write instead of stdout
+	all  bool // every workspace
+	json bool // JSON instead of a table
+}
+
+// sessionsShowOptions are what nova sessions show runs with.
+type sessionsShowOptions struct {
+	io *IOStreams
+
+	id string // id or unique prefix
+}
+
+// sessionsRemoveOptions are what nova sessions rm runs with.
+type sessionsRemoveOptions struct {
+	io *IOStreams
+
+	ids            []string // ids or unique prefixes
+	deleteMemories bool     // also the memories tied to the sessions
+}
+
+// sessionsExportOptions are what nova sessions export runs with.
+type sessionsExportOptions struct {
+	io *IOStreams
+
+	id     string // id or unique prefix
+	format string // exportMarkdown or exportJSON
+	output string // file to write instead of stdout
 }
 
 // newSessionsCmd is nova sessions: list, show, delete and export saved
-// sessions.
-func newSessionsCmd(s *IOStreams) *cobra.Command {
-	o := &sessionsOptions{io: s}
+// sessions. Alone it only prints its help.
+func newSessionsCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
 		Short: "List, show, export and delete saved sessions",
@@ -62,25 +80,53 @@ asked for, a unique prefix of it works.
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
+	cmd.AddCommand(newSessionsListCmd(f, nil), newSessionsShowCmd(f, nil), newSessionsRemoveCmd(f, nil), newSessionsExportCmd(f, nil))
+	return cmd
+}
 
-	ls := &cobra.Command{
+// newSessionsListCmd is nova sessions ls. runF, when not nil, is called
+// with the parsed options instead of running them (tests); so for the
+// other subcommands.
+func newSessionsListCmd(f *Factory, runF func(*sessionsListOptions) error) *cobra.Command {
+	opts := &sessionsListOptions{io: f.IOStreams}
+	cmd := &cobra.Command{
 		Use:     "ls",
 		Aliases: []string{"list"},
 		Short:   "List the sessions of this directory (--all: of every directory), newest first",
 		Args:    cobra.NoArgs,
-		RunE:    func(cmd *cobra.Command, args []string) error { return o.runList() },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runSessionsList(opts)
+		},
 	}
-	ls.Flags().BoolVarP(&o.all, "all", "a", false, "list the sessions of every directory")
-	ls.Flags().BoolVar(&o.json, "json", false, "print the sessions as a JSON array")
+	cmd.Flags().BoolVarP(&opts.all, "all", "a", false, "list the sessions of every directory")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print the sessions as a JSON array")
+	return cmd
+}
 
-	show := &cobra.Command{
+// newSessionsShowCmd is nova sessions show.
+func newSessionsShowCmd(f *Factory, runF func(*sessionsShowOptions) error) *cobra.Command {
+	opts := &sessionsShowOptions{io: f.IOStreams}
+	return &cobra.Command{
 		Use:   "show <id|prefix>",
 		Short: "Print a session's conversation as Markdown",
 		Args:  exactlyOneID,
-		RunE:  func(cmd *cobra.Command, args []string) error { return o.runExport(args[0], exportMarkdown, "") },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.id = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runSessionsExport(&sessionsExportOptions{io: opts.io, id: opts.id, format: exportMarkdown})
+		},
 	}
+}
 
-	rm := &cobra.Command{
+// newSessionsRemoveCmd is nova sessions rm.
+func newSessionsRemoveCmd(f *Factory, runF func(*sessionsRemoveOptions) error) *cobra.Command {
+	opts := &sessionsRemoveOptions{io: f.IOStreams}
+	cmd := &cobra.Command{
 		Use:     "rm <id|prefix>...",
 		Aliases: []string{"delete"},
 		Short:   "Delete sessions and their saved tool output",
@@ -90,20 +136,42 @@ asked for, a unique prefix of it works.
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error { return o.runRemove(args) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ids = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return runSessionsRemove(opts)
+		},
 	}
-	rm.Flags().BoolVar(&o.deleteMemories, "delete-memories", false, "also delete the memories saved during the session")
+	cmd.Flags().BoolVar(&opts.deleteMemories, "delete-memories", false, "also delete the memories saved during the session")
+	return cmd
+}
 
-	export := &cobra.Command{
+// newSessionsExportCmd is nova sessions export.
+func newSessionsExportCmd(f *Factory, runF func(*sessionsExportOptions) error) *cobra.Command {
+	opts := &sessionsExportOptions{io: f.IOStreams}
+	cmd := &cobra.Command{
 		Use:   "export <id|prefix>",
 		Short: "Write a session as Markdown (for people) or JSON (every record, for programs)",
 		Args:  exactlyOneID,
-		RunE:  func(cmd *cobra.Command, args []string) error { return o.runExport(args[0], o.format, o.output) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.id = args[0]
+			switch opts.format {
+			case exportMarkdown, "markdown":
+				opts.format = exportMarkdown
+			case exportJSON:
+			default:
+				return usageErr("--format %q: want md or json", opts.format)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runSessionsExport(opts)
+		},
 	}
-	export.Flags().StringVar(&o.format, "format", exportMarkdown, "md or json")
-	export.Flags().StringVarP(&o.output, "output", "o", "", "write to this file instead of stdout")
-
-	cmd.AddCommand(ls, show, rm, export)
+	cmd.Flags().StringVar(&opts.format, "format", exportMarkdown, "md or json")
+	cmd.Flags().StringVarP(&opts.output, "output", "o", "", "write to this file instead of stdout")
 	return cmd
 }
 
@@ -118,11 +186,11 @@ func exactlyOneID(cmd *cobra.Command, args []string) error {
 // failure is a command that could not do its work: exit code 1.
 func failure(err error) error { return &exitError{code: 1, err: err} }
 
-// store returns the session store of NOVA_HOME and NOVA_HOME itself.
-func (o *sessionsOptions) store() (*session.Store, string, error) {
-	home, err := config.Home(o.io.Getenv)
+// sessionStore returns the session store of NOVA_HOME and NOVA_HOME itself.
+func sessionStore(s *IOStreams) (*session.Store, string, error) {
+	home, err := findNovaHome(s)
 	if err != nil {
-		return nil, "", usageErr("%v", err)
+		return nil, "", err
 	}
 	return session.NewStore(home), home, nil
 }
@@ -142,16 +210,16 @@ func resolve(st *session.Store, arg string) (string, error) {
 	return "", failure(err)
 }
 
-// runList prints the sessions of the working directory, or of every
-// directory with --all, most recently updated first.
-func (o *sessionsOptions) runList() error {
-	st, _, err := o.store()
+// runSessionsList prints the sessions of the working directory, or of
+// every directory with --all, most recently updated first.
+func runSessionsList(o *sessionsListOptions) error {
+	st, _, err := sessionStore(o.io)
 	if err != nil {
 		return err
 	}
 	filter := session.Filter{}
 	if !o.all {
-		wd, err := os.Getwd()
+		wd, err := o.io.getwd()
 		if err != nil {
 			return failure(fmt.Errorf("working directory: %w", err))
 		}
@@ -208,17 +276,18 @@ func (o *sessionsOptions) runList() error {
 	return nil
 }
 
-// runExport writes session arg as Markdown or JSON to stdout or to file
-// out. It only reads, so it works on a session open in another process.
-func (o *sessionsOptions) runExport(arg, format, out string) error {
-	switch format {
-	case exportMarkdown, "markdown":
-		format = exportMarkdown
-	case exportJSON:
-	default:
-		return usageErr("--format %q: want md or json", format)
+// runSessionsExport writes session o.id as Markdown or JSON to stdout or
+// to file o.output. It only reads, so it works on a session open in
+// another process.
+func runSessionsExport(o *sessionsExportOptions) error {
+	arg, format, out := o.id, o.format, o.output
+	if out != "" && !filepath.IsAbs(out) {
+		// Relative to the streams' working directory, not the process's.
+		if wd, err := o.io.getwd(); err == nil {
+			out = filepath.Join(wd, out)
+		}
 	}
-	st, _, err := o.store()
+	st, _, err := sessionStore(o.io)
 	if err != nil {
 		return err
 	}
@@ -256,21 +325,21 @@ func (o *sessionsOptions) runExport(arg, format, out string) error {
 	if err := atomicfile.Write(out, buf.Bytes(), 0o600); err != nil {
 		return failure(fmt.Errorf("export session %s: %w", id, err))
 	}
-	fmt.Fprintf(o.io.ErrOut, "Exported session %s to %s\n", id, out)
+	fmt.Fprintf(o.io.ErrOut, "Exported session %s to %s\n", id, o.output)
 	return nil
 }
 
-// runRemove deletes the sessions named by args. Every id is resolved
-// first, so a typo deletes nothing; a session open in a nova process is
-// refused and the others are still deleted.
-func (o *sessionsOptions) runRemove(args []string) error {
-	st, home, err := o.store()
+// runSessionsRemove deletes the sessions named by o.ids. Every id is
+// resolved first, so a typo deletes nothing; a session open in a nova
+// process is refused and the others are still deleted.
+func runSessionsRemove(o *sessionsRemoveOptions) error {
+	st, home, err := sessionStore(o.io)
 	if err != nil {
 		return err
 	}
-	ids := make([]string, 0, len(args))
+	ids := make([]string, 0, len(o.ids))
 	seen := map[string]bool{}
-	for _, a := range args {
+	for _, a := range o.ids {
 		id, err := resolve(st, a)
 		if err != nil {
 			return err

@@ -60,12 +60,7 @@ func (w *sessWorld) add(ws, title string, msgs ...string) string {
 func (w *sessWorld) run(args ...string) (stdout, stderr string, code int) {
 	w.t.Helper()
 	var out, errOut bytes.Buffer
-	s := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, Getenv: func(k string) string {
-		if k == "NOVA_HOME" {
-			return w.home
-		}
-		return ""
-	}}
+	s := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, LookupEnv: envMap(map[string]string{"NOVA_HOME": w.home}), Workdir: w.ws}
 	code = run(context.Background(), args, s)
 	return out.String(), errOut.String(), code
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -15,15 +13,20 @@ import (
 	"github.com/nova-dev/nova/tui"
 )
 
-// trustOptions are the flags of nova trust.
+// trustOptions are what nova trust runs with.
 type trustOptions struct {
+	io *IOStreams
+
 	list   bool
 	revoke bool
+	dir    string // the directory to trust or revoke; "" for the working directory
 }
 
 // newTrustCmd is nova trust: the folders whose project settings may grant.
-func newTrustCmd(s *IOStreams) *cobra.Command {
-	var o trustOptions
+// runF, when not nil, is called with the parsed and checked options
+// instead of running them (tests).
+func newTrustCmd(f *Factory, runF func(*trustOptions) error) *cobra.Command {
+	opts := &trustOptions{io: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "trust [dir]",
 		Short: "Trust a folder, so its project settings (.nova/settings.json) may grant permissions",
@@ -41,24 +44,31 @@ deny and ask rules apply everywhere.
 nova --trust trusts the directory for one run without storing it.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runTrust(s, cmd.OutOrStdout(), o, args)
+			if len(args) == 1 {
+				opts.dir = args[0]
+			}
+			if opts.list && (opts.revoke || opts.dir != "") {
+				return usageErr("--list takes no directory and no --revoke")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runTrust(opts)
 		},
 	}
-	cmd.Flags().BoolVar(&o.list, "list", false, "list the trusted directories")
-	cmd.Flags().BoolVar(&o.revoke, "revoke", false, "stop trusting the directory")
+	cmd.Flags().BoolVar(&opts.list, "list", false, "list the trusted directories")
+	cmd.Flags().BoolVar(&opts.revoke, "revoke", false, "stop trusting the directory")
 	return cmd
 }
 
-func runTrust(s *IOStreams, w io.Writer, o trustOptions, args []string) error {
-	novaHome, workdir, err := locate(s)
+func runTrust(o *trustOptions) error {
+	w := o.io.Out
+	novaHome, workdir, err := locate(o.io)
 	if err != nil {
 		return err
 	}
 	store := config.NewTrustStore(novaHome)
 	if o.list {
-		if o.revoke || len(args) > 0 {
-			return usageErr("--list takes no directory and no --revoke")
-		}
 		list, err := store.List()
 		if err != nil {
 			return &exitError{code: headless.ExitFailed, err: err}
@@ -73,8 +83,12 @@ func runTrust(s *IOStreams, w io.Writer, o trustOptions, args []string) error {
 		return nil
 	}
 	dir := workdir
-	if len(args) == 1 {
-		dir = args[0]
+	if o.dir != "" {
+		dir = o.dir
+	}
+	if !filepath.IsAbs(dir) {
+		// Relative to the streams' working directory, not the process's.
+		dir = filepath.Join(workdir, dir)
 	}
 	dir = config.CanonicalDir(dir)
 	if o.revoke {
@@ -97,12 +111,12 @@ func runTrust(s *IOStreams, w io.Writer, o trustOptions, args []string) error {
 		return nil
 	}
 	fmt.Fprintf(w, "Trusted: %s and every folder below it.\n", dir)
-	home, _ := os.UserHomeDir()
+	home := o.io.Home
 	if rel, err := filepath.Rel(dir, home); home != "" && err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
 		// The home directory is at or below dir.
 		fmt.Fprintf(w, "Note: this trusts every project in your home directory; nova trust --revoke %s takes it back.\n", dir)
 	}
-	st, _, err := config.LoadSettings(novaHome, dir, false)
+	st, _, err := config.LoadSettings(novaHome, dir, home, false)
 	switch {
 	case err != nil:
 		fmt.Fprintf(w, "Its settings do not load: %v\n", err)
@@ -120,10 +134,10 @@ func runTrust(s *IOStreams, w io.Writer, o trustOptions, args []string) error {
 // locate finds NOVA_HOME and the workspace: the working directory, with
 // symlinks resolved so it matches the trust store and the sandbox.
 func locate(s *IOStreams) (novaHome, workdir string, err error) {
-	if novaHome, err = config.Home(s.Getenv); err != nil {
-		return "", "", usageErr("%v", err)
+	if novaHome, err = findNovaHome(s); err != nil {
+		return "", "", err
 	}
-	if workdir, err = os.Getwd(); err != nil {
+	if workdir, err = s.getwd(); err != nil {
 		return "", "", usageErr("working directory: %v", err)
 	}
 	if resolved, err := filepath.EvalSymlinks(workdir); err == nil {
@@ -162,9 +176,17 @@ func (t trustState) describe(workdir string) string {
 	return "not trusted"
 }
 
+// findNovaHome is NOVA_HOME, or ~/.nova; not finding it is a usage error.
+func findNovaHome(s *IOStreams) (string, error) {
+	h, err := config.Home(s.Getenv, s.Home)
+	if err != nil {
+		return "", usageErr("%v", err)
+	}
+	return h, nil
+}
+
 // untrustedNotice is what nova says of one ignored project grant.
-func untrustedNotice(ig config.IgnoredSetting, workdir string) string {
-	home, _ := os.UserHomeDir()
+func untrustedNotice(ig config.IgnoredSetting, workdir, home string) string {
 	return fmt.Sprintf("ignoring %s in %s: this folder is not trusted (run `nova trust` or pass --trust)",
 		ig.Setting, displayPath(ig.File, workdir, home))
 }
@@ -173,7 +195,7 @@ func untrustedNotice(ig config.IgnoredSetting, workdir string) string {
 // before anything that project settings grant is built; it returns false
 // when the person quit, with nothing changed.
 func askTrust(ctx context.Context, opts *rootOptions) (bool, error) {
-	if opts.trust {
+	if opts.session.trust {
 		return true, nil
 	}
 	novaHome, workdir, err := locate(opts.io)
@@ -189,11 +211,11 @@ func askTrust(ctx context.Context, opts *rootOptions) (bool, error) {
 	}
 	// Settings that do not parse stop nova before the question, as they
 	// would after it.
-	st, _, err := config.LoadSettings(novaHome, workdir, false)
+	home := opts.io.Home
+	st, _, err := config.LoadSettings(novaHome, workdir, home, false)
 	if err != nil {
 		return false, usageErr("%v", err)
 	}
-	home, _ := os.UserHomeDir()
 	p := tui.TrustPrompt{Dir: displayDir(workdir, home)}
 	for _, ig := range st.Ignored {
 		p.Grants = append(p.Grants, tui.TrustGrant{File: displayPath(ig.File, workdir, home), Setting: ig.Setting, Value: ig.Value})
