@@ -13,45 +13,45 @@ var embedded embed.FS
 
 // GlobalLexerRegistry is the global LexerRegistry of Lexers.
 //
-// nova: the embedded XML lexers are parsed on first use instead of at
-// program start (it cost every nova invocation ~11 ms, even --version).
-// Use the functions of this package, not the registry directly, so that
-// the embedded lexers are loaded first.
+// The embedded XML lexers are added on first use of a lookup function of
+// this package (Get, Match, MatchMimeType, Analyse, Names, Aliases) rather
+// than at program start, where parsing them costs every program that links
+// this package several milliseconds. Read the registry's fields directly
+// only after one of those has been called.
 var GlobalLexerRegistry = chroma.NewLexerRegistry()
 
 var (
-	loadEmbedded sync.Once
-	// loadHooks run once the embedded lexers are registered (analysers
-	// that upstream attached in init).
-	loadHooks []func()
+	loadOnce sync.Once
+	// analysers to set on embedded lexers once they are loaded.
+	analysers = map[string]func(text string) float32{}
 )
 
-// afterLoad runs f once the embedded lexers are loaded; it is only called
-// from init functions, before any lookup.
-func afterLoad(f func()) { loadHooks = append(loadHooks, f) }
+// setAnalyser sets the analyser of the named lexer once the embedded lexers
+// are loaded. Only for init functions.
+func setAnalyser(name string, analyser func(text string) float32) {
+	analysers[name] = analyser
+}
 
-// registry returns GlobalLexerRegistry with the embedded lexers loaded.
-// Lexers defined in Go register at init and keep precedence over an
-// embedded one of the same name, as when the embedded ones loaded first.
+// registry returns GlobalLexerRegistry with the embedded lexers loaded. The
+// result is the registry an eager load would have built: the embedded lexers
+// first, then every lexer registered before the first lookup, in its order,
+// replacing an embedded lexer of the same name.
 func registry() *chroma.LexerRegistry {
-	loadEmbedded.Do(func() {
+	loadOnce.Do(func() {
 		paths, err := fs.Glob(embedded, "embedded/*.xml")
 		if err != nil {
 			panic(err)
 		}
-		inGo := map[string]bool{}
-		for _, l := range GlobalLexerRegistry.Lexers {
-			inGo[l.Config().Name] = true
-		}
+		registered := GlobalLexerRegistry.Lexers
+		*GlobalLexerRegistry = *chroma.NewLexerRegistry()
 		for _, path := range paths {
-			lexer := chroma.MustNewXMLLexer(embedded, path)
-			if inGo[lexer.Config().Name] {
-				continue
-			}
+			GlobalLexerRegistry.Register(chroma.MustNewXMLLexer(embedded, path))
+		}
+		for _, lexer := range registered {
 			GlobalLexerRegistry.Register(lexer)
 		}
-		for _, f := range loadHooks {
-			f()
+		for name, analyser := range analysers {
+			GlobalLexerRegistry.Get(name).SetAnalyser(analyser)
 		}
 	})
 	return GlobalLexerRegistry
@@ -60,6 +60,12 @@ func registry() *chroma.LexerRegistry {
 // Names of all lexers, optionally including aliases.
 func Names(withAliases bool) []string {
 	return registry().Names(withAliases)
+}
+
+// Aliases of all the lexers, and skip those lexers who do not have any aliases,
+// or show their name instead
+func Aliases(skipWithoutAliases bool) []string {
+	return registry().Aliases(skipWithoutAliases)
 }
 
 // Get a Lexer by name, alias or file extension.

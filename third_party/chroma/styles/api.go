@@ -4,6 +4,7 @@ import (
 	"embed"
 	"io/fs"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/alecthomas/chroma/v2"
@@ -14,19 +15,16 @@ var embedded embed.FS
 
 // Registry of Styles.
 //
-// nova: the embedded XML styles are parsed on first use instead of at
-// program start (~10 ms of every nova invocation). Styles registered
-// before that (glamour registers its own) are kept; use Get, Names and
-// Register rather than reading Registry for an embedded style.
+// The embedded XML styles are added on first use of Get, Names, Register
+// (or GetForMode, RegisterPair) rather than at program start, where parsing
+// them costs every program that links this package several milliseconds.
+// Read Registry directly only after one of those has been called.
 var Registry = map[string]*chroma.Style{}
 
-var (
-	loadOnce sync.Once
-	mu       sync.Mutex
-)
+var loadOnce sync.Once
 
 // load adds the embedded styles to Registry, keeping any style of the same
-// name registered earlier.
+// name that was put there directly before.
 func load() {
 	loadOnce.Do(func() {
 		files, err := fs.ReadDir(embedded, ".")
@@ -37,41 +35,46 @@ func load() {
 			if file.IsDir() {
 				continue
 			}
-			r, err := embedded.Open(file.Name())
-			if err != nil {
-				panic(err)
+			style := swapoff
+			if file.Name() != "swapoff.xml" {
+				style = mustParse(file.Name())
 			}
-			style, err := chroma.NewXMLStyle(r)
-			if err != nil {
-				panic(err)
+			if _, ok := Registry[strings.ToLower(style.Name)]; !ok {
+				Registry[strings.ToLower(style.Name)] = style
 			}
-			_ = r.Close()
-			mu.Lock()
-			if _, ok := Registry[style.Name]; !ok {
-				Registry[style.Name] = style
-			}
-			mu.Unlock()
 		}
 	})
 }
 
-// Fallback style. Reassign to change the default fallback style; nil means
-// "swapoff".
-var Fallback *chroma.Style
+func mustParse(name string) *chroma.Style {
+	r, err := embedded.Open(name)
+	if err != nil {
+		panic(err)
+	}
+	defer r.Close()
+	style, err := chroma.NewXMLStyle(r)
+	if err != nil {
+		panic(err)
+	}
+	return style
+}
+
+// swapoff is the default fallback, the one embedded style parsed at start.
+var swapoff = mustParse("swapoff.xml")
+
+// Fallback style. Reassign to change the default fallback style.
+var Fallback = swapoff
 
 // Register a chroma.Style.
 func Register(style *chroma.Style) *chroma.Style {
-	mu.Lock()
-	defer mu.Unlock()
-	Registry[style.Name] = style
+	load()
+	Registry[strings.ToLower(style.Name)] = style
 	return style
 }
 
 // Names of all available styles.
 func Names() []string {
 	load()
-	mu.Lock()
-	defer mu.Unlock()
 	out := []string{}
 	for name := range Registry {
 		out = append(out, name)
@@ -83,13 +86,37 @@ func Names() []string {
 // Get named style, or Fallback.
 func Get(name string) *chroma.Style {
 	load()
-	mu.Lock()
-	defer mu.Unlock()
-	if style, ok := Registry[name]; ok {
+	if style, ok := Registry[strings.ToLower(name)]; ok {
 		return style
 	}
-	if Fallback != nil {
-		return Fallback
+	return Fallback
+}
+
+// GetForMode returns the named style if it already matches mode, otherwise its
+// registered counterpart if one exists and matches mode. If neither matches,
+// the originally-requested style is returned (or Fallback if the name is
+// unknown), so callers always get something usable.
+func GetForMode(name string, mode chroma.Mode) *chroma.Style {
+	style := Get(name)
+	if style.Mode() == mode {
+		return style
 	}
-	return Registry["swapoff"]
+	if style.Counterpart == "" {
+		return style
+	}
+	counterpart, ok := Registry[style.Counterpart]
+	if !ok || counterpart.Mode() != mode {
+		return style
+	}
+	return counterpart
+}
+
+// RegisterPair links two styles as light/dark counterparts of each other.
+//
+// Both styles are also registered if they are not already present.
+func RegisterPair(a, b *chroma.Style) {
+	Register(a)
+	Register(b)
+	a.Counterpart = strings.ToLower(b.Name)
+	b.Counterpart = strings.ToLower(a.Name)
 }
