@@ -3,13 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/nova-dev/nova/llm/llmtest"
@@ -102,29 +100,5 @@ func TestE2EStartOnReadOnlyHome(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "read-only") || !strings.Contains(r.stderr, novaHome) {
 		t.Errorf("stderr = %q: want what is read-only and where", r.stderr)
-	}
-}
-
-// TestWriteErrWords covers the errors a test cannot make on a real disk.
-func TestWriteErrWords(t *testing.T) {
-	tests := []struct {
-		errno syscall.Errno
-		want  string
-	}{
-		{syscall.ENOSPC, "the file system there is full"},
-		{syscall.EDQUOT, "the disk quota there is used up"},
-		{syscall.EROFS, "the file system there is read-only"},
-		{syscall.EIO, "input/output error"},
-	}
-	for _, tt := range tests {
-		err := writeErr("cannot create the session", "/h/.nova/sessions", &fs.PathError{Op: "write", Path: "/h/.nova/sessions/x/lock", Err: tt.errno})
-		var ee *exitError
-		if !errors.As(err, &ee) || ee.code != 1 {
-			t.Errorf("%v: %v is not a failure with exit code 1", tt.errno, err)
-			continue
-		}
-		if msg := err.Error(); !strings.Contains(msg, tt.want) || !strings.Contains(msg, "cannot create the session in /h/.nova/sessions") {
-			t.Errorf("%v: %q", tt.errno, msg)
-		}
 	}
 }

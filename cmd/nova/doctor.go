@@ -8,7 +8,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nova-dev/nova/config"
+	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/memory"
+	"github.com/nova-dev/nova/sandbox"
 )
 
 // doctorOptions are what nova doctor describes: the runtime these flags
@@ -81,50 +83,50 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 	// A doctor runs the sandbox for real, whatever an earlier probe said.
 	o.freshProbe = true
 	home := s.Home
-	tr, err := loadTrust(ctx, novaHome, workdir, home, o, "")
+	tr, err := live.LoadSetup(ctx, o.live(s, novaHome, workdir), "")
 	if err != nil {
-		return err
+		return exitFor(err)
 	}
-	fmt.Fprintf(w, "\nTrust:\n  %s: %s\n", workdir, tr.state.describe(workdir))
-	if len(tr.settings.Ignored) > 0 {
+	fmt.Fprintf(w, "\nTrust:\n  %s: %s\n", workdir, tr.Trust.Describe(workdir))
+	if len(tr.Settings.Ignored) > 0 {
 		fmt.Fprintf(w, "  ignored project grants (run nova trust to apply them):\n")
-		for _, ig := range tr.settings.Ignored {
+		for _, ig := range tr.Settings.Ignored {
 			fmt.Fprintf(w, "    %s in %s: %s\n", ig.Setting, displayPath(ig.File, workdir, home), ig.Value)
 		}
 	}
-	fmt.Fprintf(w, "\nSettings files loaded (%d):\n", len(tr.files))
-	for _, f := range tr.files {
+	fmt.Fprintf(w, "\nSettings files loaded (%d):\n", len(tr.Files))
+	for _, f := range tr.Files {
 		fmt.Fprintf(w, "  %s\n", f)
 	}
-	if len(tr.files) == 0 {
+	if len(tr.Files) == 0 {
 		fmt.Fprintf(w, "  none (looked for %v)\n", config.SettingsFiles(novaHome, workdir))
 	}
-	fmt.Fprintf(w, "\nPermissions:\n  mode: %s\n", tr.cfg.Mode)
+	fmt.Fprintf(w, "\nPermissions:\n  mode: %s\n", tr.Config.Mode)
 	var allow, ask, deny int
-	for _, rs := range tr.cfg.RuleSets {
+	for _, rs := range tr.Config.RuleSets {
 		allow, ask, deny = allow+len(rs.Allow), ask+len(rs.Ask), deny+len(rs.Deny)
 	}
 	fmt.Fprintf(w, "  rules: %d allow, %d ask, %d deny\n", allow, ask, deny)
-	for _, d := range tr.cfg.AddDirs {
+	for _, d := range tr.Config.AddDirs {
 		fmt.Fprintf(w, "  added directory: %s\n", d)
 	}
 
 	fmt.Fprintf(w, "\nSandbox:\n  in force: %s\n", sandboxInForce(tr, workdir, home))
-	r := tr.probe
+	r := tr.Probe
 	if r == nil {
-		probed := probeSandbox(ctx, novaHome, true)
+		probed := sandbox.ProbeCached(ctx, live.ProbeCacheFile(novaHome), true)
 		r = &probed
 	}
 	fmt.Fprintf(w, "  %s\n", r.String())
 	switch {
-	case tr.sandbox != nil:
-		fmt.Fprintf(w, "  Bash commands run inside %s", tr.sandbox.Backend())
-		if tr.cfg.SandboxAutoAllow {
+	case tr.Sandbox != nil:
+		fmt.Fprintf(w, "  Bash commands run inside %s", tr.Sandbox.Backend())
+		if tr.Config.SandboxAutoAllow {
 			fmt.Fprintf(w, " and are allowed without asking (sandbox.autoAllow)")
 		}
 		fmt.Fprintln(w)
-	case tr.choice.on():
-		fmt.Fprintf(w, "  %s\n", tr.notice)
+	case tr.Choice.On():
+		fmt.Fprintf(w, "  %s\n", tr.Notice)
 	default:
 		fmt.Fprintf(w, "  Bash commands run unsandboxed, under the permission rules alone.\n")
 	}
@@ -153,26 +155,26 @@ func printInstructions(w io.Writer, novaHome, workdir, home string) {
 }
 
 // sandboxInForce says which sandbox this run has, and what decided it.
-func sandboxInForce(tr *trust, workdir, home string) string {
-	from := displayPath(tr.settings.Sources["sandbox.enabled"], workdir, home)
+func sandboxInForce(tr *live.Setup, workdir, home string) string {
+	from := displayPath(tr.Settings.Sources["sandbox.enabled"], workdir, home)
 	var s string
-	switch tr.choice {
-	case sandboxByDefault:
+	switch tr.Choice {
+	case live.SandboxByDefault:
 		s = "on by default"
-	case sandboxBySetting:
+	case live.SandboxBySetting:
 		s = "on by setting (sandbox.enabled in " + from + ")"
-	case sandboxByFlag:
+	case live.SandboxByFlag:
 		s = "on for this run (--sandbox)"
-	case sandboxOffBySetting:
+	case live.SandboxOffBySetting:
 		return "off by setting (sandbox.enabled in " + from + ")"
-	case sandboxOffByFlag:
+	case live.SandboxOffByFlag:
 		return "off for this run (--no-sandbox)"
 	}
-	if tr.sandbox == nil {
-		if tr.choice.explicit() {
-			return fmt.Sprintf("%s, but unavailable: %v; every Bash command asks (refused in print mode)", s, tr.sandboxErr)
+	if tr.Sandbox == nil {
+		if tr.Choice.Explicit() {
+			return fmt.Sprintf("%s, but unavailable: %v; every Bash command asks (refused in print mode)", s, tr.SandboxErr)
 		}
-		return fmt.Sprintf("%s, but unavailable: %v; Bash runs under the permission rules alone", s, tr.sandboxErr)
+		return fmt.Sprintf("%s, but unavailable: %v; Bash runs under the permission rules alone", s, tr.SandboxErr)
 	}
-	return s + " (" + tr.sandbox.Backend() + ")"
+	return s + " (" + tr.Sandbox.Backend() + ")"
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/atomicfile"
 	"github.com/nova-dev/nova/config"
+	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/memory"
 	"github.com/nova-dev/nova/permission"
@@ -43,18 +44,18 @@ func runInteractive(ctx context.Context, opts *rootOptions) error {
 	if editor == "" {
 		editor = opts.io.Getenv("EDITOR")
 	}
-	notices := b.rt.warnings
-	if len(b.rt.ignored) > 0 {
+	notices := b.rt.Warnings
+	if len(b.rt.Ignored) > 0 {
 		notices = append(notices, ignoredNotice(b.rt))
 	}
 	return tui.Run(ctx, b, tui.Options{In: opts.io.In, Out: opts.io.Out, Prompt: opts.prompt, Notices: notices, Editor: editor})
 }
 
 // ignoredNotice is the TUI's one line about the project grants left out.
-func ignoredNotice(rt *runtime) string {
-	parts := make([]string, 0, len(rt.ignored))
-	for _, ig := range rt.ignored {
-		parts = append(parts, ig.Setting+" in "+displayPath(ig.File, rt.workdir, rt.home))
+func ignoredNotice(rt *live.Runtime) string {
+	parts := make([]string, 0, len(rt.Ignored))
+	for _, ig := range rt.Ignored {
+		parts = append(parts, ig.Setting+" in "+displayPath(ig.File, rt.Workdir, rt.Home))
 	}
 	return "This folder is not trusted: ignoring " + strings.Join(parts, ", ") +
 		" (its deny and ask rules still apply). Run `nova trust`, or start nova again and trust it, to apply them."
@@ -69,7 +70,7 @@ type interactiveBackend struct {
 	opts buildOptions
 
 	mu     sync.Mutex
-	rt     *runtime
+	rt     *live.Runtime
 	branch string
 	// titled holds the sessions whose title this process made or is
 	// making, so each is named once.
@@ -88,7 +89,7 @@ func newInteractiveBackend(ctx context.Context, s *IOStreams, o buildOptions) (*
 		return nil, err
 	}
 	b := &interactiveBackend{ctx: ctx, io: s, opts: o, rt: rt, titled: map[string]bool{}}
-	b.branch = agent.GitBranch(ctx, rt.workdir)
+	b.branch = agent.GitBranch(ctx, rt.Workdir)
 	return b, nil
 }
 
@@ -101,7 +102,7 @@ func (b *interactiveBackend) Close() {
 	b.rt.Close()
 }
 
-func (b *interactiveBackend) runtime() *runtime {
+func (b *interactiveBackend) runtime() *live.Runtime {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.rt
@@ -111,9 +112,9 @@ func (b *interactiveBackend) runtime() *runtime {
 // without a title, the title is made as the run ends (see startTitle).
 func (b *interactiveBackend) Run(ctx context.Context, input llm.Message) <-chan agent.Event {
 	rt := b.runtime()
-	ch := rt.agent.Run(ctx, input)
+	ch := rt.Live.Run(ctx, input)
 	b.mu.Lock()
-	untitled := !b.titled[rt.session.ID()] && rt.session.Meta().Title == ""
+	untitled := !b.titled[rt.Session.ID()] && rt.Session.Meta().Title == ""
 	b.mu.Unlock()
 	if !untitled {
 		return ch
@@ -136,15 +137,15 @@ func (b *interactiveBackend) Run(ctx context.Context, input llm.Message) <-chan 
 
 // Compact implements tui.Backend.
 func (b *interactiveBackend) Compact(ctx context.Context, instructions string) error {
-	return b.runtime().agent.Compact(ctx, instructions)
+	return b.runtime().Agent.Compact(ctx, instructions)
 }
 
 // Status implements tui.Backend. Cost is left unknown: no model prices
 // are configured anywhere yet.
 func (b *interactiveBackend) Status() tui.Status {
 	rt := b.runtime()
-	return tui.Status{Model: rt.selection.ID(), Mode: rt.checker.Mode(), Cwd: rt.workdir, Home: rt.home, Branch: b.branch,
-		SessionID: rt.session.ID(), Usage: rt.agent.Usage()}
+	return tui.Status{Model: rt.Selection.ID(), Mode: rt.Checker.Mode(), Cwd: rt.Workdir, Home: rt.Home, Branch: b.branch,
+		SessionID: rt.Session.ID(), Usage: rt.Agent.Usage()}
 }
 
 // CycleMode implements tui.Backend: default, acceptEdits, plan, and
@@ -156,14 +157,14 @@ func (b *interactiveBackend) CycleMode() permission.Mode {
 	if b.opts.permissionMode == string(permission.ModeBypass) {
 		modes = append(modes, permission.ModeBypass)
 	}
-	cur := rt.checker.Mode()
+	cur := rt.Checker.Mode()
 	next := modes[0]
 	for i, m := range modes {
 		if m == cur {
 			next = modes[(i+1)%len(modes)]
 		}
 	}
-	rt.checker.SetMode(next)
+	rt.Checker.SetMode(next)
 	return next
 }
 
@@ -172,7 +173,7 @@ func (b *interactiveBackend) CycleMode() permission.Mode {
 func (b *interactiveBackend) rebuild(o buildOptions) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	mode := b.rt.checker.Mode()
+	mode := b.rt.Checker.Mode()
 	b.stopTitleLocked()
 	b.rt.Close()
 	rt, err := build(b.ctx, b.io, o)
@@ -187,10 +188,10 @@ func (b *interactiveBackend) rebuild(o buildOptions) error {
 		b.rt = rt2
 		return err
 	}
-	rt.checker.SetMode(mode)
+	rt.Checker.SetMode(mode)
 	b.rt = rt
 	b.opts.model = o.model
-	b.branch = agent.GitBranch(b.ctx, rt.workdir)
+	b.branch = agent.GitBranch(b.ctx, rt.Workdir)
 	return nil
 }
 
@@ -204,7 +205,7 @@ func (b *interactiveBackend) NewSession() error {
 // Sessions implements tui.Backend: the sessions of this directory.
 func (b *interactiveBackend) Sessions() ([]session.Meta, error) {
 	rt := b.runtime()
-	return session.NewStore(rt.novaHome).List(session.Filter{Workspace: rt.workdir, Limit: 50})
+	return session.NewStore(rt.NovaHome).List(session.Filter{Workspace: rt.Workdir, Limit: 50})
 }
 
 // Resume implements tui.Backend.
@@ -215,7 +216,7 @@ func (b *interactiveBackend) Resume(id string) error {
 }
 
 // History implements tui.Backend.
-func (b *interactiveBackend) History() []llm.Message { return b.runtime().agent.History() }
+func (b *interactiveBackend) History() []llm.Message { return b.runtime().Agent.History() }
 
 // Shell implements tui.Backend for "!cmd": a Bash call through the
 // session's one pipeline, marked as typed by the person. That is an input
@@ -228,7 +229,7 @@ func (b *interactiveBackend) Shell(ctx context.Context, command string) (string,
 	if err != nil {
 		return "", fmt.Errorf("shell: %w", err)
 	}
-	out := rt.pipeline.Run(ctx, tools.Call{ID: fmt.Sprintf("shell_%d", time.Now().UnixNano()), Name: "Bash", Input: input, Typed: true}, rt.env)
+	out := rt.Pipeline.Run(ctx, tools.Call{ID: fmt.Sprintf("shell_%d", time.Now().UnixNano()), Name: "Bash", Input: input, Typed: true}, rt.Env)
 	if out.Denied {
 		return "", fmt.Errorf("denied (%s): %s", out.Decision.Layer, out.Decision.Reason)
 	}
@@ -239,7 +240,7 @@ func (b *interactiveBackend) Shell(ctx context.Context, command string) (string,
 // default model of each provider found in the environment.
 func (b *interactiveBackend) Models() []string {
 	rt := b.runtime()
-	file, err := config.LoadFile(rt.novaHome)
+	file, err := config.LoadFile(rt.NovaHome)
 	if err != nil {
 		return nil
 	}
@@ -261,7 +262,7 @@ func (b *interactiveBackend) Models() []string {
 // new model.
 func (b *interactiveBackend) SetModel(id string) error {
 	o := b.opts
-	o.model, o.resume, o.cont = id, b.runtime().session.ID(), false
+	o.model, o.resume, o.cont = id, b.runtime().Session.ID(), false
 	return b.rebuild(o)
 }
 
@@ -276,7 +277,7 @@ func (b *interactiveBackend) Doctor() (string, error) {
 // auto memory file.
 func (b *interactiveBackend) Memory() (string, error) {
 	rt := b.runtime()
-	files, warns, err := memory.LoadInstructions(rt.novaHome, rt.workdir, rt.home)
+	files, warns, err := memory.LoadInstructions(rt.NovaHome, rt.Workdir, rt.Home)
 	if err != nil {
 		return "", err
 	}
@@ -291,7 +292,7 @@ func (b *interactiveBackend) Memory() (string, error) {
 	for _, w := range warns {
 		fmt.Fprintf(&s, "  warning: %s\n", w)
 	}
-	path := memory.MemoryPath(rt.novaHome, rt.workdir)
+	path := memory.MemoryPath(rt.NovaHome, rt.Workdir)
 	if st, err := os.Stat(path); err == nil {
 		fmt.Fprintf(&s, "Memory: %s (%d bytes)\n", path, st.Size())
 	} else {
@@ -305,7 +306,7 @@ func (b *interactiveBackend) Memory() (string, error) {
 // instruction files in effect.
 func (b *interactiveBackend) MemoryFiles() ([]string, error) {
 	rt := b.runtime()
-	path := memory.MemoryPath(rt.novaHome, rt.workdir)
+	path := memory.MemoryPath(rt.NovaHome, rt.Workdir)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
@@ -315,7 +316,7 @@ func (b *interactiveBackend) MemoryFiles() ([]string, error) {
 		}
 	}
 	files := []string{path}
-	loaded, _, err := memory.LoadInstructions(rt.novaHome, rt.workdir, rt.home)
+	loaded, _, err := memory.LoadInstructions(rt.NovaHome, rt.Workdir, rt.Home)
 	if err != nil {
 		return nil, err
 	}
@@ -333,11 +334,11 @@ const titleTimeout = 15 * time.Second
 // is asked for a short title (one small call, since the person pays for
 // it and it makes /resume readable); when that fails the first prompt,
 // shortened, is the title. Print mode only does the latter.
-func (b *interactiveBackend) startTitle(rt *runtime) {
-	prompt := rt.agent.FirstPrompt()
+func (b *interactiveBackend) startTitle(rt *live.Runtime) {
+	prompt := rt.Agent.FirstPrompt()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	id := rt.session.ID()
+	id := rt.Session.ID()
 	if prompt == "" || b.titled[id] || rt != b.rt {
 		return
 	}
@@ -348,12 +349,12 @@ func (b *interactiveBackend) startTitle(rt *runtime) {
 	go func() {
 		defer close(done)
 		defer cancel()
-		title, err := rt.agent.Title(ctx)
+		title, err := rt.Agent.Title(ctx)
 		if err != nil {
 			title = shortTitle(prompt)
 		}
 		if title != "" {
-			_ = rt.session.SetTitle(title)
+			_ = rt.Session.SetTitle(title)
 		}
 	}()
 }
@@ -385,27 +386,27 @@ func (b *interactiveBackend) waitTitle() {
 // they are now, and of --allowedTools and --disallowedTools.
 func (b *interactiveBackend) Rules() ([]tui.RuleInfo, error) {
 	rt := b.runtime()
-	ts, err := resolveTrust(rt.novaHome, rt.workdir, b.opts.trust)
+	ts, err := live.ResolveTrust(rt.NovaHome, rt.Workdir, b.opts.trust)
 	if err != nil {
 		return nil, err
 	}
-	home := rt.home
-	st, _, err := config.LoadSettings(rt.novaHome, rt.workdir, home, ts.trusted)
+	home := rt.Home
+	st, _, err := config.LoadSettings(rt.NovaHome, rt.Workdir, home, ts.Trusted)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := st.PermissionConfig(config.PermissionOptions{Workspace: rt.workdir, Home: home, NovaHome: rt.novaHome,
+	cfg, err := st.PermissionConfig(config.PermissionOptions{Workspace: rt.Workdir, Home: home, NovaHome: rt.NovaHome,
 		AllowedTools: b.opts.allowedTools, DisallowedTools: b.opts.disallowedTools})
 	if err != nil {
 		return nil, err
 	}
-	files := config.SettingsFiles(rt.novaHome, rt.workdir)
+	files := config.SettingsFiles(rt.NovaHome, rt.Workdir)
 	kinds := map[string]string{files[0]: "user", files[1]: "project", files[2]: "local"}
 	var out []tui.RuleInfo
 	for _, e := range config.ListRules(cfg.RuleSets) {
 		r := tui.RuleInfo{Behavior: permission.Behavior(e.List), Rule: e.Rule, Source: e.Source}
 		if kind, ok := kinds[e.Source]; ok {
-			r.Source = kind + " " + displayPath(e.Source, rt.workdir, home)
+			r.Source = kind + " " + displayPath(e.Source, rt.Workdir, home)
 			r.Path, r.Removable = e.Source, true
 		}
 		out = append(out, r)
@@ -418,14 +419,14 @@ func (b *interactiveBackend) Rules() ([]tui.RuleInfo, error) {
 // with the same session and permission mode.
 func (b *interactiveBackend) RemoveRule(r tui.RuleInfo) error {
 	rt := b.runtime()
-	if !r.Removable || !slices.Contains(config.SettingsFiles(rt.novaHome, rt.workdir), r.Path) {
+	if !r.Removable || !slices.Contains(config.SettingsFiles(rt.NovaHome, rt.Workdir), r.Path) {
 		return fmt.Errorf("%s comes from %s, not a settings file: start nova without it to drop it", r.Rule, r.Source)
 	}
 	if err := config.RemoveRule(r.Path, string(r.Behavior), r.Rule); err != nil {
 		return err
 	}
 	o := b.opts
-	o.resume, o.cont = rt.session.ID(), false
+	o.resume, o.cont = rt.Session.ID(), false
 	if err := b.rebuild(o); err != nil {
 		return fmt.Errorf("removed %s from %s, but the session could not be reloaded: %w", r.Rule, r.Path, err)
 	}

@@ -94,7 +94,7 @@ func TestInteractiveTitle(t *testing.T) {
 			w.run(t, prompt)
 			w.b.waitTitle()
 			rt := w.b.runtime()
-			if got := rt.session.Meta().Title; got != tc.want {
+			if got := rt.Session.Meta().Title; got != tc.want {
 				t.Errorf("title %q, want %q", got, tc.want)
 			}
 			reqs := w.srv.Requests()
@@ -119,7 +119,7 @@ func TestInteractiveTitle(t *testing.T) {
 				t.Errorf("%d requests after a second run, want 3", n)
 			}
 			// The title is in the store, where /resume and nova sessions read it.
-			id := rt.session.ID()
+			id := rt.Session.ID()
 			w.b.Close()
 			list, err := session.NewStore(w.novaHome).List(session.Filter{Workspace: w.ws})
 			if err != nil || len(list) != 1 || list[0].ID != id || list[0].Title != tc.want {
@@ -132,7 +132,7 @@ func TestInteractiveTitle(t *testing.T) {
 func TestInteractiveTitleKeptWhenSet(t *testing.T) {
 	w := newInteractiveWorld(t, llmtest.Turn{Text: "Hi."})
 	w.start(t, buildOptions{})
-	if err := w.b.runtime().session.SetTitle("named already"); err != nil {
+	if err := w.b.runtime().Session.SetTitle("named already"); err != nil {
 		t.Fatal(err)
 	}
 	w.run(t, "hello")
@@ -140,7 +140,7 @@ func TestInteractiveTitleKeptWhenSet(t *testing.T) {
 	if n := len(w.srv.Requests()); n != 1 {
 		t.Errorf("%d requests: a titled session got a title call", n)
 	}
-	if got := w.b.runtime().session.Meta().Title; got != "named already" {
+	if got := w.b.runtime().Session.Meta().Title; got != "named already" {
 		t.Errorf("title %q", got)
 	}
 }
@@ -151,7 +151,7 @@ func TestInteractiveTitleOnExit(t *testing.T) {
 	w := newInteractiveWorld(t, llmtest.Turn{Text: "Hi."}, llmtest.Turn{Hang: true})
 	w.start(t, buildOptions{})
 	w.run(t, "hello there")
-	id := w.b.runtime().session.ID()
+	id := w.b.runtime().Session.ID()
 	w.b.Close()
 	list, err := session.NewStore(w.novaHome).List(session.Filter{Workspace: w.ws})
 	if err != nil || len(list) != 1 || list[0].ID != id || list[0].Title != "hello there" {
@@ -188,7 +188,7 @@ func TestInteractiveRules(t *testing.T) {
 
 	check := func(command string) permission.Behavior {
 		rt := w.b.runtime()
-		return rt.checker.Check(context.Background(), permission.Request{Tool: "Bash", Kind: permission.KindExec, Command: command, Workdir: rt.workdir}).Behavior
+		return rt.Checker.Check(context.Background(), permission.Request{Tool: "Bash", Kind: permission.KindExec, Command: command, Workdir: rt.Workdir}).Behavior
 	}
 	if got := check("make deploy"); got != permission.Allow {
 		t.Fatalf("before removal: %s", got)
@@ -197,8 +197,8 @@ func TestInteractiveRules(t *testing.T) {
 	w.run(t, "hello")
 	w.b.waitTitle()
 	rt := w.b.runtime()
-	id, mode := rt.session.ID(), permission.ModeAcceptEdits
-	rt.checker.SetMode(mode)
+	id, mode := rt.Session.ID(), permission.ModeAcceptEdits
+	rt.Checker.SetMode(mode)
 
 	if err := w.b.RemoveRule(rules[0]); err != nil {
 		t.Fatal(err)
@@ -208,8 +208,8 @@ func TestInteractiveRules(t *testing.T) {
 		t.Error("the removed rule still applies")
 	}
 	rt = w.b.runtime()
-	if rt.session.ID() != id || len(rt.agent.History()) != 2 || rt.checker.Mode() != mode {
-		t.Errorf("after removal: session %s (want %s), %d messages, mode %s", rt.session.ID(), id, len(rt.agent.History()), rt.checker.Mode())
+	if rt.Session.ID() != id || len(rt.Agent.History()) != 2 || rt.Checker.Mode() != mode {
+		t.Errorf("after removal: session %s (want %s), %d messages, mode %s", rt.Session.ID(), id, len(rt.Agent.History()), rt.Checker.Mode())
 	}
 	var doc map[string]any
 	data, _ := os.ReadFile(local)
@@ -236,7 +236,7 @@ func TestInteractiveRemoveRuleFreshSession(t *testing.T) {
 	local := filepath.Join(w.ws, ".nova", "settings.local.json")
 	writeJSON(t, local, map[string]any{"permissions": map[string]any{"allow": []string{"Bash(make deploy)"}}})
 	w.start(t, buildOptions{trust: true})
-	id := w.b.runtime().session.ID()
+	id := w.b.runtime().Session.ID()
 	rules, err := w.b.Rules()
 	if err != nil || len(rules) != 1 {
 		t.Fatalf("rules %+v, %v", rules, err)
@@ -244,7 +244,7 @@ func TestInteractiveRemoveRuleFreshSession(t *testing.T) {
 	if err := w.b.RemoveRule(rules[0]); err != nil {
 		t.Fatal(err)
 	}
-	if got := w.b.runtime().session.ID(); got != id {
+	if got := w.b.runtime().Session.ID(); got != id {
 		t.Errorf("session %s, want %s", got, id)
 	}
 	if rules, _ := w.b.Rules(); len(rules) != 0 {
@@ -292,7 +292,7 @@ func TestInteractiveUntrusted(t *testing.T) {
 	}
 	rt := w.b.runtime()
 	check := func(command string) permission.Behavior {
-		return rt.checker.Check(context.Background(), permission.Request{Tool: "Bash", Kind: permission.KindExec, Command: command, Workdir: rt.workdir}).Behavior
+		return rt.Checker.Check(context.Background(), permission.Request{Tool: "Bash", Kind: permission.KindExec, Command: command, Workdir: rt.Workdir}).Behavior
 	}
 	if got := check("make deploy"); got == permission.Allow {
 		t.Error("the untrusted allow rule is in force")
@@ -341,7 +341,7 @@ func TestInteractiveShellThroughThePipeline(t *testing.T) {
 	// The model's own call of the same command still asks (and, with
 	// nobody to answer here, is refused): typing is what approves it.
 	rt := w.b.runtime()
-	if d := rt.checker.Check(context.Background(), permission.Request{Tool: "Bash", Kind: permission.KindExec, Command: "rm -f x", Workdir: rt.workdir}); d.Behavior != permission.Ask {
+	if d := rt.Checker.Check(context.Background(), permission.Request{Tool: "Bash", Kind: permission.KindExec, Command: "rm -f x", Workdir: rt.Workdir}); d.Behavior != permission.Ask {
 		t.Errorf("the model's rm: %+v", d)
 	}
 }

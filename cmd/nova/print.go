@@ -19,23 +19,23 @@ func runPrint(ctx context.Context, opts *rootOptions) error {
 			fmt.Fprintf(opts.io.ErrOut, "nova: %v\n", err)
 		}
 	}()
-	for _, w := range rt.warnings {
+	for _, w := range rt.Warnings {
 		fmt.Fprintf(opts.io.ErrOut, "nova: warning: %s\n", w)
 	}
-	ignored := make([]headless.IgnoredSetting, 0, len(rt.ignored))
-	for _, ig := range rt.ignored {
-		fmt.Fprintf(opts.io.ErrOut, "nova: %s\n", untrustedNotice(ig, rt.workdir, rt.home))
-		ignored = append(ignored, headless.IgnoredSetting{File: displayPath(ig.File, rt.workdir, rt.home), Setting: ig.Setting})
+	ignored := make([]headless.IgnoredSetting, 0, len(rt.Ignored))
+	for _, ig := range rt.Ignored {
+		fmt.Fprintf(opts.io.ErrOut, "nova: %s\n", untrustedNotice(ig, rt.Workdir, rt.Home))
+		ignored = append(ignored, headless.IgnoredSetting{File: displayPath(ig.File, rt.Workdir, rt.Home), Setting: ig.Setting})
 	}
-	code := headless.Run(ctx, rt.agent, headless.Options{
-		Prompt: opts.prompt, Format: opts.outputFormat, Verbose: opts.verbose, SessionID: rt.session.ID(),
-		Model: rt.selection.ID(), Tools: rt.registry.Names(), PermissionMode: string(rt.checker.Mode()), Cwd: rt.workdir,
+	code := headless.Run(ctx, rt.Live, headless.Options{
+		Prompt: opts.prompt, Format: opts.outputFormat, Verbose: opts.verbose, SessionID: rt.Session.ID(),
+		Model: rt.Selection.ID(), Tools: rt.Registry.Names(), PermissionMode: string(rt.Checker.Mode()), Cwd: rt.Workdir,
 		IgnoredProjectSettings: ignored, Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
 	})
-	if rt.session.Meta().Title == "" {
+	if rt.Session.Meta().Title == "" {
 		// Print mode names the session after its prompt rather than pay
 		// for a model call; the TUI asks the model.
-		_ = rt.session.SetTitle(shortTitle(opts.prompt))
+		_ = rt.Session.SetTitle(shortTitle(opts.prompt))
 	}
 	if code != 0 {
 		return &exitError{code: code}

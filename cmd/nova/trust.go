@@ -10,6 +10,7 @@ import (
 
 	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/headless"
+	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/tui"
 )
 
@@ -146,36 +147,6 @@ func locate(s *IOStreams) (novaHome, workdir string, err error) {
 	return novaHome, workdir, nil
 }
 
-// trustState says whether a workspace's project settings may grant, and why.
-type trustState struct {
-	trusted bool
-	flag    bool              // --trust: for this run only
-	entry   config.TrustedDir // the stored entry that trusts it; zero for none
-}
-
-// resolveTrust looks the workspace up in the trust store; --trust trusts
-// it for this run whatever the store says.
-func resolveTrust(novaHome, workdir string, flag bool) (trustState, error) {
-	entry, ok, err := config.NewTrustStore(novaHome).Lookup(workdir)
-	if err != nil {
-		return trustState{}, err
-	}
-	return trustState{trusted: ok || flag, flag: flag, entry: entry}, nil
-}
-
-// describe says, for nova doctor, how the workspace is trusted.
-func (t trustState) describe(workdir string) string {
-	switch {
-	case t.entry.Path == workdir:
-		return "trusted (nova trust)"
-	case t.entry.Path != "":
-		return "trusted by an ancestor: " + t.entry.Path
-	case t.flag:
-		return "trusted for this run (--trust)"
-	}
-	return "not trusted"
-}
-
 // findNovaHome is NOVA_HOME, or ~/.nova; not finding it is a usage error.
 func findNovaHome(s *IOStreams) (string, error) {
 	h, err := config.Home(s.Getenv, s.Home)
@@ -202,11 +173,11 @@ func askTrust(ctx context.Context, opts *rootOptions) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	ts, err := resolveTrust(novaHome, workdir, false)
+	ts, err := live.ResolveTrust(novaHome, workdir, false)
 	if err != nil {
 		return false, usageErr("%v", err)
 	}
-	if ts.trusted {
+	if ts.Trusted {
 		return true, nil
 	}
 	// Settings that do not parse stop nova before the question, as they

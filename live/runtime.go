@@ -1,0 +1,315 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/config"
+	"github.com/nova-dev/nova/llm"
+	"github.com/nova-dev/nova/llm/openai"
+	"github.com/nova-dev/nova/llm/providers"
+	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/session"
+	"github.com/nova-dev/nova/tools"
+)
+
+// ConfigError is a start-up refused because of the command line or the
+// configuration: the person can fix it (the CLI's exit code 2). Build's
+// other errors are the machine's (a full disk): exit code 1.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+func configErr(format string, args ...any) error {
+	return &ConfigError{Err: fmt.Errorf(format, args...)}
+}
+
+// Options shape a session's runtime beyond the config files.
+type Options struct {
+	// NovaHome, Workdir and Home are nova's directory, the workspace
+	// (symlinks resolved) and the user's home directory.
+	NovaHome, Workdir, Home string
+	// Getenv reads the environment (provider keys, MAX_THINKING_TOKENS).
+	Getenv func(string) string
+
+	Model           string // "provider:model"; "" takes the configured default
+	MaxTurns        int
+	PermissionMode  string
+	AllowedTools    []string
+	DisallowedTools []string
+	AppendSystem    string
+	Continue        bool   // resume the workspace's latest session
+	Resume          string // resume this session (an id or a unique prefix)
+	Sandbox         bool   // --sandbox
+	NoSandbox       bool   // --no-sandbox
+	Trust           bool   // --trust: the workspace is trusted for this run
+	AddDirs         []string
+	// Interactive says a person can answer asks and questions (the TUI,
+	// the server); otherwise an ask is a denial the model is told about.
+	Interactive bool
+	// FreshProbe probes the sandbox even when a probe is cached.
+	FreshProbe bool
+	// AgentKey is recorded with a new session ("main" when empty).
+	AgentKey string
+}
+
+// Runtime is everything one open session needs, built from options,
+// config and settings: the agent and its parts, and the live session that
+// runs it. Close releases the session lock and background shells.
+type Runtime struct {
+	NovaHome, Workdir, Home string
+	Selection               config.Selection
+	Checker                 *permission.Checker
+	Registry                *tools.Registry
+	// Pipeline is the one path of every tool call, the agent's and !cmd's.
+	Pipeline *tools.Pipeline
+	Env      *tools.Env
+	Session  *session.Session
+	Agent    *agent.Agent
+	// Live runs the agent: the one run slot every frontend goes through.
+	Live *Session
+	// Warnings are what a frontend says at start (a resumed transcript's
+	// skipped lines, the sandbox's notice).
+	Warnings []string
+	// Ignored are the project grants left out: the workspace is not trusted.
+	Ignored []config.IgnoredSetting
+	// Setup is the permission and sandbox set-up it was built with.
+	Setup *Setup
+
+	scratch string // removed on Close
+}
+
+// Close ends any run and releases what the runtime holds.
+func (r *Runtime) Close() error {
+	if r.Live != nil {
+		r.Live.Close()
+	}
+	if r.Env != nil {
+		_ = r.Env.Close()
+	}
+	var err error
+	if r.Session != nil {
+		// It says what a full disk kept out of the transcript.
+		err = r.Session.Close()
+	}
+	if r.scratch != "" {
+		_ = os.RemoveAll(r.scratch)
+	}
+	return err
+}
+
+// Build assembles config -> provider client -> permission checker -> tools
+// -> session -> agent -> live session. ctx bounds the runtime's life: its
+// runs are cancelled when it ends.
+func Build(ctx context.Context, o Options) (*Runtime, error) {
+	if o.Getenv == nil {
+		o.Getenv = func(string) string { return "" }
+	}
+	rt := &Runtime{NovaHome: o.NovaHome, Workdir: o.Workdir, Home: o.Home}
+	ok := false
+	defer func() {
+		if !ok {
+			rt.Close()
+		}
+	}()
+
+	file, err := config.LoadFile(o.NovaHome)
+	if err != nil {
+		return nil, configErr("%v", err)
+	}
+	sel, err := config.Select(config.Providers(file, o.Getenv), file, o.Model, o.Getenv)
+	if err != nil {
+		return nil, configErr("%v", err)
+	}
+	if sel.Model.Model == "" {
+		// An OpenAI-compatible server hosts whatever it hosts: ask it.
+		lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		names, err := openai.ListModels(lctx, sel.Provider.ProviderConfig(file.Timeouts))
+		cancel()
+		if err != nil {
+			return nil, configErr("provider %q serves many models and none was named, and asking it failed (%v): pass --model %s:<model>, set NOVA_MODEL, or add models to %s",
+				sel.Provider.Key, err, sel.Provider.Key, filepath.Join(o.NovaHome, "config.json"))
+		}
+		sel.Model.Model = names[0]
+		rt.Warnings = append(rt.Warnings, fmt.Sprintf("using model %s, the first of %d that %s lists; choose another with --model %s:<model>",
+			names[0], len(names), sel.Provider.Key, sel.Provider.Key))
+	}
+	rt.Selection = sel
+	client, err := providers.New(sel.Provider.ProviderConfig(file.Timeouts), llm.DefaultRetryPolicy())
+	if err != nil {
+		return nil, configErr("%v", err)
+	}
+
+	// The shell keeps its state here; the sandbox must let it write there.
+	tmp := filepath.Join(o.NovaHome, "tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return nil, writeErr("cannot create nova's scratch directory", tmp, err)
+	}
+	if rt.scratch, err = os.MkdirTemp(tmp, "run-*"); err != nil {
+		return nil, writeErr("cannot create nova's scratch directory", tmp, err)
+	}
+	// Shell commands a nova killed before it could stop them (SIGKILL, a
+	// crash) left running are stopped now; this nova's are recorded alike.
+	runDir := filepath.Join(o.NovaHome, "run")
+	if n := tools.ReapOrphanShells(runDir); n > 0 {
+		rt.Warnings = append(rt.Warnings, fmt.Sprintf("stopped %d process(es) that shell commands of an earlier nova left running when it died", n))
+	}
+	tr, err := LoadSetup(ctx, o, rt.scratch)
+	if err != nil {
+		return nil, err
+	}
+	rt.Setup = tr
+	if tr.Sandbox != nil {
+		rt.Warnings = append(rt.Warnings, tr.Sandbox.Warnings()...)
+	}
+	if tr.Notice != "" {
+		rt.Warnings = append(rt.Warnings, tr.Notice)
+	}
+	rt.Ignored = tr.Settings.Ignored
+	if rt.Checker, err = permission.NewChecker(tr.Config); err != nil {
+		return nil, configErr("%v", err)
+	}
+	rt.Registry = tools.NewRegistry()
+	for _, t := range append(tools.Builtin(), &tools.Remember{NovaHome: o.NovaHome}) {
+		if err := rt.Registry.Register(t); err != nil {
+			return nil, fmt.Errorf("register tools: %w", err)
+		}
+		if !sel.Model.CanUseTools() {
+			// A model configured with "tools": false is offered none: it
+			// would answer a tool list with errors or gibberish.
+			rt.Registry.SetEnabled(t.Name(), false)
+		}
+	}
+	if !sel.Model.CanUseTools() {
+		rt.Warnings = append(rt.Warnings, fmt.Sprintf("model %s is configured without tools: it can only answer, not read, edit or run anything", sel.ID()))
+	}
+
+	history, err := rt.openSession(o, sel)
+	if err != nil {
+		return nil, err
+	}
+	env := tools.NewEnv(o.Workdir)
+	env.Home = o.Home
+	tools.RecordShellsIn(env, runDir)
+	env.AddDirs = tr.Config.AddDirs
+	if tr.Sandbox != nil {
+		env.Sandbox = tr.Sandbox
+	}
+	env.SandboxUnavailable = tr.SandboxUnavailable
+	if len(tr.Settings.Env) > 0 {
+		// The user's env always, the project's only when trusted: the
+		// settings were merged that way.
+		env.ExtraEnv = tr.Settings.Env
+	}
+	env.Modes = rt.Checker
+	env.DeniedRead = rt.Checker.ReadDenied
+	env.SessionID = rt.Session.ID()
+	env.SpillDir = rt.Session.SpillDir()
+	// The model may always read back what was spilled for it.
+	rt.Checker.AddReadDir(env.SpillDir)
+	env.ScratchDir = rt.scratch
+	// Asks and tool notices go to the person watching the run; with
+	// nobody to ask, an ask is a denial the model is told about.
+	env.Notify = agent.Notify
+	if o.Interactive {
+		env.Ask = agent.Person{}
+	}
+	rt.Env = env
+
+	src := &agent.ContextSource{NovaHome: o.NovaHome, Workdir: o.Workdir, Home: o.Home}
+	window, maxOut := sel.Model.Limits()
+	thinking := sel.Model.ThinkingBudget
+	if v := o.Getenv("MAX_THINKING_TOKENS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, configErr("MAX_THINKING_TOKENS=%q: want a number of tokens", v)
+		}
+		thinking = n
+	}
+	rt.Pipeline = &tools.Pipeline{Registry: rt.Registry, Checker: rt.Checker}
+	rt.Agent = agent.New(agent.Config{
+		Client:         client,
+		Model:          sel.Model.Model,
+		MaxTokens:      maxOut,
+		ThinkingBudget: thinking,
+		ContextWindow:  window,
+		System:         agent.SystemPrompt(),
+		AppendSystem:   o.AppendSystem,
+		Context:        src.Message,
+		Discover:       src.Discover,
+		Pipeline:       rt.Pipeline,
+		Env:            env,
+		MaxTurns:       o.MaxTurns,
+		Recorder:       rt.Session,
+		History:        history,
+	})
+	rt.Live = NewSession(ctx, rt.Session.ID(), rt.Agent)
+	ok = true
+	return rt, nil
+}
+
+// openSession creates a new session or opens the one to resume, and
+// returns the history to carry on from.
+func (rt *Runtime) openSession(o Options, sel config.Selection) ([]llm.Message, error) {
+	store := session.NewStore(rt.NovaHome)
+	id := o.Resume
+	if id != "" {
+		full, err := store.Resolve(id)
+		if err != nil {
+			return nil, configErr("--resume %s: %v", id, err)
+		}
+		id = full
+	}
+	if o.Continue && id == "" {
+		meta, err := store.Latest(rt.Workdir)
+		if err != nil {
+			return nil, configErr("--continue: %v", err)
+		}
+		id = meta.ID
+	}
+	if id == "" {
+		key := o.AgentKey
+		if key == "" {
+			key = "main"
+		}
+		sess, err := store.Create(session.Meta{WorkspaceDir: rt.Workdir, AgentKey: key, Model: sel.ID()})
+		if err != nil {
+			return nil, writeErr("cannot create the session", filepath.Join(rt.NovaHome, "sessions"), err)
+		}
+		rt.Session = sess
+		return nil, nil
+	}
+	sess, warns, err := store.Open(id)
+	if err != nil {
+		return nil, configErr("resume %s: %v", id, err)
+	}
+	rt.Session = sess
+	for _, w := range warns {
+		rt.Warnings = append(rt.Warnings, w.String())
+	}
+	return sess.Messages(), nil
+}
+
+// writeErr is a start-up that could not write in dir: the machine's
+// failure, in words that say what is full or read-only and where.
+func writeErr(what, dir string, err error) error {
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		return fmt.Errorf("%s in %s: the file system there is full (no space left on device); free some space, or set NOVA_HOME to a directory on another disk", what, dir)
+	case errors.Is(err, syscall.EDQUOT):
+		return fmt.Errorf("%s in %s: the disk quota there is used up; free some space, or set NOVA_HOME to a directory elsewhere", what, dir)
+	case errors.Is(err, syscall.EROFS):
+		return fmt.Errorf("%s in %s: the file system there is read-only; set NOVA_HOME to a writable directory", what, dir)
+	}
+	return fmt.Errorf("%s in %s: %w", what, dir, err)
+}
