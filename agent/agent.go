@@ -278,6 +278,10 @@ func messageChars(m llm.Message) int {
 // contextUsage is seed 000's context figure: the provider's input count of
 // the last request plus an estimate (4 characters a token) of what was
 // added since, against the compaction limit.
+// ContextUsage is how full the context window is now (seed 000's
+// GET /api/sessions/{id}/context).
+func (a *Agent) ContextUsage() ContextUsage { return *a.contextUsage() }
+
 func (a *Agent) contextUsage() *ContextUsage {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -81,6 +81,8 @@ func ExportMarkdown(w io.Writer, t *Transcript) error {
 			b.WriteString("\n---\n")
 		case RecordTitle:
 			fmt.Fprintf(b, "\n*Title set: %s*\n", oneLine(*r.Title))
+		case RecordWorkspace:
+			fmt.Fprintf(b, "\n*Workspace set: %s*\n", oneLine(nonEmpty(*r.Workspace, "(cleared)")))
 		}
 	}
 	if err := b.Flush(); err != nil {
@@ -200,3 +202,10 @@ func quote(s string) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func nonEmpty(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
+}

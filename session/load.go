@@ -76,6 +76,8 @@ func (t *Transcript) add(r Record) {
 		t.Meta.MessageCount++
 	case RecordTitle:
 		t.Meta.Title = *r.Title
+	case RecordWorkspace:
+		t.Meta.WorkspaceDir = *r.Workspace
 	case RecordUsage:
 		t.Meta.Usage = r.Usage.Total
 	case RecordCompaction:
@@ -205,6 +207,8 @@ func decodeRecord(raw []byte) (Record, string) {
 		ok = r.Compaction != nil
 	case RecordTitle:
 		ok = r.Title != nil
+	case RecordWorkspace:
+		ok = r.Workspace != nil
 	default:
 		return r, fmt.Sprintf("record of unknown type %q skipped", r.Type)
 	}

@@ -36,6 +36,9 @@ const (
 	RecordCompaction RecordType = "compaction"
 	// RecordTitle sets the session's title; the last one wins.
 	RecordTitle RecordType = "title"
+	// RecordWorkspace sets the session's workspace directory (seed 000's
+	// PUT /api/sessions/{id}/workspace); "" clears it. The last one wins.
+	RecordWorkspace RecordType = "workspace"
 )
 
 // Record is one line of a transcript. Exactly the field of its Type is set.
@@ -50,6 +53,7 @@ type Record struct {
 	Usage      *UsageRecord `json:"usage,omitempty"`
 	Compaction *Compaction  `json:"compaction,omitempty"`
 	Title      *string      `json:"title,omitempty"`
+	Workspace  *string      `json:"workspace,omitempty"`
 }
 
 // Decision is the permission decision recorded for one tool call.

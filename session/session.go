@@ -145,6 +145,11 @@ func (s *Session) SetTitle(title string) error {
 	return s.write(Record{Type: RecordTitle, Title: &title})
 }
 
+// SetWorkspace records the session's workspace directory; "" clears it.
+func (s *Session) SetWorkspace(dir string) error {
+	return s.write(Record{Type: RecordWorkspace, Workspace: &dir})
+}
+
 // Close releases the lock and the transcript. It is safe to call twice.
 func (s *Session) Close() error {
 	s.mu.Lock()

@@ -283,3 +283,36 @@ func TestDecisionAndUsageWithoutALaterMessage(t *testing.T) {
 		t.Errorf("listed usage = %+v, %v; want 42 output tokens", m.Usage, err)
 	}
 }
+
+// A workspace set on a session is what it reopens with, and what lists
+// show; clearing it records "".
+func TestSetWorkspace(t *testing.T) {
+	st := NewStore(t.TempDir())
+	s, err := st.Create(Meta{WorkspaceDir: "/a", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := s.ID()
+	if err := s.SetWorkspace("/b"); err != nil {
+		t.Fatal(err)
+	}
+	if s.Meta().WorkspaceDir != "/b" {
+		t.Errorf("meta after set: %q", s.Meta().WorkspaceDir)
+	}
+	s.Close()
+	tr, _, err := st.Load(id)
+	if err != nil || tr.Meta.WorkspaceDir != "/b" {
+		t.Fatalf("reloaded: %v %q", err, tr.Meta.WorkspaceDir)
+	}
+	s, _, err = st.Open(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetWorkspace(""); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if tr, _, _ := st.Load(id); tr.Meta.WorkspaceDir != "" {
+		t.Errorf("after clear: %q", tr.Meta.WorkspaceDir)
+	}
+}

@@ -1,0 +1,227 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/memory"
+	"github.com/nova-dev/nova/session"
+)
+
+// Host keeps the sessions a server runs: each open one is a Runtime of
+// its own (its workspace, settings, sandbox and agent), built on demand
+// and kept open — holding the session's lock — until it is deleted or
+// the host closes.
+type Host struct {
+	ctx  context.Context
+	base Options
+	// Shared says whether Create and Open may build: a runtime of the
+	// host's own.
+	mu   sync.Mutex
+	open map[string]*Runtime
+}
+
+// NewHost returns a host whose sessions are built from base (NovaHome,
+// Home, Getenv, the permission flags); base.Workdir is the workspace of a
+// session that names none. Runs end when ctx does.
+func NewHost(ctx context.Context, base Options) *Host {
+	base.Interactive = true // a remote person answers asks
+	base.Resume, base.Continue = "", false
+	return &Host{ctx: ctx, base: base, open: map[string]*Runtime{}}
+}
+
+func (h *Host) store() *session.Store { return session.NewStore(h.base.NovaHome) }
+
+// Create builds a new session from spec.
+func (h *Host) Create(_ context.Context, spec Spec) (*Session, error) {
+	o := h.base
+	if spec.Workspace != "" {
+		o.Workdir = spec.Workspace
+	}
+	switch {
+	case spec.Provider != "" && spec.Model != "":
+		o.Model = spec.Provider + ":" + spec.Model
+	case spec.Model != "":
+		o.Model = spec.Model
+	case spec.Provider != "":
+		o.Model = spec.Provider + ":"
+	}
+	o.AgentKey = spec.AgentKey
+	rt, err := Build(h.ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.open[rt.Session.ID()] = rt
+	return rt.Live, nil
+}
+
+// Open returns the open session id, building it from its transcript (in
+// its recorded workspace) when it is not open yet.
+func (h *Host) Open(_ context.Context, id string) (*Session, error) {
+	rt, err := h.runtime(id)
+	if err != nil {
+		return nil, err
+	}
+	return rt.Live, nil
+}
+
+// Runtime is the open runtime of session id, built when needed.
+func (h *Host) runtime(id string) (*Runtime, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if rt := h.open[id]; rt != nil {
+		return rt, nil
+	}
+	tr, _, err := h.store().Load(id)
+	if err != nil {
+		return nil, noSession(id, err)
+	}
+	o := h.base
+	o.Resume = id
+	if ws := tr.Meta.WorkspaceDir; ws != "" {
+		o.Workdir = ws
+	}
+	if tr.Meta.Model != "" && o.Model == "" {
+		o.Model = tr.Meta.Model
+	}
+	rt, err := Build(h.ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	h.open[id] = rt
+	return rt, nil
+}
+
+// List lists the sessions, newest first; agentKey keeps that agent's only
+// (a session recorded without one is the main agent's).
+func (h *Host) List(agentKey string) ([]session.Meta, error) {
+	all, err := h.store().List(session.Filter{})
+	if err != nil || agentKey == "" {
+		return all, err
+	}
+	var out []session.Meta
+	for _, m := range all {
+		key := m.AgentKey
+		if key == "" {
+			key = "main"
+		}
+		if key == agentKey {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// Load reads a session's transcript, open or not.
+func (h *Host) Load(id string) (*session.Transcript, error) {
+	tr, _, err := h.store().Load(id)
+	if err != nil {
+		return nil, noSession(id, err)
+	}
+	return tr, nil
+}
+
+// Context is the session's context usage by its own model; provider and
+// model are accepted (seed 000) but the figure is the session's: it is
+// the one the session compacts by.
+func (h *Host) Context(_ context.Context, id, _, _ string) (agent.ContextUsage, error) {
+	rt, err := h.runtime(id)
+	if err != nil {
+		return agent.ContextUsage{}, err
+	}
+	return rt.Agent.ContextUsage(), nil
+}
+
+// Rename sets the session's title.
+func (h *Host) Rename(id, title string) error {
+	return h.withSession(id, func(s *session.Session) error { return s.SetTitle(title) })
+}
+
+// SetWorkspace sets the session's workspace ("" back to the host's). An
+// open session is rebuilt in it before its next run; one that is running
+// refuses (ErrBusy).
+func (h *Host) SetWorkspace(id, dir string) error {
+	h.mu.Lock()
+	rt := h.open[id]
+	if rt != nil {
+		if st, _ := rt.Live.Status(); st == StateActive || st == StateDetached {
+			h.mu.Unlock()
+			return ErrBusy
+		}
+		delete(h.open, id)
+	}
+	h.mu.Unlock()
+	if rt != nil {
+		if err := rt.Session.SetWorkspace(dir); err != nil {
+			rt.Close()
+			return err
+		}
+		return rt.Close()
+	}
+	return h.withSession(id, func(s *session.Session) error { return s.SetWorkspace(dir) })
+}
+
+// withSession runs fn on the session's transcript: the open one's, or
+// the session opened (and locked) for the call.
+func (h *Host) withSession(id string, fn func(*session.Session) error) error {
+	h.mu.Lock()
+	if rt := h.open[id]; rt != nil {
+		h.mu.Unlock()
+		return fn(rt.Session)
+	}
+	h.mu.Unlock()
+	s, _, err := h.store().Open(id)
+	if err != nil {
+		return noSession(id, err)
+	}
+	err = fn(s)
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Delete ends any run of the session, closes it and removes it; with
+// memories, the memories linked to it go too.
+func (h *Host) Delete(id string, memories bool) error {
+	h.mu.Lock()
+	rt := h.open[id]
+	delete(h.open, id)
+	h.mu.Unlock()
+	if rt != nil {
+		_ = rt.Close()
+	}
+	if err := h.store().Delete(id); err != nil {
+		return noSession(id, err)
+	}
+	if memories {
+		if _, err := memory.NewStore(h.base.NovaHome).DeleteBySession(id); err != nil {
+			return fmt.Errorf("session %s deleted, but its memories were not: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// Close ends every run and closes every open session.
+func (h *Host) Close() {
+	h.mu.Lock()
+	open := h.open
+	h.open = map[string]*Runtime{}
+	h.mu.Unlock()
+	for _, rt := range open {
+		_ = rt.Close()
+	}
+}
+
+// noSession turns the store's not-found into ErrNoSession.
+func noSession(id string, err error) error {
+	if errors.Is(err, session.ErrNotFound) {
+		return fmt.Errorf("session %s: %w", id, ErrNoSession)
+	}
+	return err
+}
