@@ -40,6 +40,10 @@ type Options struct {
 	Workdir string
 	// FrontendDir, when it is a directory, is served at / (NOVA_FRONTEND_DIST).
 	FrontendDir string
+	// Getenv reads the environment: the providers it defines
+	// (ANTHROPIC_API_KEY, OPENAI_API_KEY, OLLAMA_HOST ...) and NOVA_MODEL.
+	// nil means os.Getenv.
+	Getenv func(string) string
 }
 
 // Server is nova serve's HTTP API.
