@@ -14,6 +14,8 @@ import (
 // configRoutes registers the file system browser, models, providers,
 // their configuration, agents and memories (seed 000).
 func (s *Server) configRoutes() {
+	s.mux.HandleFunc("GET /api/fs/list", s.handleFSList)
+
 	s.mux.HandleFunc("GET /api/models", s.handleModels)
 	s.mux.HandleFunc("GET /api/providers", s.handleProviders)
 	s.mux.HandleFunc("POST /api/config/providers", s.handleAddProvider)
