@@ -20,6 +20,12 @@ func (s *Server) configRoutes() {
 	s.mux.HandleFunc("GET /api/providers", s.handleProviders)
 	s.mux.HandleFunc("POST /api/config/providers", s.handleAddProvider)
 	s.mux.HandleFunc("POST /api/config/models", s.handleAddModel)
+
+	s.mux.HandleFunc("GET /api/agents", s.handleListAgents)
+	s.mux.HandleFunc("POST /api/agents", s.handleCreateAgent)
+	s.mux.HandleFunc("GET /api/agents/{key}", s.handleGetAgent)
+	s.mux.HandleFunc("PATCH /api/agents/{key}", s.handleUpdateAgent)
+	s.mux.HandleFunc("DELETE /api/agents/{key}", s.handleDeleteAgent)
 }
 
 // getenv reads the server's environment (Options.Getenv).
