@@ -26,6 +26,9 @@ func (s *Server) configRoutes() {
 	s.mux.HandleFunc("GET /api/agents/{key}", s.handleGetAgent)
 	s.mux.HandleFunc("PATCH /api/agents/{key}", s.handleUpdateAgent)
 	s.mux.HandleFunc("DELETE /api/agents/{key}", s.handleDeleteAgent)
+
+	s.mux.HandleFunc("GET /api/memories", s.handleListMemories)
+	s.mux.HandleFunc("DELETE /api/memories/{memory_id}", s.handleDeleteMemory)
 }
 
 // getenv reads the server's environment (Options.Getenv).
