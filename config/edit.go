@@ -25,6 +25,7 @@ type InputError struct {
 	Reason string
 }
 
+// Error returns the reason.
 func (e *InputError) Error() string { return e.Reason }
 
 // inputErrorf returns an *InputError.
@@ -67,6 +68,9 @@ func checkProvider(p Provider) error {
 	}
 	if !ValidProviderKey(p.Key) {
 		return inputErrorf("key %q is not a provider key: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit (no ':', it separates provider from model)", p.Key)
+	}
+	if p.Type == "" {
+		return inputErrorf("type is required: ollama, openai-compatible, openai-response or anthropic")
 	}
 	if !ValidProviderType(p.Type) {
 		return inputErrorf("type %q is not a provider type: want ollama, openai-compatible, openai-response or anthropic", p.Type)

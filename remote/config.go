@@ -166,10 +166,6 @@ func (s *Server) handleAddProvider(w http.ResponseWriter, r *http.Request) {
 		writeError(w, bodyStatus(err), err.Error())
 		return
 	}
-	if req.Type == "" {
-		writeError(w, http.StatusBadRequest, "type is required: ollama, openai-compatible, openai-response or anthropic")
-		return
-	}
 	p := config.Provider{Key: req.Key, Type: llm.ProviderType(req.Type), Name: req.Name, BaseURL: req.BaseURL, APIKey: req.APIKey}
 	if err := config.AddProvider(s.o.NovaHome, p); err != nil {
 		writeConfigError(w, err)
