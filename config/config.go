@@ -83,6 +83,14 @@ func (m Model) CanUseTools() bool {
 	return true
 }
 
+// DeclaresTools reports whether the model's config sets tools or
+// toolCalling to true: seed 000's rule for the tools field of GET
+// /api/models. It differs from CanUseTools, which also says true when
+// neither is set (the agent gives such a model its tools).
+func (m Model) DeclaresTools() bool {
+	return (m.Tools != nil && *m.Tools) || (m.ToolCalling != nil && *m.ToolCalling)
+}
+
 // ValidProviderType reports whether t is one of the four provider types.
 func ValidProviderType(t llm.ProviderType) bool {
 	switch t {
@@ -102,6 +110,11 @@ func LoadFile(novaHome string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
+	return parseFile(path, data)
+}
+
+// parseFile decodes and checks the config.json read from path.
+func parseFile(path string, data []byte) (*File, error) {
 	var f File
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("parse %s: %s", path, describeJSONError(data, err))

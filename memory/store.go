@@ -228,6 +228,13 @@ func (s *Store) load() ([]Memory, error) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("memories file %s is corrupt (fix it or move it aside; nova will not overwrite it): %w", s.path, err)
 	}
+	for i := range doc.Memories {
+		// A record written by hand or by another tool may lack tags; the
+		// API shows [] for none, as for records nova wrote.
+		if doc.Memories[i].Tags == nil {
+			doc.Memories[i].Tags = []string{}
+		}
+	}
 	return doc.Memories, nil
 }
 

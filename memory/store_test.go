@@ -206,3 +206,12 @@ func TestStoreConcurrentCreate(t *testing.T) {
 		t.Errorf("List = %d memories, %v; want %d", len(ms), err, n)
 	}
 }
+
+func TestStoreLoadFillsTags(t *testing.T) {
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, StoreFile), []byte(`{"memories": [{"id": "mem_1", "scope": "user", "memory_type": "fact", "content": "x", "created_at": 1, "updated_at": 1}]}`), 0o600)
+	m, err := NewStore(home).Get("mem_1")
+	if err != nil || m.Tags == nil || m.SessionID != nil {
+		t.Errorf("Get = %+v, %v; want tags [] and no session", m, err)
+	}
+}

@@ -42,6 +42,10 @@ type Options struct {
 	FrontendDir string
 	// Sessions opens and runs the sessions.
 	Sessions Host
+	// Getenv reads the environment: the providers it defines
+	// (ANTHROPIC_API_KEY, OPENAI_API_KEY, OLLAMA_HOST ...) and NOVA_MODEL.
+	// nil means os.Getenv.
+	Getenv func(string) string
 }
 
 // Server is nova serve's HTTP API.

@@ -1,0 +1,261 @@
+package remote
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/nova-dev/nova/config"
+	"github.com/nova-dev/nova/llm"
+)
+
+// configRoutes registers the file system browser, models, providers,
+// their configuration, agents and memories (seed 000).
+func (s *Server) configRoutes() {
+	s.mux.HandleFunc("GET /api/fs/list", s.handleFSList)
+
+	s.mux.HandleFunc("GET /api/models", s.handleModels)
+	s.mux.HandleFunc("GET /api/providers", s.handleProviders)
+	s.mux.HandleFunc("POST /api/config/providers", s.handleAddProvider)
+	s.mux.HandleFunc("POST /api/config/models", s.handleAddModel)
+
+	s.mux.HandleFunc("GET /api/agents", s.handleListAgents)
+	s.mux.HandleFunc("POST /api/agents", s.handleCreateAgent)
+	s.mux.HandleFunc("GET /api/agents/{key}", s.handleGetAgent)
+	s.mux.HandleFunc("PATCH /api/agents/{key}", s.handleUpdateAgent)
+	s.mux.HandleFunc("DELETE /api/agents/{key}", s.handleDeleteAgent)
+
+	s.mux.HandleFunc("GET /api/memories", s.handleListMemories)
+	s.mux.HandleFunc("DELETE /api/memories/{memory_id}", s.handleDeleteMemory)
+}
+
+// getenv reads the server's environment (Options.Getenv).
+func (s *Server) getenv(key string) string {
+	if s.o.Getenv != nil {
+		return s.o.Getenv(key)
+	}
+	return os.Getenv(key)
+}
+
+// ModelInfo is one model of GET /api/models.
+type ModelInfo struct {
+	// ID is "provider_key:model_key".
+	ID           string `json:"id"`
+	Provider     string `json:"provider"`
+	ProviderName string `json:"provider_name"`
+	Model        string `json:"model"`
+	Label        string `json:"label"`
+	// Tools is true when the model's config sets tools or toolCalling
+	// to true (config.Model.DeclaresTools).
+	Tools bool `json:"tools"`
+}
+
+// ModelListResponse is the answer of GET /api/models and of the two
+// configuration endpoints.
+type ModelListResponse struct {
+	Items []ModelInfo `json:"items"`
+}
+
+// ProviderInfo is one provider of GET /api/providers.
+type ProviderInfo struct {
+	Key  string `json:"key"`
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// ProviderListResponse is the answer of GET /api/providers.
+type ProviderListResponse struct {
+	Items []ProviderInfo `json:"items"`
+}
+
+// ProviderCreateRequest is the body of POST /api/config/providers.
+type ProviderCreateRequest struct {
+	Key     string `json:"key"`
+	Type    string `json:"type"`
+	Name    string `json:"name"`
+	BaseURL string `json:"base_url"`
+	APIKey  string `json:"api_key"`
+}
+
+// ModelCreateRequest is the body of POST /api/config/models.
+type ModelCreateRequest struct {
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+	// Label defaults to Model.
+	Label string `json:"label"`
+	// Tools defaults to true.
+	Tools *bool `json:"tools"`
+}
+
+// providers returns the configured providers: config.json's, then the
+// environment's (config.Providers).
+func (s *Server) providers() ([]config.Provider, error) {
+	f, err := config.LoadFile(s.o.NovaHome)
+	if err != nil {
+		return nil, err
+	}
+	return config.Providers(f, s.getenv), nil
+}
+
+// providerName is a provider's name, its key when it has none.
+func providerName(p config.Provider) string {
+	if p.Name != "" {
+		return p.Name
+	}
+	return p.Key
+}
+
+// modelList lists every model of every configured provider. A provider
+// that lists no models shows the model nova uses for it by default
+// (claude-sonnet-4-5, gpt-5), as the TUI's /model does; one with no
+// default (Ollama, other OpenAI-compatible servers) shows none.
+func (s *Server) modelList() (ModelListResponse, error) {
+	ps, err := s.providers()
+	if err != nil {
+		return ModelListResponse{}, err
+	}
+	out := ModelListResponse{Items: []ModelInfo{}}
+	for _, p := range ps {
+		models := p.Models
+		if len(models) == 0 {
+			if d := config.DefaultModelName(p.Type); d != "" {
+				models = []config.Model{{Model: d}}
+			}
+		}
+		for _, m := range models {
+			label := m.Label
+			if label == "" {
+				label = m.Model
+			}
+			out.Items = append(out.Items, ModelInfo{
+				ID: p.Key + ":" + m.Model, Provider: p.Key, ProviderName: providerName(p),
+				Model: m.Model, Label: label, Tools: m.DeclaresTools(),
+			})
+		}
+	}
+	return out, nil
+}
+
+func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
+	list, err := s.modelList()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+func (s *Server) handleProviders(w http.ResponseWriter, r *http.Request) {
+	ps, err := s.providers()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	out := ProviderListResponse{Items: []ProviderInfo{}}
+	for _, p := range ps {
+		out.Items = append(out.Items, ProviderInfo{Key: p.Key, Name: providerName(p), Type: string(p.Type)})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) handleAddProvider(w http.ResponseWriter, r *http.Request) {
+	var req ProviderCreateRequest
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, bodyStatus(err), err.Error())
+		return
+	}
+	p := config.Provider{Key: req.Key, Type: llm.ProviderType(req.Type), Name: req.Name, BaseURL: req.BaseURL, APIKey: req.APIKey}
+	if err := config.AddProvider(s.o.NovaHome, p); err != nil {
+		writeConfigError(w, err)
+		return
+	}
+	s.writeModelList(w)
+}
+
+func (s *Server) handleAddModel(w http.ResponseWriter, r *http.Request) {
+	var req ModelCreateRequest
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, bodyStatus(err), err.Error())
+		return
+	}
+	if req.Provider == "" {
+		writeError(w, http.StatusBadRequest, "provider is required")
+		return
+	}
+	if err := config.CheckModelName(req.Model); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	f, err := config.LoadFile(s.o.NovaHome)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	if _, inFile := findProvider(f.Providers, req.Provider); !inFile {
+		ps := config.Providers(f, s.getenv)
+		if p, ok := findProvider(ps, req.Provider); ok {
+			// Writing an entry for it would either copy the environment's
+			// API key into the file or shadow it with an entry that has none.
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("provider %q comes from the environment (%s), not from config.json: add it with POST /api/config/providers first, then add models to it", p.Key, p.Source))
+			return
+		}
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("unknown provider %q (configured: %s)", req.Provider, providerKeys(ps)))
+		return
+	}
+	tools := true
+	if req.Tools != nil {
+		tools = *req.Tools
+	}
+	m := config.Model{Model: req.Model, Tools: &tools}
+	if req.Label != req.Model {
+		m.Label = req.Label // an empty label shows the model key
+	}
+	if err := config.AddModel(s.o.NovaHome, req.Provider, m); err != nil {
+		writeConfigError(w, err)
+		return
+	}
+	s.writeModelList(w)
+}
+
+// writeModelList answers with the models as they are now.
+func (s *Server) writeModelList(w http.ResponseWriter) {
+	list, err := s.modelList()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "saved, but listing the models failed: "+err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+// writeConfigError answers an error of a config change: 400 for what was
+// asked (config.InputError), 500 for the files.
+func writeConfigError(w http.ResponseWriter, err error) {
+	var ie *config.InputError
+	if errors.As(err, &ie) {
+		writeError(w, http.StatusBadRequest, ie.Reason)
+		return
+	}
+	writeError(w, http.StatusInternalServerError, err.Error())
+}
+
+func findProvider(ps []config.Provider, key string) (config.Provider, bool) {
+	for _, p := range ps {
+		if p.Key == key {
+			return p, true
+		}
+	}
+	return config.Provider{}, false
+}
+
+func providerKeys(ps []config.Provider) string {
+	if len(ps) == 0 {
+		return "none"
+	}
+	keys := make([]string, len(ps))
+	for i, p := range ps {
+		keys[i] = p.Key
+	}
+	return strings.Join(keys, ", ")
+}
