@@ -89,6 +89,7 @@ OLLAMA_HOST or NOVA_HOME/config.json. See docs/ for more.`,
 	cmd.AddCommand(newDoctorCmd(f, nil))
 	cmd.AddCommand(newSessionsCmd(f))
 	cmd.AddCommand(newTrustCmd(f, nil))
+	cmd.AddCommand(newServeCmd(f, nil))
 	return cmd
 }
 

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nova-dev/nova/live"
+	"github.com/nova-dev/nova/remote"
+)
+
+// serveOptions are what nova serve runs with.
+type serveOptions struct {
+	io *IOStreams
+
+	host  string
+	port  int
+	token string
+	// session is every flag that shapes the sessions the server builds.
+	session buildOptions
+}
+
+// newServeCmd is nova serve: the HTTP API of seed 000. runF, when not
+// nil, is called with the parsed and checked options instead of running
+// them (tests).
+func newServeCmd(f *Factory, runF func(*serveOptions) error) *cobra.Command {
+	opts := &serveOptions{io: f.IOStreams}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the HTTP API (sessions, chat, the chat stream, approvals) on this machine",
+		Long: `nova serve runs the same agent, tools, permission checks and sessions as
+the terminal UI behind an HTTP API (docs/server.md): a browser, a script or
+a Vercel AI SDK client drives it. It listens on 127.0.0.1:8765 and prints
+the URL to open, with the token every request needs.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.token == "" {
+				opts.token = opts.io.Getenv("NOVA_SERVER_TOKEN")
+			}
+			if opts.port < 0 || opts.port > 65535 {
+				return usageErr("--port %d: want 0 (any free port) to 65535", opts.port)
+			}
+			if !remote.Loopback(opts.host) && opts.token == "" {
+				return usageErr("--host %s is reachable from other machines: give a token (--token or NOVA_SERVER_TOKEN) so a random one is not the only lock, or serve on 127.0.0.1", opts.host)
+			}
+			if err := opts.session.check(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runServe(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.host, "host", "127.0.0.1", "address to listen on (a non-loopback one needs --token)")
+	fl.IntVar(&opts.port, "port", 8765, "port to listen on (0: any free port)")
+	fl.StringVar(&opts.token, "token", "", "the token requests must carry (default NOVA_SERVER_TOKEN, else a random one)")
+	o := &opts.session
+	fl.StringVar(&o.model, "model", "", "default model of new sessions, as provider:model")
+	fl.StringVar(&o.permissionMode, "permission-mode", "", "default, acceptEdits, plan or bypassPermissions")
+	fl.StringArrayVar(&o.allowedTools, "allowedTools", nil, `rules to allow without asking, e.g. "Read,Bash(git diff:*)"`)
+	fl.StringArrayVar(&o.disallowedTools, "disallowedTools", nil, `rules to deny, e.g. "Bash(rm:*),WebFetch"`)
+	fl.BoolVar(&o.sandbox, "sandbox", false, "run Bash inside the OS sandbox, or refuse it where the sandbox cannot run")
+	fl.BoolVar(&o.noSandbox, "no-sandbox", false, "run Bash outside the OS sandbox")
+	fl.StringSliceVar(&o.addDirs, "add-dir", nil, "further directories the agent may use")
+	return cmd
+}
+
+// runServe serves until ctx ends (SIGINT, SIGTERM), then lets requests in
+// flight finish, ends the runs and exits 0.
+func runServe(ctx context.Context, o *serveOptions) error {
+	novaHome, workdir, err := locate(o.io)
+	if err != nil {
+		return err
+	}
+	token := o.token
+	if token == "" {
+		if token, err = remote.NewToken(); err != nil {
+			return failure(err)
+		}
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(o.host, strconv.Itoa(o.port)))
+	if err != nil {
+		return failure(fmt.Errorf("listen on %s:%d: %w", o.host, o.port, err))
+	}
+	base := o.session.live(o.io, novaHome, workdir)
+	host := live.NewHost(ctx, base)
+	defer host.Close()
+	srv, err := remote.New(remote.Options{
+		Host: o.host, Token: token, NovaHome: novaHome, Home: o.io.Home, Workdir: workdir,
+		FrontendDir: o.io.Getenv("NOVA_FRONTEND_DIST"), Sessions: host, Getenv: o.io.Getenv,
+	})
+	if err != nil {
+		ln.Close()
+		return failure(err)
+	}
+	addr := ln.Addr().(*net.TCPAddr)
+	u := url.URL{Scheme: "http", Host: net.JoinHostPort(o.host, strconv.Itoa(addr.Port)), Path: "/", RawQuery: "token=" + url.QueryEscape(token)}
+	fmt.Fprintf(o.io.Out, "nova serve: listening on %s\n", u.String())
+	if err := srv.Serve(ctx, ln); err != nil {
+		return failure(err)
+	}
+	return nil
+}
