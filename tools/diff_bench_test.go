@@ -4,10 +4,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/aymanbagabas/go-udiff"
-	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
 // diffBenchCases are the edits BenchmarkFileDiff diffs: what Edit, Write and
@@ -63,94 +59,21 @@ func diffBenchCases() []struct{ name, old, new string } {
 	}
 }
 
-// BenchmarkFileDiff times the display diff of an edit, comparing nova's
-// Myers diff with go-udiff (gopls' diff) and with sergi/go-diff's line mode
-// (hunks by udiff). changed-lines is added+removed: the smaller, the closer
-// the diff is to the minimal one git shows.
+// BenchmarkFileDiff times the display diff of an edit. changed-lines is
+// added+removed: the smaller, the closer the diff is to the minimal one git
+// shows (TestDiffAgreesWithGit holds the cases within the search bound to
+// it). The go-udiff and sergi/go-diff it was compared with are in the
+// commit that added it; see docs/benchmarks.md.
 func BenchmarkFileDiff(b *testing.B) {
 	for _, c := range diffBenchCases() {
-		for _, impl := range []struct {
-			name string
-			fn   func(path, old, new string) (string, int, int)
-		}{
-			{"myers", unifiedDiff},
-			{"udiff", udiffPlain},
-			{"sergi", sergiDiff},
-		} {
-			b.Run(c.name+"/"+impl.name, func(b *testing.B) {
-				b.ReportAllocs()
-				var d string
-				var added, removed int
-				for b.Loop() {
-					d, added, removed = impl.fn("f.go", c.old, c.new)
-				}
-				b.ReportMetric(float64(added+removed), "changed-lines")
-				b.ReportMetric(float64(len(d)), "diff-bytes")
-			})
-		}
-	}
-}
-
-// udiffPlain is udiff.Unified with the counts newFileDiff needs.
-func udiffPlain(path, old, new string) (string, int, int) {
-	u, err := udiff.ToUnifiedDiff(path, path, old, udiff.Lines(old, new), diffContext)
-	if err != nil {
-		panic(err)
-	}
-	added, removed := 0, 0
-	for _, h := range u.Hunks {
-		for _, l := range h.Lines {
-			switch l.Kind {
-			case udiff.Insert:
-				added++
-			case udiff.Delete:
-				removed++
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var d FileDiff
+			for b.Loop() {
+				d = newFileDiff("f.go", c.old, c.new)
 			}
-		}
+			b.ReportMetric(float64(d.Added+d.Removed), "changed-lines")
+			b.ReportMetric(float64(len(d.Diff)), "diff-bytes")
+		})
 	}
-	return u.String(), added, removed
-}
-
-// sergiDiff is sergi/go-diff in line mode for the edit script (with a
-// 200 ms deadline, its only bound) and udiff for the hunks.
-func sergiDiff(path, old, new string) (string, int, int) {
-	dmp := diffmatchpatch.New()
-	dmp.DiffTimeout = 200 * time.Millisecond
-	a, b, arr := dmp.DiffLinesToRunes(old, new)
-	diffs := dmp.DiffCharsToLines(dmp.DiffMainRunes(a, b, false), arr)
-	var edits []udiff.Edit
-	off := 0
-	for i := 0; i < len(diffs); i++ {
-		d := diffs[i]
-		switch d.Type {
-		case diffmatchpatch.DiffEqual:
-			off += len(d.Text)
-		case diffmatchpatch.DiffDelete:
-			e := udiff.Edit{Start: off, End: off + len(d.Text)}
-			off += len(d.Text)
-			if i+1 < len(diffs) && diffs[i+1].Type == diffmatchpatch.DiffInsert {
-				e.New = diffs[i+1].Text
-				i++
-			}
-			edits = append(edits, e)
-		case diffmatchpatch.DiffInsert:
-			edits = append(edits, udiff.Edit{Start: off, End: off, New: d.Text})
-		}
-	}
-	u, err := udiff.ToUnifiedDiff(path, path, old, edits, diffContext)
-	if err != nil {
-		panic(err)
-	}
-	added, removed := 0, 0
-	for _, h := range u.Hunks {
-		for _, l := range h.Lines {
-			switch l.Kind {
-			case udiff.Insert:
-				added++
-			case udiff.Delete:
-				removed++
-			}
-		}
-	}
-	return u.String(), added, removed
 }
