@@ -39,11 +39,22 @@ func newFileDiff(path, old, new string) FileDiff {
 	return FileDiff{Path: path, Diff: d, Added: added, Removed: removed}
 }
 
+// unifiedDiff diffs only the lines that differ, with diffContext lines
+// either side for the hunks: an Edit of a few lines in a large file costs a
+// byte comparison of the rest, not splitting and interning every line of
+// both versions.
 func unifiedDiff(path, old, new string) (string, int, int) {
 	if old == new {
 		return "", 0, 0
 	}
-	ops := diffLineOps(splitKeepEnds(old), splitKeepEnds(new))
+	lo, hiOld, hiNew := diffWindow(old, new)
+	ops := diffLineOps(splitKeepEnds(old[lo:hiOld]), splitKeepEnds(new[lo:hiNew]))
+	if skipped := strings.Count(old[:lo], "\n"); skipped > 0 {
+		for i := range ops {
+			ops[i].a += skipped
+			ops[i].b += skipped
+		}
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "--- %s\n+++ %s\n", path, path)
 	added, removed := 0, 0
@@ -59,6 +70,47 @@ func unifiedDiff(path, old, new string) (string, int, int) {
 		writeHunk(&b, ops[h[0]:h[1]])
 	}
 	return b.String(), added, removed
+}
+
+// diffWindow returns the part of old and new worth diffing: from lo (the
+// same offset in both) to hiOld and hiNew, the lines between their common
+// head and tail widened by diffContext lines either side. Head and tail are
+// whole lines, so a last line without "\n" is never common with one that
+// has it.
+func diffWindow(old, new string) (lo, hiOld, hiNew int) {
+	n := min(len(old), len(new))
+	pre := 0
+	for pre < n && old[pre] == new[pre] {
+		pre++
+	}
+	pre = strings.LastIndexByte(old[:pre], '\n') + 1
+	suf := 0
+	for suf < n-pre && old[len(old)-1-suf] == new[len(new)-1-suf] {
+		suf++
+	}
+	for suf > 0 && !(atLineStart(old, len(old)-suf) && atLineStart(new, len(new)-suf)) {
+		suf--
+	}
+	lo = pre
+	for i := 0; i < diffContext && lo > 0; i++ {
+		lo = strings.LastIndexByte(old[:lo-1], '\n') + 1
+	}
+	return lo, linesAfter(old, len(old)-suf, diffContext), linesAfter(new, len(new)-suf, diffContext)
+}
+
+func atLineStart(s string, i int) bool { return i == 0 || s[i-1] == '\n' }
+
+// linesAfter returns the offset just past the n lines of s that start at
+// off, a line start; len(s) when fewer are left.
+func linesAfter(s string, off, n int) int {
+	for ; n > 0 && off < len(s); n-- {
+		i := strings.IndexByte(s[off:], '\n')
+		if i < 0 {
+			return len(s)
+		}
+		off += i + 1
+	}
+	return off
 }
 
 // splitKeepEnds splits s into lines that keep their "\n", so a last line
@@ -145,8 +197,8 @@ func hunkRange(start, count int) string {
 }
 
 // diffLineOps returns a shortest edit script from a to b (Myers), after
-// trimming the common head and tail, which is where most edits leave files
-// alike.
+// trimming the common head and tail (diffWindow left diffContext lines of
+// each, which come back as kept lines).
 func diffLineOps(a, b []string) []lineOp {
 	ids := map[string]int32{}
 	intern := func(lines []string) []int32 {

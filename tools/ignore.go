@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -26,32 +25,45 @@ import (
 //     root), and .git/info/exclude of that repository applies below them all;
 //   - deeper files override shallower ones, later lines override earlier ones;
 //   - a file under an ignored directory cannot be re-included;
+//   - patterns match as git's wildmatch does (wildmatch.go), and a line is
+//     read as git reads it (trailing spaces, escapes, a byte-order mark);
+//   - a .gitignore that is a symbolic link is not read, as git refuses it;
 //   - entries named .git are never listed; other dotfiles are.
+//
+// What is deliberately not read: the user's global excludes
+// (core.excludesFile, $XDG_CONFIG_HOME/git/ignore) and the system's, so
+// the model sees the same files on every machine and in CI whatever one
+// person's git configuration says (rg is run with --no-ignore-global for
+// the same reason); and the index, so a tracked file that a pattern
+// matches is left out, where git would still list it (rg does the same).
+// TestIgnoreCorpusMatchesGit holds all the rest to git check-ignore on the
+// trees in testdata/ignore.
 
 // gitignoreRule is one pattern line of an ignore file. Most lines are a
-// plain name or "*.ext", which are compared directly: the walker checks
-// every entry against every rule, so regexps are kept for the rest.
+// plain name or "*.ext", which are compared directly (as git does): the
+// walker checks every entry against every rule, so wildmatch is kept for
+// the rest.
 type gitignoreRule struct {
-	re       *regexp.Regexp // nil when literal or suffix decides
-	literal  string         // the subject must equal it
-	suffix   string         // the subject must end with it ("*.log")
-	anchored bool           // the subject is the relative path, not the name
-	negate   bool           // "!pattern" re-includes
-	dirOnly  bool           // "pattern/" matches directories only
+	glob     string // matched with wildmatch; "" when literal or suffix decides
+	literal  string // the subject must equal it
+	suffix   string // the subject must end with it ("*.log")
+	anchored bool   // the subject is the relative path, not the name
+	negate   bool   // "!pattern" re-includes
+	dirOnly  bool   // "pattern/" matches directories only
 }
 
-// matches reports whether rel (relative to the ignore file's directory)
-// matches the pattern. An unanchored pattern has no "/" and none of its
-// wildcards match "/", so matching the last path element is the same as
-// matching at any depth.
-func (r *gitignoreRule) matches(rel string) bool {
+// matches reports whether rel (relative to the ignore file's directory),
+// whose last element is name, matches the pattern. An unanchored pattern
+// has no "/" and none of its wildcards match "/", so matching the last path
+// element is the same as matching at any depth.
+func (r *gitignoreRule) matches(rel, name string) bool {
 	subject := rel
 	if !r.anchored {
-		subject = rel[strings.LastIndexByte(rel, '/')+1:]
+		subject = name
 	}
 	switch {
-	case r.re != nil:
-		return r.re.MatchString(subject)
+	case r.glob != "":
+		return wildmatch(r.glob, subject)
 	case r.suffix != "":
 		return strings.HasSuffix(subject, r.suffix)
 	}
@@ -69,6 +81,7 @@ type gitignoreFile struct {
 // relative to base. Unparseable lines are skipped, as git does.
 func parseGitignore(base string, data []byte) *gitignoreFile {
 	f := &gitignoreFile{base: base}
+	data = bytes.TrimPrefix(data, []byte(utf8BOM)) // git skips one
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	for sc.Scan() {
@@ -80,11 +93,7 @@ func parseGitignore(base string, data []byte) *gitignoreFile {
 }
 
 func parseGitignoreLine(line string) (gitignoreRule, bool) {
-	line = strings.TrimSuffix(line, "\r")
-	// Trailing spaces are dropped unless escaped with a backslash.
-	for strings.HasSuffix(line, " ") && !strings.HasSuffix(line, `\ `) {
-		line = line[:len(line)-1]
-	}
+	line = trimTrailingSpaces(strings.TrimSuffix(line, "\r"))
 	if line == "" || strings.HasPrefix(line, "#") {
 		return gitignoreRule{}, false
 	}
@@ -95,9 +104,9 @@ func parseGitignoreLine(line string) (gitignoreRule, bool) {
 	} else if strings.HasPrefix(line, `\!`) || strings.HasPrefix(line, `\#`) {
 		line = line[1:]
 	}
-	if strings.HasSuffix(line, "/") {
+	if strings.HasSuffix(line, "/") { // one slash: "a//" is "a/" for directories, which matches none
 		r.dirOnly = true
-		line = strings.TrimRight(line, "/")
+		line = line[:len(line)-1]
 	}
 	if line == "" {
 		return gitignoreRule{}, false
@@ -113,114 +122,47 @@ func parseGitignoreLine(line string) (gitignoreRule, bool) {
 	case !r.anchored && line[0] == '*' && len(line) > 1 && !strings.ContainsAny(line[1:], meta):
 		r.suffix = line[1:]
 	default:
-		re, err := regexp.Compile("^" + gitignoreRegexp(line) + "$")
-		if err != nil {
-			return gitignoreRule{}, false
-		}
-		r.re = re
+		r.glob = line
 	}
 	return r, true
 }
 
-// gitignoreRegexp translates a gitignore glob to a regular expression.
-func gitignoreRegexp(pat string) string {
-	var b strings.Builder
-	for i := 0; i < len(pat); i++ {
-		c := pat[i]
-		switch {
-		case c == '*' && strings.HasPrefix(pat[i:], "**"):
-			atStart := i == 0 || pat[i-1] == '/'
-			j := i + 2
-			for j < len(pat) && pat[j] == '*' {
-				j++
+// trimTrailingSpaces drops the spaces ending line that no backslash
+// escapes, as git does; a line ending in a lone backslash keeps them.
+func trimTrailingSpaces(line string) string {
+	lastSpace := -1
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case ' ':
+			if lastSpace < 0 {
+				lastSpace = i
 			}
-			switch {
-			case atStart && j == len(pat): // trailing "/**" or a lone "**": everything below
-				b.WriteString(".*")
-			case atStart && pat[j] == '/': // "**/": zero or more directories
-				b.WriteString("(?:.*/)?")
-				j++
-			default: // "a**b" is two plain stars
-				b.WriteString("[^/]*")
-			}
-			i = j - 1
-		case c == '*':
-			b.WriteString("[^/]*")
-		case c == '?':
-			b.WriteString("[^/]")
-		case c == '[':
-			end := classEnd(pat, i)
-			if end < 0 {
-				b.WriteString(`\[`)
-				continue
-			}
-			b.WriteString(classRegexp(pat[i+1 : end]))
-			i = end
-		case c == '\\' && i+1 < len(pat):
-			i++
-			b.WriteString(regexp.QuoteMeta(pat[i : i+1]))
-		default:
-			b.WriteString(regexp.QuoteMeta(pat[i : i+1]))
-		}
-	}
-	return b.String()
-}
-
-// classEnd returns the index of the ']' closing the bracket expression that
-// starts at pat[start], or -1 when it is not closed.
-func classEnd(pat string, start int) int {
-	i := start + 1
-	if i < len(pat) && (pat[i] == '!' || pat[i] == '^') {
-		i++
-	}
-	if i < len(pat) && pat[i] == ']' {
-		i++
-	}
-	for ; i < len(pat); i++ {
-		switch pat[i] {
 		case '\\':
 			i++
-		case ']':
-			return i
-		}
-	}
-	return -1
-}
-
-// classRegexp turns the inside of a glob bracket expression into a regexp
-// character class that never matches '/'.
-func classRegexp(body string) string {
-	var b strings.Builder
-	b.WriteString("[")
-	if strings.HasPrefix(body, "!") || strings.HasPrefix(body, "^") {
-		b.WriteString("^/")
-		body = body[1:]
-	}
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		switch {
-		case c == '\\' && i+1 < len(body):
-			i++
-			b.WriteString(`\` + body[i:i+1])
-		case c == '[' || c == ']' || c == '\\' || c == '^':
-			b.WriteString(`\` + string(c))
+			if i == len(line) {
+				return line
+			}
+			lastSpace = -1
 		default:
-			b.WriteByte(c)
+			lastSpace = -1
 		}
 	}
-	b.WriteString("]")
-	return b.String()
+	if lastSpace >= 0 {
+		return line[:lastSpace]
+	}
+	return line
 }
 
 // match reports whether the rules decide rel (slash-separated, relative to
 // base): decided says a rule matched, ignored is its verdict.
 func (f *gitignoreFile) match(rel string, isDir bool) (ignored, decided bool) {
+	name := rel[strings.LastIndexByte(rel, '/')+1:]
 	for i := len(f.rules) - 1; i >= 0; i-- {
 		r := &f.rules[i]
 		if r.dirOnly && !isDir {
 			continue
 		}
-		if r.matches(rel) {
+		if r.matches(rel, name) {
 			return !r.negate, true
 		}
 	}
@@ -268,9 +210,17 @@ func relUnder(base, abs string) (string, bool) {
 }
 
 // withDir returns the chain for dir: c plus dir's own .gitignore, if any.
+// A .gitignore that is a symbolic link is not read: git refuses it (it
+// could point anywhere), and the walker must list what git would.
 func (c *ignoreChain) withDir(dir string) *ignoreChain {
-	data, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
+	name := filepath.Join(dir, ".gitignore")
+	data, err := os.ReadFile(name)
 	if err != nil || len(data) == 0 {
+		return c
+	}
+	// Checked after the read so the common case, no .gitignore, costs
+	// one failed open.
+	if st, err := os.Lstat(name); err != nil || st.Mode()&fs.ModeSymlink != 0 {
 		return c
 	}
 	return &ignoreChain{file: parseGitignore(dir, data), parent: c}
