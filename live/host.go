@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/memory"
 	"github.com/nova-dev/nova/session"
 )
@@ -35,9 +36,28 @@ func NewHost(ctx context.Context, base Options) *Host {
 
 func (h *Host) store() *session.Store { return session.NewStore(h.base.NovaHome) }
 
-// Create builds a new session from spec.
+// Create builds a new session from spec, for its agent definition
+// (NOVA_HOME/agents): the agent's model, workspace and tools unless the
+// spec names its own model or workspace.
 func (h *Host) Create(_ context.Context, spec Spec) (*Session, error) {
 	o := h.base
+	key := spec.AgentKey
+	if key == "" {
+		key = config.MainAgentKey
+	}
+	def, err := config.NewAgentStore(o.NovaHome, o.Getenv).Get(key)
+	if errors.Is(err, config.ErrAgentNotFound) {
+		return nil, configErr("agent %q does not exist: create it with POST /api/agents, or leave agent_key out for main", key)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if spec.Model == "" && spec.Provider == "" && def.Model != "" {
+		spec.Provider, spec.Model = def.Provider, def.Model
+	}
+	if spec.Workspace == "" && def.WorkspaceDir != nil && *def.WorkspaceDir != "" {
+		spec.Workspace = *def.WorkspaceDir
+	}
 	if spec.Workspace != "" {
 		o.Workdir = spec.Workspace
 	}
@@ -49,10 +69,22 @@ func (h *Host) Create(_ context.Context, spec Spec) (*Session, error) {
 	case spec.Provider != "":
 		o.Model = spec.Provider + ":"
 	}
-	o.AgentKey = spec.AgentKey
+	o.AgentKey = key
 	rt, err := Build(h.ctx, o)
 	if err != nil {
 		return nil, err
+	}
+	if def.Tools != nil {
+		// The agent may use the tools it names, and no others.
+		allowed := map[string]bool{}
+		for _, t := range def.Tools {
+			allowed[t] = true
+		}
+		for _, name := range rt.Registry.Names() {
+			if !allowed[name] {
+				rt.Registry.SetEnabled(name, false)
+			}
+		}
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
