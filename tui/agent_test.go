@@ -86,16 +86,13 @@ func newAgentBackend(t *testing.T, resps ...[]llm.StreamEvent) *agentBackend {
 	return &agentBackend{fakeBackend: newFake(), a: a, ws: ws}
 }
 
-// waitFor settles commands until cond holds.
+// waitFor delivers the agent's events as it sends them until cond holds.
 func (h *harness) waitFor(cond func() bool) {
 	h.t.Helper()
 	for i := 0; i < 200 && !cond(); i++ {
-		if len(h.pending) == 0 {
-			h.t.Fatalf("nothing pending and condition not met:\n%s", h.screen())
+		if !h.next() {
+			h.t.Fatalf("no run is waiting for events and the condition is not met:\n%s", h.screen())
 		}
-		p := h.pending[0]
-		h.pending = h.pending[1:]
-		h.deliver(<-p)
 	}
 	if !cond() {
 		h.t.Fatalf("condition not met:\n%s", h.screen())

@@ -82,20 +82,36 @@ func (f *fakeBackend) Shell(_ context.Context, c string) (string, error) {
 	return "output of " + c, nil
 }
 
-// harness drives a Model the way the program does: messages in, commands
-// run synchronously (ticks dropped, event reads followed).
+// harness drives a Model the way the program does, deterministically:
+// messages in, commands run to completion in order. Only two commands
+// block in the program, and the harness makes both recognisable by
+// replacing how the model builds them (Model.wait, Model.tick): the
+// ticker's beats are dropped, and a read of a run's events is done at once
+// when the channel has something (events, or its end) and otherwise parked
+// until the test feeds the channel (settle) or the agent sends (next).
 type harness struct {
-	t       *testing.T
-	m       *Model
-	b       *fakeBackend
-	pending []chan tea.Msg
+	t      *testing.T
+	m      *Model
+	b      *fakeBackend
+	parked []<-chan agent.Event // runs whose next read waits for events
 }
+
+// Stand-ins for the commands that block.
+type (
+	// eventWait is a read of a run's events (Model.wait).
+	eventWait struct{ ch <-chan agent.Event }
+	// tickWait is the ticker's next beat (Model.tick), never delivered:
+	// spinners stay still so that screens compare equal.
+	tickWait struct{}
+)
 
 func newHarness(t *testing.T, b *fakeBackend) *harness {
 	t.Helper()
 	m := New(context.Background(), b, Options{})
 	fixed := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	m.now = func() time.Time { return fixed }
+	m.wait = func(ch <-chan agent.Event) tea.Cmd { return func() tea.Msg { return eventWait{ch} } }
+	m.tick = func() tea.Cmd { return func() tea.Msg { return tickWait{} } }
 	h := &harness{t: t, m: m, b: b}
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	return h
@@ -110,24 +126,38 @@ func (h *harness) send(msg tea.Msg) {
 }
 
 func (h *harness) run(cmd tea.Cmd) {
-	if cmd == nil {
-		return
+	h.t.Helper()
+	if cmd != nil {
+		h.deliver(h.call(cmd))
 	}
+}
+
+// call runs cmd to completion. Every command but the two stand-ins returns
+// without waiting for anything the test does; one that hangs is a bug,
+// reported rather than waited on until the test binary times out.
+func (h *harness) call(cmd tea.Cmd) tea.Msg {
+	h.t.Helper()
 	res := make(chan tea.Msg, 1)
 	go func() { res <- cmd() }()
 	select {
 	case msg := <-res:
-		h.deliver(msg)
-	case <-time.After(100 * time.Millisecond):
-		// A read of an open, empty event channel: it completes when the
-		// test feeds the channel (see settle).
-		h.pending = append(h.pending, res)
+		return msg
+	case <-time.After(10 * time.Second):
+		h.t.Fatal("a command did not return in 10s: only a run's event read and the ticker may wait")
+		return nil
 	}
 }
 
 func (h *harness) deliver(msg tea.Msg) {
+	h.t.Helper()
 	switch msg := msg.(type) {
-	case nil, tickMsg:
+	case nil, tickWait:
+	case eventWait:
+		if ready, ok := h.ready(msg.ch); ok {
+			h.deliver(ready)
+		} else {
+			h.parked = append(h.parked, msg.ch)
+		}
 	case tea.BatchMsg:
 		for _, c := range msg {
 			h.run(c)
@@ -137,20 +167,61 @@ func (h *harness) deliver(msg tea.Msg) {
 	}
 }
 
-// settle delivers the results of commands that were waiting, after the
-// test fed the event channel.
+// ready reads ch the way the model's own read does, if that would not
+// wait: something is buffered, or the channel is closed.
+func (h *harness) ready(ch <-chan agent.Event) (tea.Msg, bool) {
+	h.t.Helper()
+	if len(ch) > 0 {
+		// The model's read: it takes what is buffered (and whatever a real
+		// agent adds within a frame) and returns.
+		return h.call(waitEvents(ch)), true
+	}
+	select {
+	case ev, ok := <-ch:
+		// Closed, or sent to just now by a real agent.
+		if !ok {
+			return eventsMsg{ch: ch, closed: true}, true
+		}
+		return eventsMsg{ch: ch, evs: []agent.Event{ev}}, true
+	default:
+		return nil, false
+	}
+}
+
+// settle delivers what the test fed to runs whose reads were parked, until
+// no parked read has anything more.
 func (h *harness) settle() {
 	h.t.Helper()
-	for len(h.pending) > 0 {
-		p := h.pending[0]
-		h.pending = h.pending[1:]
-		select {
-		case msg := <-p:
+	for h.settleOne() {
+	}
+}
+
+// settleOne delivers the first parked read that has something; delivering
+// may park reads again, or start a run.
+func (h *harness) settleOne() bool {
+	h.t.Helper()
+	for i, ch := range h.parked {
+		if msg, ok := h.ready(ch); ok {
+			h.parked = append(h.parked[:i:i], h.parked[i+1:]...)
 			h.deliver(msg)
-		case <-time.After(2 * time.Second):
-			h.t.Fatal("a command did not complete")
+			return true
 		}
 	}
+	return false
+}
+
+// next waits for the events of the first parked read, for a run whose
+// events come from a real agent on its own goroutines, and delivers them.
+// It reports false when no read is parked.
+func (h *harness) next() bool {
+	h.t.Helper()
+	if len(h.parked) == 0 {
+		return false
+	}
+	ch := h.parked[0]
+	h.parked = h.parked[1:]
+	h.deliver(h.call(waitEvents(ch)))
+	return true
 }
 
 // typeText types s key by key.

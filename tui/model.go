@@ -53,6 +53,12 @@ type Model struct {
 	// queued are prompts sent while nova was working, to go when it stops.
 	queued []string
 	now    func() time.Time
+	// wait and tick make the only commands that block: the read of a run's
+	// events and the ticker's next beat. The test harness replaces them so
+	// it knows which commands wait for a run without timing any, and runs
+	// every other command to completion, in order.
+	wait func(<-chan agent.Event) tea.Cmd
+	tick func() tea.Cmd
 }
 
 // activeRun is the run in progress.
@@ -89,7 +95,7 @@ type (
 func New(ctx context.Context, b Backend, opts Options) *Model {
 	dark := true
 	m := &Model{ctx: ctx, b: b, opts: opts, dark: dark, md: &markdown{dark: dark},
-		width: 80, height: 24, tr: newTranscript(), in: newInput(dark), now: time.Now}
+		width: 80, height: 24, tr: newTranscript(), in: newInput(dark), now: time.Now, wait: waitEvents, tick: nextTick}
 	m.st = newStyles(dark)
 	m.status = b.Status()
 	m.in.comp.commands = m.commandNames()
@@ -142,7 +148,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.frame++
-		return m, tea.Tick(tickInterval, func(time.Time) tea.Msg { return tickMsg{} })
+		return m, m.tick()
 	case filesMsg:
 		m.in.comp.files = msg
 		return m, m.in.comp.refresh(m.in.ta.Value(), m.status.Cwd)
@@ -187,6 +193,11 @@ func (m *Model) startTick() tea.Cmd {
 		return nil
 	}
 	m.ticking = true
+	return m.tick()
+}
+
+// nextTick is the ticker's next beat.
+func nextTick() tea.Cmd {
 	return tea.Tick(tickInterval, func(time.Time) tea.Msg { return tickMsg{} })
 }
 
@@ -262,7 +273,7 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 		m.hint = ""
 		return m.sendQueued()
 	}
-	return waitEvents(msg.ch)
+	return m.wait(msg.ch)
 }
 
 // startRun sends a prompt to the agent, with any "!cmd" output before it.
@@ -279,7 +290,7 @@ func (m *Model) startRun(text string) tea.Cmd {
 	ch := m.b.Run(ctx, llm.Message{Role: llm.RoleUser, Parts: parts})
 	m.run = &activeRun{ch: ch, cancel: cancel, started: m.now()}
 	m.todos = nil
-	return tea.Batch(waitEvents(ch), m.startTick())
+	return tea.Batch(m.wait(ch), m.startTick())
 }
 
 // interrupt cancels the running turn. The agent denies pending asks, kills

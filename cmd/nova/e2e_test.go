@@ -25,7 +25,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	novaBin = filepath.Join(dir, "nova")
-	build := exec.Command("go", "build", "-o", novaBin, ".")
+	args := []string{"build", "-o", novaBin}
+	if raceBuild {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, ".")...)
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build nova:", err)
@@ -44,12 +48,24 @@ type e2e struct {
 	home string
 	srv  *llmtest.Server
 	env  []string
+	// races is where a nova built with -race writes what it detects (the
+	// GORACE log_path), whichever way it was started: a report on stderr
+	// would be lost in a tmux pane or in a test that expects a failure.
+	races string
 }
 
 func newE2E(t *testing.T, turns ...llmtest.Turn) *e2e {
 	t.Helper()
 	e := &e2e{t: t, ws: t.TempDir(), home: t.TempDir(), srv: llmtest.New(turns...)}
 	t.Cleanup(e.srv.Close)
+	// Not t.TempDir: its name comes from the test's, and GORACE splits its
+	// options at spaces, commas and colons.
+	races, err := os.MkdirTemp("", "nova-race-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.races = races
+	t.Cleanup(func() { os.RemoveAll(races) })
 	if ws, err := filepath.EvalSymlinks(e.ws); err == nil {
 		e.ws = ws
 	}
@@ -57,14 +73,29 @@ func newE2E(t *testing.T, turns ...llmtest.Turn) *e2e {
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + e.home,
 		"NOVA_HOME=" + filepath.Join(e.home, ".nova"),
+		// atexit_sleep_ms=0: by default a -race binary sleeps a second
+		// before it exits, which made the package seven times slower.
+		"GORACE=atexit_sleep_ms=0 log_path=" + filepath.Join(e.races, "race"),
 		"ANTHROPIC_API_KEY=test-key",
 		"ANTHROPIC_BASE_URL=" + e.srv.URL,
 	}
+	// Cleanups run last registered first: this one runs before the temp
+	// dirs are removed and after a tmux pane started later is killed.
+	t.Cleanup(e.checkRaces)
 	return e
 }
 
+// checkRaces fails the test with every data race a nova of it reported.
+func (e *e2e) checkRaces() {
+	logs, _ := filepath.Glob(filepath.Join(e.races, "race.*"))
+	for _, l := range logs {
+		b, _ := os.ReadFile(l)
+		e.t.Errorf("nova reported a data race (%s):\n%s", filepath.Base(l), b)
+	}
+}
+
 // baseEnv is the environment without any provider.
-func (e *e2e) baseEnv() []string { return e.env[:3:3] }
+func (e *e2e) baseEnv() []string { return e.env[:4:4] }
 
 type runResult struct {
 	stdout, stderr string

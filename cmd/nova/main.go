@@ -1,5 +1,6 @@
-// Command nova is a terminal-first AI coding assistant. This package is
-// wiring only: flags -> config -> an agent -> a frontend.
+// Command nova is a terminal-first AI coding assistant. This package holds
+// the commands (flags -> config -> an agent -> a frontend) and, until a live
+// package takes it over, the live session the TUI drives (interactive.go).
 package main
 
 import (

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -77,8 +78,10 @@ type check struct {
 	call llmtest.ToolCall
 	// contains are texts the result must hold.
 	contains []string
-	// lenient, when set, accepts an error result whose text holds it.
-	lenient string
+	// denied, when set, says the call must be refused by the permission
+	// checker's layer of that name: an error result, a denied tool_result
+	// event and an entry in the result's permission_denials.
+	denied string
 }
 
 func TestToolsE2E(t *testing.T) {
@@ -169,17 +172,24 @@ func TestToolsE2E(t *testing.T) {
 			{call: call("remember", "Remember", map[string]any{"memory": memText}), contains: []string{"Saved to memory"}},
 		},
 	}
+	// Plan mode last: once in it, nothing can be edited. Print mode wires
+	// it (the checker is the session's mode switch), and nobody can approve
+	// a plan there: ExitPlanMode is answered in words and the session stays
+	// read-only, so a Write after it is refused as one before it is.
+	const planDenial = "Permission to use Write was denied (mode layer): plan mode is read-only"
+	turns = append(turns,
+		[]check{{call: call("plan_enter", "EnterPlanMode", map[string]any{}), contains: []string{"Entered plan mode"}}},
+		[]check{
+			{call: call("plan_read", "Read", map[string]any{"file_path": "notes.txt"}), contains: []string{"BETA"}},
+			{call: call("plan_write", "Write", map[string]any{"file_path": "planned.txt", "content": "too early\n"}), contains: []string{planDenial}, denied: "mode"},
+		},
+		[]check{{call: call("plan_exit", "ExitPlanMode", map[string]any{"plan": "1. Rename Frob to Twiddle."}),
+			contains: []string{"The plan was not approved: nobody can approve it", "you are still in plan mode"}}},
+		[]check{{call: call("plan_write_after", "Write", map[string]any{"file_path": "planned.txt", "content": "still too early\n"}), contains: []string{planDenial}, denied: "mode"}},
+	)
 	var builtin []string
 	for _, tl := range tools.Builtin() {
 		builtin = append(builtin, tl.Name())
-	}
-	// Plan mode last: once in it, nothing can be edited.
-	const planUnwired = "not available in this session"
-	if slices.Contains(builtin, "EnterPlanMode") {
-		turns = append(turns, []check{{call: call("plan_enter", "EnterPlanMode", map[string]any{}), contains: []string{"plan mode"}, lenient: planUnwired}})
-	}
-	if slices.Contains(builtin, "ExitPlanMode") {
-		turns = append(turns, []check{{call: call("plan_exit", "ExitPlanMode", map[string]any{"plan": "1. Rename Frob to Twiddle."}), lenient: planUnwired}})
 	}
 
 	// Every built-in tool (and Remember, registered beside them) is used.
@@ -277,10 +287,9 @@ func TestToolsE2E(t *testing.T) {
 			case !ok:
 				t.Errorf("%s (%s): no tool_result in request %d", c.call.ID, c.call.Name, i+1)
 				continue
-			case res.IsError && c.lenient != "" && strings.Contains(res.Text, c.lenient):
-				t.Logf("%s: %s is registered but not wired in print mode: %s", c.call.ID, c.call.Name, res.Text)
-				continue
-			case res.IsError:
+			case c.denied != "" && !res.IsError:
+				t.Errorf("%s (%s) ran, want it refused by the %s layer: %s", c.call.ID, c.call.Name, c.denied, res.Text)
+			case res.IsError && c.denied == "":
 				t.Errorf("%s (%s) failed: %s", c.call.ID, c.call.Name, res.Text)
 				continue
 			}
@@ -314,6 +323,14 @@ func TestToolsE2E(t *testing.T) {
 			t.Errorf("init tools %v lack %s", init.Tools, name)
 		}
 	}
+	wantDenied := map[string]string{} // call id -> layer
+	for _, turn := range turns {
+		for _, c := range turn {
+			if c.denied != "" {
+				wantDenied[c.call.ID] = c.denied
+			}
+		}
+	}
 	calls, results := map[string]int{}, map[string]int{}
 	for _, l := range lines[1:] {
 		var ev struct {
@@ -338,8 +355,8 @@ func TestToolsE2E(t *testing.T) {
 			calls[ev.ToolCall.ID]++
 		case "tool_result":
 			results[ev.Result.ID]++
-			if ev.Result.Denied {
-				t.Errorf("%s (%s) was denied", ev.Result.ID, ev.Result.Name)
+			if want := wantDenied[ev.Result.ID] != ""; ev.Result.Denied != want {
+				t.Errorf("%s (%s): denied = %v, want %v", ev.Result.ID, ev.Result.Name, ev.Result.Denied, want)
 			}
 		}
 	}
@@ -351,13 +368,24 @@ func TestToolsE2E(t *testing.T) {
 		}
 	}
 	var last struct {
-		Type    string        `json:"type"`
-		Subtype string        `json:"subtype"`
-		Result  string        `json:"result"`
-		Denials []interface{} `json:"permission_denials"`
+		Type    string `json:"type"`
+		Subtype string `json:"subtype"`
+		Result  string `json:"result"`
+		Denials []struct {
+			ToolName  string `json:"tool_name"`
+			ToolUseID string `json:"tool_use_id"`
+			Layer     string `json:"layer"`
+		} `json:"permission_denials"`
 	}
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Type != "result" || last.Subtype != "success" || last.Result != "All tools used." || len(last.Denials) != 0 {
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Type != "result" || last.Subtype != "success" || last.Result != "All tools used." {
 		t.Errorf("last line = %s", lines[len(lines)-1])
+	}
+	gotDenied := map[string]string{}
+	for _, d := range last.Denials {
+		gotDenied[d.ToolUseID] = d.Layer
+	}
+	if !maps.Equal(gotDenied, wantDenied) {
+		t.Errorf("permission_denials = %+v, want the calls and layers %v", last.Denials, wantDenied)
 	}
 }
 

@@ -110,6 +110,15 @@ func (s *Server) Close() {
 	s.srv.Close()
 }
 
+// SetModels replaces what GET /v1/models lists. Use it rather than
+// assigning Models once the server has been asked: it takes the lock the
+// handler reads under.
+func (s *Server) SetModels(names ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Models = names
+}
+
 // Push appends turns to the script.
 func (s *Server) Push(turns ...Turn) {
 	s.mu.Lock()
