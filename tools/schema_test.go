@@ -65,3 +65,34 @@ func TestToolSchemasGolden(t *testing.T) {
 		t.Errorf("testdata/schemas holds %d files for %d tools; remove the files of tools that are gone", len(files), len(specs))
 	}
 }
+
+// TestInferredSchemaIsStable: building a schema twice gives the same bytes
+// (properties in field order, never in map order): the tool list is part
+// of the prompt prefix providers cache.
+func TestInferredSchemaIsStable(t *testing.T) {
+	for _, tl := range append(Builtin(), &Remember{}) {
+		first := tl.Schema()
+		for range 20 {
+			if again := tl.Schema(); !bytes.Equal(first, again) {
+				t.Fatalf("%s: schema changed between builds:\n%s\n%s", tl.Name(), first, again)
+			}
+		}
+	}
+}
+
+// BenchmarkFirstSpecs is what a session pays for the tool list once: a new
+// registry of the built-in tools inferring every schema for the first
+// request. Later turns reuse them.
+func BenchmarkFirstSpecs(b *testing.B) {
+	for b.Loop() {
+		reg := NewRegistry()
+		for _, tl := range append(Builtin(), &Remember{}) {
+			if err := reg.Register(tl); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if len(reg.Specs()) == 0 {
+			b.Fatal("no specs")
+		}
+	}
+}
