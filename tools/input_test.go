@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -24,6 +26,73 @@ func (*copyTool) Description() string   { return "writes target" }
 func (*copyTool) Kind() permission.Kind { return permission.KindEdit }
 func (*copyTool) Run(_ context.Context, input json.RawMessage, _ *Env) (Result, error) {
 	return Result{Output: "copied " + string(input)}, nil
+}
+
+// findInput is the input of findTool, a new read tool whose path is
+// optional and means the working directory when left out.
+type findInput struct {
+	Dir string `json:"dir,omitempty" nova:"path,default=." jsonschema:"Where to look"`
+}
+
+type findTool struct{ Input[findInput] }
+
+func (*findTool) Name() string          { return "Find" }
+func (*findTool) Description() string   { return "reads dir" }
+func (*findTool) Kind() permission.Kind { return permission.KindRead }
+func (*findTool) Run(context.Context, json.RawMessage, *Env) (Result, error) {
+	return Result{Output: "found"}, nil
+}
+
+// TestNewToolPathsAreJudged: a tool added with a path input is covered by
+// Edit(...) and Read(...) rules, and by rules naming it, with no change to
+// the permission package: the request carries its paths and their
+// direction.
+func TestNewToolPathsAreJudged(t *testing.T) {
+	ws, outside := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		mode  permission.Mode
+		rules permission.Rules
+		tool  string
+		input string
+		want  permission.Behavior
+	}{
+		{"Edit deny covers a new edit tool", permission.ModeBypass, permission.Rules{Deny: []string{"Edit(src/**)"}}, "Copy", `{"target":"src/a.go"}`, permission.Deny},
+		{"Edit deny leaves other paths", permission.ModeBypass, permission.Rules{Deny: []string{"Edit(src/**)"}}, "Copy", `{"target":"b.go","note":"src/a.go"}`, permission.Allow},
+		{"Edit allow covers it", permission.ModeDefault, permission.Rules{Allow: []string{"Edit(src/**)"}}, "Copy", `{"target":"src/a.go"}`, permission.Allow},
+		{"Read rules do not cover its writes", permission.ModeBypass, permission.Rules{Deny: []string{"Read(src/**)"}}, "Copy", `{"target":"src/a.go"}`, permission.Allow},
+		{"a rule naming it is a path rule", permission.ModeBypass, permission.Rules{Deny: []string{"Copy(src/**)"}}, "Copy", `{"target":"src/a.go"}`, permission.Deny},
+		{"bare Edit deny covers it", permission.ModeBypass, permission.Rules{Deny: []string{"Edit"}}, "Copy", `{"target":"a.go"}`, permission.Deny},
+		{"acceptEdits allows its writes inside", permission.ModeAcceptEdits, permission.Rules{}, "Copy", `{"target":"src/a.go"}`, permission.Allow},
+		{"plan mode denies it", permission.ModePlan, permission.Rules{}, "Copy", `{"target":"src/a.go"}`, permission.Deny},
+		{"outside the workspace asks", permission.ModeAcceptEdits, permission.Rules{}, "Copy", `{"target":"` + outside + `/x"}`, permission.Ask},
+		{"Read deny covers a new read tool", permission.ModeBypass, permission.Rules{Deny: []string{"Read(src/**)"}}, "Find", `{"dir":"src"}`, permission.Deny},
+		{"its default path is judged", permission.ModeBypass, permission.Rules{Deny: []string{"Read(//" + ws[1:] + ")"}}, "Find", `{}`, permission.Deny},
+		{"Edit rules do not cover its reads", permission.ModeBypass, permission.Rules{Deny: []string{"Edit(src/**)"}}, "Find", `{"dir":"src"}`, permission.Allow},
+		{"a read outside asks", permission.ModeDefault, permission.Rules{}, "Find", `{"dir":"` + outside + `"}`, permission.Ask},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checker, err := permission.NewChecker(permission.Config{Mode: tt.mode, Workspace: ws, Home: t.TempDir(), Rules: tt.rules})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg := NewRegistry()
+			for _, tl := range []Tool{&copyTool{}, &findTool{}} {
+				if err := reg.Register(tl); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p := &Pipeline{Registry: reg, Checker: checker}
+			pr := p.Prepare(context.Background(), Call{ID: "c", Name: tt.tool, Input: json.RawMessage(tt.input)}, NewEnv(ws))
+			if d := pr.Decision(); d.Behavior != tt.want {
+				t.Errorf("%s %s: %s (%s layer: %s), want %s", tt.tool, tt.input, d.Behavior, d.Layer, d.Reason, tt.want)
+			}
+		})
+	}
 }
 
 // TestInputSchemaFromStruct: a new tool's schema, as providers receive it,
