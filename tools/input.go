@@ -19,7 +19,10 @@ import (
 // property per field under its json name, in field order; a field without
 // omitempty is required; no other properties are allowed; the jsonschema
 // tag is the property's description. What a tag cannot say (enums, bounds,
-// defaults) T adds in a tuneSchema method.
+// defaults) T adds in a tuneSchema method. nova ships its own tools'
+// schemas inferred ahead of time in schemas_gen.go, which
+// go test ./tools -run TestToolSchemasGolden -update writes and the test
+// holds to what the structs say.
 //
 // A string field tagged nova:"path" is a path the call touches: written
 // when the tool's kind is edit, read otherwise. The permission check
@@ -47,9 +50,9 @@ type pathDeclarer interface {
 	inputPaths(input json.RawMessage, env *Env, write bool) []permission.Access
 }
 
-// Schema implements Tool: the schema inferred from T, or nil when T cannot
-// be described (the registry then offers the tool to no model and says
-// why when it is called).
+// Schema implements Tool: T's schema (see inputSchema), or nil when T
+// cannot be described (the registry then offers the tool to no model and
+// says why when it is called).
 func (Input[T]) Schema() json.RawMessage {
 	raw, _ := Input[T]{}.inputSchema()
 	return raw
@@ -58,8 +61,20 @@ func (Input[T]) Schema() json.RawMessage {
 // schemaDraft is the dialect every built-in schema declares.
 const schemaDraft = "https://json-schema.org/draft/2020-12/schema"
 
-// inputSchema infers T's schema and renders it as the model sees it.
-func (Input[T]) inputSchema() (json.RawMessage, error) {
+// inputSchema returns T's schema as the model sees it. nova's own tools
+// have theirs inferred when schemas_gen.go was generated, since inferring
+// them all would cost a session's first request milliseconds; any other
+// input type is inferred now.
+func (in Input[T]) inputSchema() (json.RawMessage, error) {
+	if raw := prebuiltSchema(*new(T)); raw != nil {
+		return raw, nil
+	}
+	return in.inferSchema()
+}
+
+// inferSchema infers T's schema and renders it, indented for review as
+// schemas_gen.go holds it (providers are sent it compacted).
+func (Input[T]) inferSchema() (json.RawMessage, error) {
 	s, err := jsonschema.For[T](nil)
 	if err != nil {
 		return nil, fmt.Errorf("infer input schema: %w", err)
@@ -78,12 +93,15 @@ func (Input[T]) inputSchema() (json.RawMessage, error) {
 	if t, ok := any(*new(T)).(schemaTuner); ok {
 		t.tuneSchema(s)
 	}
-	raw, err := json.Marshal(s)
+	raw, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("render input schema: %w", err)
 	}
 	return raw, nil
 }
+
+// inputType is T, for the generator of schemas_gen.go.
+func (Input[T]) inputType() reflect.Type { return reflect.TypeFor[T]() }
 
 // dropNull removes the "null" jsonschema-go allows for pointers and slices:
 // Go decodes a missing field as nil anyway, and the model should be told
