@@ -196,7 +196,7 @@ func TestToolsE2E(t *testing.T) {
 			missing = true
 			t.Errorf("the trajectory does not use %[1]s: add a call of it to a turn of turns in TestToolsE2E (cmd/nova/tools_e2e_test.go), "+
 				"e.g. {call: call(%[2]q, %[1]q, map[string]any{...}), contains: []string{\"text its result must hold\"}}, "+
-				"with the input described in tools/testdata/schemas/%[1]s.json, and check on disk what it changed", name, strings.ToLower(name))
+				"with the input its schema in tools/schemas_gen.go describes, and check on disk what it changed", name, strings.ToLower(name))
 		}
 	}
 	if missing {
