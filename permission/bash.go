@@ -549,7 +549,7 @@ func (c *Checker) bashPathRule(r Rule, acc access, allow bool) bool {
 	if allow {
 		return r.matchPath(acc.real, c.home)
 	}
-	return c.pathRuleMatch(r, r.Tool, acc)
+	return c.pathRuleMatch(r, acc)
 }
 
 // ruleUnder reports whether a Read deny or ask rule could match a file

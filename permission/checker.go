@@ -123,7 +123,7 @@ func NewChecker(cfg Config) (*Checker, error) {
 		return nil, fmt.Errorf("permission rules: %w", err)
 	}
 	for _, r := range c.deny {
-		c.readDenies = c.readDenies || r.Spec != "" && r.appliesTo("Read")
+		c.readDenies = c.readDenies || r.Spec != "" && r.Tool == "Read"
 	}
 	return c, nil
 }
@@ -221,7 +221,7 @@ func (c *Checker) ReadDenied(p string) bool {
 		return false // searches ask this of every file: no rule, no work
 	}
 	a := c.newAccess(p, c.roots[0], false)
-	_, ok := firstRule(c.deny, func(r Rule) bool { return r.Spec != "" && c.pathRuleMatch(r, "Read", a) })
+	_, ok := firstRule(c.deny, func(r Rule) bool { return r.Spec != "" && r.Tool == "Read" && c.pathRuleMatch(r, a) })
 	return ok
 }
 
@@ -240,20 +240,17 @@ func ruleDecision(b Behavior, r Rule, what string) Decision {
 	return Decision{Behavior: b, Layer: LayerRule, Rule: r.Raw, Reason: fmt.Sprintf("%s %s by rule %s (%s)", what, verb, r.Raw, r.Source)}
 }
 
-// pathRuleMatch reports whether a path rule covers access a of tool, as
+// pathRuleMatch reports whether a path rule's pattern covers access a, as
 // spelled or where it really leads (deny and ask rules).
-func (c *Checker) pathRuleMatch(r Rule, tool string, a access) bool {
-	if !r.appliesTo(tool) {
-		return false
-	}
+func (c *Checker) pathRuleMatch(r Rule, a access) bool {
 	return r.matchPath(a.path, c.home) || a.real != a.path && r.matchPath(a.real, c.home)
 }
 
-// allowRuleMatch reports whether an allow rule covers where access a
-// really leads: a link inside an allowed directory that points elsewhere
-// is not allowed by it.
-func (c *Checker) allowRuleMatch(r Rule, tool string, a access) bool {
-	return r.appliesTo(tool) && a.real != "" && r.matchPath(a.real, c.home)
+// allowRuleMatch reports whether an allow rule's pattern covers where
+// access a really leads: a link inside an allowed directory that points
+// elsewhere is not allowed by it.
+func (c *Checker) allowRuleMatch(r Rule, a access) bool {
+	return a.real != "" && r.matchPath(a.real, c.home)
 }
 
 // inEnv reports whether nova's environment, which Bash commands inherit,
@@ -296,14 +293,17 @@ func (c *Checker) decideTool(req Request, accs []access) Decision {
 	}
 	// Layer 3: deny beats ask beats allow.
 	matches := func(r Rule, all bool) bool {
-		if !r.appliesTo(req.Tool) {
+		covered, ok := r.covers(req, accs)
+		// An allow rule must speak for every path of the call: Edit(src/**)
+		// does not allow what the same call reads.
+		if !ok || all && len(covered) != len(accs) {
 			return false
 		}
 		switch {
-		case r.Spec == "" && all && pathTool(r.Tool):
+		case r.Spec == "" && all:
 			// A bare "Write" or "Read" allows the tool inside the workspace;
 			// outside it only an explicit path rule opens a path.
-			for _, a := range accs {
+			for _, a := range covered {
 				if !c.inside(a) {
 					return false
 				}
@@ -313,14 +313,14 @@ func (c *Checker) decideTool(req Request, accs []access) Decision {
 			return true
 		case r.Tool == "WebFetch":
 			return req.Domain != "" && r.matchDomain(req.Domain)
-		case pathTool(r.Tool):
-			if len(accs) == 0 {
+		case pathRule(r.Tool):
+			if len(covered) == 0 {
 				return false
 			}
-			for _, a := range accs {
-				m := c.pathRuleMatch(r, req.Tool, a)
+			for _, a := range covered {
+				m := c.pathRuleMatch(r, a)
 				if all {
-					m = c.allowRuleMatch(r, req.Tool, a)
+					m = c.allowRuleMatch(r, a)
 				}
 				if m != all {
 					return !all
@@ -371,13 +371,14 @@ func (c *Checker) toolSuggestions(req Request, accs []access) []string {
 	switch {
 	case req.Tool == "WebFetch" && req.Domain != "":
 		return []string{"WebFetch(domain:" + req.Domain + ")"}
-	case len(accs) > 0 && pathTool(req.Tool):
-		t := "Read"
-		if contains(editTools(), req.Tool) {
-			t = "Edit"
-		}
+	case len(accs) > 0:
+		// Edit and Read rules cover the path whichever tool touches it next.
 		var out []string
 		for _, a := range accs {
+			t := "Read"
+			if a.write {
+				t = "Edit"
+			}
 			if s := t + "(" + c.dirPattern(a.path) + ")"; !contains(out, s) {
 				out = append(out, s)
 			}

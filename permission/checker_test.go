@@ -84,6 +84,20 @@ func TestFileTools(t *testing.T) {
 		{"bare Write rule does not open outside", "", Rules{Allow: []string{"Write", "Edit"}}, edit("Write", "/tmp/pwned.txt"), Ask, LayerPath, nil},
 		{"bare Read rule does not open outside", "", Rules{Allow: []string{"Read"}}, read("/etc/hosts"), Ask, LayerPath, nil},
 		{"bare deny rule applies everywhere", "", Rules{Deny: []string{"Write"}}, edit("Write", "/work/ws/a.go"), Deny, LayerRule, nil},
+		// Edit and Read rules follow what a call does to which path, not a
+		// list of tool names: a tool nova gained after the rule was written
+		// is covered too.
+		{"Edit rule covers any tool's writes", "", dev, edit("Frobnicate", "/work/ws/src/a.go"), Allow, LayerRule, nil},
+		{"Edit ask covers any tool's writes", ModeBypass, dev, edit("Frobnicate", "/work/ws/src/generated/a.go"), Ask, LayerRule, nil},
+		{"Read deny covers any tool's reads", ModeBypass, dev, Request{Tool: "Peek", Kind: KindRead, Paths: []Access{{Path: "/work/ws/secrets/k"}}}, Deny, LayerRule, nil},
+		{"Read deny does not cover writes", ModeAcceptEdits, dev, edit("Write", "/work/ws/secrets/k"), Allow, LayerMode, nil},
+		{"Edit allow does not cover reads", "", Rules{Allow: []string{"Edit(//etc/**)"}}, read("/etc/hosts"), Ask, LayerPath, nil},
+		{"bare Edit deny covers an edit tool with no paths", ModeBypass, Rules{Deny: []string{"Edit"}}, Request{Tool: "ApplyPatch", Kind: KindEdit}, Deny, LayerRule, nil},
+		{"bare Read deny leaves tools that read no file", "", Rules{Deny: []string{"Read"}}, Request{Tool: "BashOutput", Kind: KindRead}, Allow, LayerMode, nil},
+		{"a rule naming a tool is a path rule for it", ModeBypass, Rules{Deny: []string{"Write(src/**)"}}, edit("Write", "/work/ws/src/a.go"), Deny, LayerRule, nil},
+		{"a rule naming a tool leaves other tools", ModeBypass, Rules{Deny: []string{"Write(src/**)"}}, edit("Edit", "/work/ws/src/a.go"), Allow, LayerMode, nil},
+		{"a new tool's write suggests an Edit rule", "", Rules{}, edit("Frobnicate", "/work/ws/src/pkg/a.go"), Ask, LayerMode, []string{"Edit(src/pkg/**)"}},
+		{"a new tool's outside read suggests a Read rule", "", Rules{}, Request{Tool: "Peek", Kind: KindRead, Paths: []Access{{Path: "/etc/hosts"}}}, Ask, LayerPath, []string{"Read(//etc/**)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -61,7 +61,7 @@ func FuzzParseRule(f *testing.F) {
 		r.matchBash(text)
 		r.matchPath(path, "/home/u")
 		r.matchDomain(text)
-		r.appliesTo(text)
+		r.covers(Request{Tool: text, Kind: KindEdit}, []access{{path: path, write: true}})
 		SplitToolList(rule + "," + text)
 	})
 }

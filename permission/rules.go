@@ -69,43 +69,47 @@ func ParseRule(s string) (Rule, error) {
 		if !ok || strings.TrimSpace(d) == "" || strings.ContainsAny(d, "/ ") {
 			return r, fmt.Errorf("rule %q: WebFetch rules look like WebFetch(domain:example.com)", raw)
 		}
-	case pathTool(name):
-		if !doublestar.ValidatePattern(strings.TrimPrefix(spec, "/")) {
-			return r, fmt.Errorf("rule %q: bad path pattern %q", raw, spec)
-		}
 	case strings.HasPrefix(name, "mcp__"):
 		return r, fmt.Errorf("rule %q: MCP rules take no specifier; use mcp__server or mcp__server__tool", raw)
+	case !doublestar.ValidatePattern(strings.TrimPrefix(spec, "/")):
+		return r, fmt.Errorf("rule %q: bad path pattern %q", raw, spec)
 	}
 	return r, nil
 }
 
-// editTools are covered by Edit rules; readTools by Read rules.
-func editTools() []string {
-	return []string{"Edit", "Write", "MultiEdit", "NotebookEdit", "ApplyPatch"}
-}
-func readTools() []string { return []string{"Read", "Glob", "Grep", "LS", "NotebookRead"} }
-
-// pathTool reports whether a tool's specifier is a path pattern.
-func pathTool(name string) bool {
-	return contains(editTools(), name) || contains(readTools(), name)
+// pathRule reports whether a tool's specifier is a path pattern: every
+// tool's is (Read, Edit, Write, Grep, a tool added tomorrow) but Bash's, a
+// command, WebFetch's, a domain, and MCP tools', which take none.
+func pathRule(tool string) bool {
+	return tool != "Bash" && tool != "WebFetch" && !strings.HasPrefix(tool, "mcp__")
 }
 
-// appliesTo reports whether the rule names tool.
-func (r Rule) appliesTo(tool string) bool {
+// covers reports whether the rule applies to req and returns the paths of
+// it the rule speaks about. A rule naming the tool covers all its paths.
+// Edit covers what any tool writes, Read what any tool reads, as the
+// request says: no list of tools, so a new file tool is covered the day
+// it declares its paths. A call of an edit tool whose paths could not be
+// read is still an edit, and a bare Edit rule covers it.
+func (r Rule) covers(req Request, accs []access) ([]access, bool) {
 	switch {
-	case r.Tool == tool:
-		return true
-	case r.Tool == "Edit":
-		return contains(editTools(), tool)
-	case r.Tool == "Read":
-		return contains(readTools(), tool)
-	case strings.HasPrefix(r.Tool, "mcp__") && strings.HasPrefix(tool, "mcp__"):
-		if p, ok := strings.CutSuffix(r.Tool, "*"); ok {
-			return strings.HasPrefix(tool, p)
+	case r.Tool == req.Tool:
+		return accs, true
+	case r.Tool == "Edit" || r.Tool == "Read":
+		write := r.Tool == "Edit"
+		var out []access
+		for _, a := range accs {
+			if a.write == write {
+				out = append(out, a)
+			}
 		}
-		return strings.HasPrefix(tool, r.Tool+"__")
+		return out, len(out) > 0 || write && req.Kind == KindEdit
+	case strings.HasPrefix(r.Tool, "mcp__") && strings.HasPrefix(req.Tool, "mcp__"):
+		if p, ok := strings.CutSuffix(r.Tool, "*"); ok {
+			return accs, strings.HasPrefix(req.Tool, p)
+		}
+		return accs, strings.HasPrefix(req.Tool, r.Tool+"__")
 	}
-	return false
+	return nil, false
 }
 
 // matchBash reports whether a Bash rule matches the text of one simple

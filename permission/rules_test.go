@@ -31,6 +31,8 @@ func TestParseRule(t *testing.T) {
 		{"Ba sh", "", "", false},
 		{"WebFetch(example.com)", "", "", false},
 		{"Read([)", "", "", false},
+		{"Write(src/**)", "Write", "src/**", true},
+		{"Frobnicate([)", "", "", false}, // any tool's specifier but Bash's and WebFetch's is a path pattern
 		{"mcp__s(x)", "", "", false},
 	}
 	for _, tt := range tests {

@@ -14,10 +14,10 @@ import (
 
 // ApplyPatch applies a multi-file patch in the format of OpenAI's
 // apply_patch tool, all or nothing.
-type ApplyPatch struct{}
+type ApplyPatch struct{ Input[applyPatchInput] }
 
 type applyPatchInput struct {
-	Input string `json:"input"`
+	Input string `json:"input" jsonschema:"The whole patch, from *** Begin Patch to *** End Patch"`
 }
 
 // Patch headers.
@@ -62,21 +62,9 @@ Format (paths relative to the working directory):
 - A file you have Read must not have changed on disk since.`
 }
 
-// Schema implements Tool.
-func (*ApplyPatch) Schema() json.RawMessage {
-	return json.RawMessage(`{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "properties": {
-    "input": {"type": "string", "description": "The whole patch, from *** Begin Patch to *** End Patch"}
-  },
-  "required": ["input"],
-  "additionalProperties": false
-}`)
-}
-
-// Permission implements Tool: every file the patch names is a write, found
-// by its headers even when the rest of the patch does not parse.
+// Permission implements Permissioner: every file the patch names is a
+// write, found by its headers even when the rest of the patch does not
+// parse.
 func (*ApplyPatch) Permission(input json.RawMessage, env *Env) permission.Request {
 	req := permission.Request{Tool: "ApplyPatch", Kind: permission.KindEdit}
 	var in applyPatchInput

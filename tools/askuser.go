@@ -6,16 +6,36 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/tools/display"
 )
 
 // AskUserQuestion puts multiple-choice questions to the user through the
 // frontend and returns the answers.
-type AskUserQuestion struct{}
+type AskUserQuestion struct{ Input[askUserInput] }
 
 type askUserInput struct {
-	Questions []Question `json:"questions"`
+	Questions []Question `json:"questions" jsonschema:"Questions to ask the user (1-4 questions)"`
+}
+
+// tuneSchema bounds the lists and requires a header, which Question
+// leaves out of its JSON when empty.
+func (askUserInput) tuneSchema(s *jsonschema.Schema) {
+	qs := prop(s, "questions")
+	qs.MinItems, qs.MaxItems = jsonschema.Ptr(1), jsonschema.Ptr(4)
+	q := qs.Items
+	if q == nil {
+		return
+	}
+	q.Required = []string{"question", "header", "options"}
+	prop(q, "question").MinLength = jsonschema.Ptr(1)
+	opts := prop(q, "options")
+	opts.MinItems, opts.MaxItems = jsonschema.Ptr(2), jsonschema.Ptr(4)
+	if opts.Items != nil {
+		prop(opts.Items, "label").MinLength = jsonschema.Ptr(1)
+	}
 }
 
 // Name implements Tool.
@@ -38,54 +58,6 @@ Usage notes:
 - Users can always answer in their own words instead of picking an option, so do not add an "Other" option.
 - If you recommend an option, put it first and add "(Recommended)" to its label.
 - In a non-interactive session nobody can answer: the result says so, and you should proceed with your best judgement and state your assumptions.`
-}
-
-// Schema implements Tool.
-func (*AskUserQuestion) Schema() json.RawMessage {
-	return json.RawMessage(`{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "properties": {
-    "questions": {
-      "type": "array",
-      "minItems": 1,
-      "maxItems": 4,
-      "description": "Questions to ask the user (1-4 questions)",
-      "items": {
-        "type": "object",
-        "properties": {
-          "question": {"type": "string", "minLength": 1, "description": "The complete question to ask the user, ending with a question mark"},
-          "header": {"type": "string", "description": "Very short label displayed as a chip/tag (max 12 chars), e.g. \"Library\""},
-          "options": {
-            "type": "array",
-            "minItems": 2,
-            "maxItems": 4,
-            "description": "The available choices (2-4 options)",
-            "items": {
-              "type": "object",
-              "properties": {
-                "label": {"type": "string", "minLength": 1, "description": "The display text of this option (1-5 words)"},
-                "description": {"type": "string", "description": "What this option means or implies"}
-              },
-              "required": ["label"],
-              "additionalProperties": false
-            }
-          },
-          "multiSelect": {"type": "boolean", "description": "Allow the user to select several options"}
-        },
-        "required": ["question", "header", "options"],
-        "additionalProperties": false
-      }
-    }
-  },
-  "required": ["questions"],
-  "additionalProperties": false
-}`)
-}
-
-// Permission implements Tool: it touches no path.
-func (*AskUserQuestion) Permission(json.RawMessage, *Env) permission.Request {
-	return permission.Request{Tool: "AskUserQuestion", Kind: permission.KindOther}
 }
 
 // Run implements Tool.

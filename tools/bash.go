@@ -21,16 +21,16 @@ const (
 
 // Bash runs shell commands in the session's persistent shell: the working
 // directory and exported variables carry over from one call to the next.
-type Bash struct{}
+type Bash struct{ Input[bashInput] }
 
 type bashInput struct {
-	Command         string   `json:"command"`
-	Timeout         *float64 `json:"timeout,omitempty"`
-	Description     string   `json:"description,omitempty"`
-	RunInBackground bool     `json:"run_in_background,omitempty"`
+	Command         string   `json:"command" jsonschema:"The command to execute"`
+	Timeout         *float64 `json:"timeout,omitempty" jsonschema:"Optional timeout in milliseconds (max 600000)"`
+	Description     string   `json:"description,omitempty" jsonschema:"Clear, concise description of what this command does in 5-10 words"`
+	RunInBackground bool     `json:"run_in_background,omitempty" jsonschema:"Set to true to run this command in the background. Use BashOutput to read the output later and KillShell to stop it."`
 	// DangerouslyDisableSandbox (Claude Code's name) runs the command
 	// outside the sandbox; the permission check then judges it unconfined.
-	DangerouslyDisableSandbox bool `json:"dangerouslyDisableSandbox,omitempty"`
+	DangerouslyDisableSandbox bool `json:"dangerouslyDisableSandbox,omitempty" jsonschema:"Set to true to run the command outside the sandbox, only after it failed because the sandbox blocked it; the user is asked."`
 }
 
 // Name implements Tool.
@@ -55,25 +55,9 @@ func (*Bash) Description() string {
 - Commands may run inside a sandbox: writes only inside the workspace, no network, credentials hidden. When a command fails because the sandbox blocked it (no network, a read-only or missing path), run it again with dangerouslyDisableSandbox: true; the user is then asked. Never set it otherwise.`
 }
 
-// Schema implements Tool.
-func (*Bash) Schema() json.RawMessage {
-	return json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "command": {"type": "string", "description": "The command to execute"},
-    "timeout": {"type": "number", "description": "Optional timeout in milliseconds (max 600000)"},
-    "description": {"type": "string", "description": "Clear, concise description of what this command does in 5-10 words"},
-    "run_in_background": {"type": "boolean", "description": "Set to true to run this command in the background. Use BashOutput to read the output later and KillShell to stop it."},
-    "dangerouslyDisableSandbox": {"type": "boolean", "description": "Set to true to run the command outside the sandbox, only after it failed because the sandbox blocked it; the user is asked."}
-  },
-  "required": ["command"],
-  "additionalProperties": false
-}`)
-}
-
-// Permission implements Tool: the command, the directory the session's
-// shell is in now (which is where it will run), the variables the shell
-// carries into it, and whether the sandbox confines it.
+// Permission implements Permissioner: the command, the directory the
+// session's shell is in now (which is where it will run), the variables
+// the shell carries into it, and whether the sandbox confines it.
 func (*Bash) Permission(input json.RawMessage, env *Env) permission.Request {
 	var in bashInput
 	_ = json.Unmarshal(input, &in) // a partial request is better than none; Run validates

@@ -14,11 +14,11 @@ import (
 )
 
 // BashOutput reads what a background shell wrote since the last read.
-type BashOutput struct{}
+type BashOutput struct{ Input[bashOutputInput] }
 
 type bashOutputInput struct {
-	BashID string `json:"bash_id"`
-	Filter string `json:"filter,omitempty"`
+	BashID string `json:"bash_id" jsonschema:"The ID of the background shell to retrieve output from"`
+	Filter string `json:"filter,omitempty" jsonschema:"Optional regular expression to filter the output lines. Only lines matching this regex will be included in the result. Any lines that do not match will no longer be available to read."`
 }
 
 // Name implements Tool.
@@ -35,24 +35,6 @@ func (*BashOutput) Description() string {
 - Returns only the output produced since the last BashOutput call for that shell, merged stdout and stderr, with the shell's status (running, completed, failed, killed) and exit code when it has ended.
 - filter is an optional regular expression (RE2 syntax): only matching lines are returned; lines that do not match are discarded and will not be shown again.
 - A shell keeps at most 1 MB of unread output; older unread output is dropped and the result says how much.`
-}
-
-// Schema implements Tool.
-func (*BashOutput) Schema() json.RawMessage {
-	return json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "bash_id": {"type": "string", "description": "The ID of the background shell to retrieve output from"},
-    "filter": {"type": "string", "description": "Optional regular expression to filter the output lines. Only lines matching this regex will be included in the result. Any lines that do not match will no longer be available to read."}
-  },
-  "required": ["bash_id"],
-  "additionalProperties": false
-}`)
-}
-
-// Permission implements Tool.
-func (*BashOutput) Permission(json.RawMessage, *Env) permission.Request {
-	return permission.Request{Tool: "BashOutput", Kind: permission.KindRead}
 }
 
 // Run implements Tool.

@@ -7,24 +7,31 @@ import (
 	"os"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/tools/display"
 )
 
 // Edit replaces an exact string in a file.
-type Edit struct{}
+type Edit struct{ Input[editInput] }
 
 // editSpec is one replacement, as Edit takes it and MultiEdit lists them.
 type editSpec struct {
-	OldString  string `json:"old_string"`
-	NewString  string `json:"new_string"`
-	ReplaceAll bool   `json:"replace_all"`
+	OldString  string `json:"old_string" jsonschema:"The exact text to replace"`
+	NewString  string `json:"new_string" jsonschema:"The text to put in its place (must differ from old_string)"`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace every occurrence of old_string (default false)"`
 }
 
+// tuneEditSpec tells the model replace_all's default, which a tag cannot.
+func tuneEditSpec(s *jsonschema.Schema) { prop(s, "replace_all").Default = json.RawMessage("false") }
+
 type editInput struct {
-	FilePath string `json:"file_path"`
+	FilePath string `json:"file_path" nova:"path" jsonschema:"The file to change, absolute or relative to the working directory"`
 	editSpec
 }
+
+func (editInput) tuneSchema(s *jsonschema.Schema) { tuneEditSpec(s) }
 
 // Name implements Tool.
 func (*Edit) Name() string { return "Edit" }
@@ -43,27 +50,6 @@ func (*Edit) Description() string {
 - Line endings (CRLF) and a UTF-8 byte-order mark are kept: write old_string and new_string with plain \n.
 - An empty old_string creates a file that does not exist yet (prefer Write for that).
 - For several changes to one file use MultiEdit.`
-}
-
-// Schema implements Tool.
-func (*Edit) Schema() json.RawMessage {
-	return json.RawMessage(`{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "properties": {
-    "file_path": {"type": "string", "description": "The file to change, absolute or relative to the working directory"},
-    "old_string": {"type": "string", "description": "The exact text to replace"},
-    "new_string": {"type": "string", "description": "The text to put in its place (must differ from old_string)"},
-    "replace_all": {"type": "boolean", "default": false, "description": "Replace every occurrence of old_string (default false)"}
-  },
-  "required": ["file_path", "old_string", "new_string"],
-  "additionalProperties": false
-}`)
-}
-
-// Permission implements Tool.
-func (*Edit) Permission(input json.RawMessage, env *Env) permission.Request {
-	return pathRequest("Edit", permission.KindEdit, input, env, "file_path", true)
 }
 
 // Run implements Tool.

@@ -22,11 +22,11 @@ import (
 const globMaxResults = 100
 
 // Glob finds files whose paths match a glob pattern, newest first.
-type Glob struct{}
+type Glob struct{ Input[globInput] }
 
 type globInput struct {
-	Pattern string `json:"pattern"`
-	Path    string `json:"path,omitempty"`
+	Pattern string `json:"pattern" jsonschema:"The glob pattern to match files against"`
+	Path    string `json:"path,omitempty" jsonschema:"The directory to search in, absolute or relative to the working directory. Omit it to search the working directory."`
 }
 
 // Name implements Tool.
@@ -47,21 +47,8 @@ func (*Glob) Description() string {
 - You can call several Glob and Grep searches in parallel.`
 }
 
-// Schema implements Tool.
-func (*Glob) Schema() json.RawMessage {
-	return json.RawMessage(`{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "properties": {
-    "pattern": {"type": "string", "description": "The glob pattern to match files against"},
-    "path": {"type": "string", "description": "The directory to search in, absolute or relative to the working directory. Omit it to search the working directory."}
-  },
-  "required": ["pattern"],
-  "additionalProperties": false
-}`)
-}
-
-// Permission implements Tool: Glob reads the directory it searches.
+// Permission implements Permissioner: Glob reads the directory it
+// searches, which an absolute pattern names as much as path does.
 func (*Glob) Permission(input json.RawMessage, env *Env) permission.Request {
 	req := permission.Request{Tool: "Glob", Kind: permission.KindRead}
 	var in globInput

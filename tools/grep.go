@@ -14,6 +14,8 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/nova-dev/nova/permission"
 )
 
@@ -33,6 +35,7 @@ const (
 // when it is installed and a built-in parallel walker otherwise. Both
 // backends give the same output.
 type Grep struct {
+	Input[grepInput]
 	// Backend is "auto" (or empty: rg when on PATH), "rg" or "builtin".
 	Backend string
 	// maxLines overrides grepMaxMatchLines in tests.
@@ -44,19 +47,30 @@ type Grep struct {
 	chunk int
 }
 
+// grepInput's fields are in the order the model sees them.
 type grepInput struct {
-	Pattern    string   `json:"pattern"`
-	Path       string   `json:"path,omitempty"`
-	Glob       string   `json:"glob,omitempty"`
-	Type       string   `json:"type,omitempty"`
-	OutputMode string   `json:"output_mode,omitempty"`
-	LineNums   *bool    `json:"-n,omitempty"`
-	After      *float64 `json:"-A,omitempty"`
-	Before     *float64 `json:"-B,omitempty"`
-	Context    *float64 `json:"-C,omitempty"`
-	IgnoreCase bool     `json:"-i,omitempty"`
-	Multiline  bool     `json:"multiline,omitempty"`
-	HeadLimit  *float64 `json:"head_limit,omitempty"`
+	Pattern    string   `json:"pattern" jsonschema:"The regular expression pattern to search for in file contents"`
+	Path       string   `json:"path,omitempty" nova:"path,default=." jsonschema:"File or directory to search in (rg PATH), absolute or relative to the working directory. Defaults to the working directory."`
+	Glob       string   `json:"glob,omitempty" jsonschema:"Glob pattern to filter files (e.g. \"*.js\", \"*.{ts,tsx}\") - maps to rg --glob"`
+	Type       string   `json:"type,omitempty" jsonschema:"File type to search (rg --type), e.g. js, py, rust, go, java. More efficient than glob for standard file types."`
+	OutputMode string   `json:"output_mode,omitempty" jsonschema:"\"content\" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), \"files_with_matches\" shows file paths (supports head_limit), \"count\" shows match counts (supports head_limit). Defaults to \"files_with_matches\"."`
+	Before     *float64 `json:"-B,omitempty" jsonschema:"Number of lines to show before each match (rg -B). Requires output_mode: \"content\", ignored otherwise."`
+	After      *float64 `json:"-A,omitempty" jsonschema:"Number of lines to show after each match (rg -A). Requires output_mode: \"content\", ignored otherwise."`
+	Context    *float64 `json:"-C,omitempty" jsonschema:"Number of lines to show before and after each match (rg -C). Requires output_mode: \"content\", ignored otherwise."`
+	LineNums   *bool    `json:"-n,omitempty" jsonschema:"Show line numbers in output (rg -n). Requires output_mode: \"content\", ignored otherwise. Defaults to true."`
+	IgnoreCase bool     `json:"-i,omitempty" jsonschema:"Case insensitive search (rg -i)"`
+	HeadLimit  *float64 `json:"head_limit,omitempty" jsonschema:"Limit output to first N lines/entries, equivalent to \"| head -N\". Works across all output modes. 0 or absent means no limit beyond the 30,000-character cap."`
+	Multiline  bool     `json:"multiline,omitempty" jsonschema:"Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false."`
+}
+
+// tuneSchema lists the output modes and makes the counts whole numbers:
+// they are decoded as float64 so that grepCount can say what is wrong
+// with 2.5 or -1.
+func (grepInput) tuneSchema(s *jsonschema.Schema) {
+	prop(s, "output_mode").Enum = enum("content", "files_with_matches", "count")
+	for _, n := range []string{"-B", "-A", "-C", "head_limit"} {
+		prop(s, n).Type, prop(s, n).Minimum = "integer", jsonschema.Ptr(0.0)
+	}
 }
 
 // Name implements Tool.
@@ -79,45 +93,6 @@ Usage:
 - Files ignored by .gitignore, binary files and the .git directory are skipped. Files over 20 MB are not searched: the result names them, and you can search them with Bash (grep) or Read them in parts. Files a Read deny rule covers are never searched; the result says how many were left out. Paths in the output are absolute.
 - Output is capped at 30,000 characters; narrow the search when it says it was cut.
 - Use Glob to find files by name. You can run several searches in parallel.`
-}
-
-// Schema implements Tool.
-func (*Grep) Schema() json.RawMessage {
-	return json.RawMessage(`{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "properties": {
-    "pattern": {"type": "string", "description": "The regular expression pattern to search for in file contents"},
-    "path": {"type": "string", "description": "File or directory to search in (rg PATH), absolute or relative to the working directory. Defaults to the working directory."},
-    "glob": {"type": "string", "description": "Glob pattern to filter files (e.g. \"*.js\", \"*.{ts,tsx}\") - maps to rg --glob"},
-    "type": {"type": "string", "description": "File type to search (rg --type), e.g. js, py, rust, go, java. More efficient than glob for standard file types."},
-    "output_mode": {"type": "string", "enum": ["content", "files_with_matches", "count"], "description": "\"content\" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), \"files_with_matches\" shows file paths (supports head_limit), \"count\" shows match counts (supports head_limit). Defaults to \"files_with_matches\"."},
-    "-B": {"type": "integer", "minimum": 0, "description": "Number of lines to show before each match (rg -B). Requires output_mode: \"content\", ignored otherwise."},
-    "-A": {"type": "integer", "minimum": 0, "description": "Number of lines to show after each match (rg -A). Requires output_mode: \"content\", ignored otherwise."},
-    "-C": {"type": "integer", "minimum": 0, "description": "Number of lines to show before and after each match (rg -C). Requires output_mode: \"content\", ignored otherwise."},
-    "-n": {"type": "boolean", "description": "Show line numbers in output (rg -n). Requires output_mode: \"content\", ignored otherwise. Defaults to true."},
-    "-i": {"type": "boolean", "description": "Case insensitive search (rg -i)"},
-    "head_limit": {"type": "integer", "minimum": 0, "description": "Limit output to first N lines/entries, equivalent to \"| head -N\". Works across all output modes. 0 or absent means no limit beyond the 30,000-character cap."},
-    "multiline": {"type": "boolean", "description": "Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false."}
-  },
-  "required": ["pattern"],
-  "additionalProperties": false
-}`)
-}
-
-// Permission implements Tool: Grep reads the file or tree it searches.
-func (*Grep) Permission(input json.RawMessage, env *Env) permission.Request {
-	req := permission.Request{Tool: "Grep", Kind: permission.KindRead}
-	var in grepInput
-	if json.Unmarshal(input, &in) != nil {
-		return req
-	}
-	p := in.Path
-	if p == "" {
-		p = "."
-	}
-	req.Paths = []permission.Access{{Path: env.Abs(p)}}
-	return req
 }
 
 // grepQuery is a validated search, the same for both backends.

@@ -263,11 +263,11 @@ func TestGrepBackendChoice(t *testing.T) {
 
 func TestGrepPermission(t *testing.T) {
 	env := NewEnv("/work")
-	req := (&Grep{}).Permission(json.RawMessage(`{"pattern":"x","path":"src"}`), env)
+	req := requestFor(&Grep{}, json.RawMessage(`{"pattern":"x","path":"src"}`), env)
 	if len(req.Paths) != 1 || req.Paths[0].Path != "/work/src" || req.Paths[0].Write {
 		t.Errorf("Permission = %+v, want a read of /work/src", req)
 	}
-	req = (&Grep{}).Permission(json.RawMessage(`{"pattern":"x"}`), env)
+	req = requestFor(&Grep{}, json.RawMessage(`{"pattern":"x"}`), env)
 	if len(req.Paths) != 1 || req.Paths[0].Path != "/work" {
 		t.Errorf("Permission without path = %+v, want a read of the workdir", req)
 	}

@@ -10,10 +10,10 @@ import (
 )
 
 // KillShell stops a background shell and every process it started.
-type KillShell struct{}
+type KillShell struct{ Input[killShellInput] }
 
 type killShellInput struct {
-	ShellID string `json:"shell_id"`
+	ShellID string `json:"shell_id" jsonschema:"The ID of the background shell to kill"`
 }
 
 // Name implements Tool.
@@ -29,23 +29,6 @@ func (*KillShell) Description() string {
 - Takes the shell id (shell_id) that Bash returned for a run_in_background command.
 - Stops the command and every process it started (SIGTERM, then SIGKILL if they do not exit).
 - Output the shell wrote before it was killed can still be read with BashOutput.`
-}
-
-// Schema implements Tool.
-func (*KillShell) Schema() json.RawMessage {
-	return json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "shell_id": {"type": "string", "description": "The ID of the background shell to kill"}
-  },
-  "required": ["shell_id"],
-  "additionalProperties": false
-}`)
-}
-
-// Permission implements Tool.
-func (*KillShell) Permission(json.RawMessage, *Env) permission.Request {
-	return permission.Request{Tool: "KillShell", Kind: permission.KindOther}
 }
 
 // Run implements Tool.

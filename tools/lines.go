@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/nova-dev/nova/atomicfile"
-	"github.com/nova-dev/nova/permission"
 )
 
 // Shared limits of the file tools.
@@ -146,20 +145,6 @@ func decodeFileInput[T any](tool string, input json.RawMessage) (T, error) {
 		return v, fmt.Errorf("invalid input for %s: %w", tool, err)
 	}
 	return v, nil
-}
-
-// pathRequest describes a call that touches the path in input's field.
-// Unreadable input yields a request without paths.
-func pathRequest(tool string, kind permission.Kind, input json.RawMessage, env *Env, field string, write bool) permission.Request {
-	req := permission.Request{Tool: tool, Kind: kind}
-	var m map[string]any
-	if json.Unmarshal(input, &m) != nil {
-		return req
-	}
-	if p, ok := m[field].(string); ok && p != "" {
-		req.Paths = []permission.Access{{Path: env.Abs(p), Write: write}}
-	}
-	return req
 }
 
 // loadTextFile reads an existing text file for editing.

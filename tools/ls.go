@@ -19,11 +19,11 @@ import (
 const lsMaxEntries = 1000
 
 // LS lists a directory as an indented tree.
-type LS struct{}
+type LS struct{ Input[lsInput] }
 
 type lsInput struct {
-	Path   string   `json:"path,omitempty"`
-	Ignore []string `json:"ignore,omitempty"`
+	Path   string   `json:"path,omitempty" nova:"path,default=." jsonschema:"The directory to list, absolute or relative to the working directory (default: the working directory)"`
+	Ignore []string `json:"ignore,omitempty" jsonschema:"List of glob patterns to ignore"`
 }
 
 // Name implements Tool.
@@ -42,30 +42,6 @@ func (*LS) Description() string {
 - Entries a Read deny rule covers are listed with "(read denied)": they cannot be read or searched, and a denied directory's contents are not listed.
 - The tree is listed breadth-first and cut after 1000 entries, with a note; list a subdirectory to see more.
 - Prefer Glob and Grep when you know what you are looking for.`
-}
-
-// Schema implements Tool.
-func (*LS) Schema() json.RawMessage {
-	return json.RawMessage(`{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "The directory to list, absolute or relative to the working directory (default: the working directory)"},
-    "ignore": {"type": "array", "items": {"type": "string"}, "description": "List of glob patterns to ignore"}
-  },
-  "additionalProperties": false
-}`)
-}
-
-// Permission implements Tool: LS reads the directory it lists.
-func (*LS) Permission(input json.RawMessage, env *Env) permission.Request {
-	req := permission.Request{Tool: "LS", Kind: permission.KindRead}
-	var in lsInput
-	if json.Unmarshal(input, &in) != nil {
-		return req
-	}
-	req.Paths = []permission.Access{{Path: lsRoot(in, env)}}
-	return req
 }
 
 func lsRoot(in lsInput, env *Env) string {

@@ -99,7 +99,7 @@ func TestLSErrors(t *testing.T) {
 }
 
 func TestLSPermission(t *testing.T) {
-	req := (&LS{}).Permission(json.RawMessage(`{"path":"src"}`), NewEnv("/work"))
+	req := requestFor(&LS{}, json.RawMessage(`{"path":"src"}`), NewEnv("/work"))
 	if len(req.Paths) != 1 || req.Paths[0].Path != "/work/src" || req.Paths[0].Write {
 		t.Errorf("Permission = %+v", req)
 	}

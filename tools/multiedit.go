@@ -4,15 +4,26 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/nova-dev/nova/permission"
 )
 
 // MultiEdit makes several replacements in one file, all or none.
-type MultiEdit struct{}
+type MultiEdit struct{ Input[multiEditInput] }
 
 type multiEditInput struct {
-	FilePath string     `json:"file_path"`
-	Edits    []editSpec `json:"edits"`
+	FilePath string     `json:"file_path" nova:"path" jsonschema:"The file to change, absolute or relative to the working directory"`
+	Edits    []editSpec `json:"edits" jsonschema:"The edits, applied in order"`
+}
+
+// tuneSchema asks for at least one edit.
+func (multiEditInput) tuneSchema(s *jsonschema.Schema) {
+	edits := prop(s, "edits")
+	edits.MinItems = jsonschema.Ptr(1)
+	if edits.Items != nil {
+		tuneEditSpec(edits.Items)
+	}
 }
 
 // Name implements Tool.
@@ -30,39 +41,6 @@ func (*MultiEdit) Description() string {
 - Plan the order: an earlier edit may change text a later edit looks for.
 - To create a file, give an empty old_string in the first edit and the content as its new_string.
 - CRLF line endings, a UTF-8 byte-order mark and the file's permissions are kept.`
-}
-
-// Schema implements Tool.
-func (*MultiEdit) Schema() json.RawMessage {
-	return json.RawMessage(`{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "properties": {
-    "file_path": {"type": "string", "description": "The file to change, absolute or relative to the working directory"},
-    "edits": {
-      "type": "array",
-      "minItems": 1,
-      "description": "The edits, applied in order",
-      "items": {
-        "type": "object",
-        "properties": {
-          "old_string": {"type": "string", "description": "The exact text to replace"},
-          "new_string": {"type": "string", "description": "The text to put in its place"},
-          "replace_all": {"type": "boolean", "default": false, "description": "Replace every occurrence of old_string (default false)"}
-        },
-        "required": ["old_string", "new_string"],
-        "additionalProperties": false
-      }
-    }
-  },
-  "required": ["file_path", "edits"],
-  "additionalProperties": false
-}`)
-}
-
-// Permission implements Tool.
-func (*MultiEdit) Permission(input json.RawMessage, env *Env) permission.Request {
-	return pathRequest("MultiEdit", permission.KindEdit, input, env, "file_path", true)
 }
 
 // Run implements Tool.

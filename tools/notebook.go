@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/tools/display"
@@ -195,14 +197,20 @@ func stripANSI(s string) string {
 }
 
 // NotebookEdit replaces, inserts or deletes one cell of a Jupyter notebook.
-type NotebookEdit struct{}
+type NotebookEdit struct{ Input[notebookEditInput] }
 
 type notebookEditInput struct {
-	NotebookPath string `json:"notebook_path"`
-	CellID       string `json:"cell_id"`
-	NewSource    string `json:"new_source"`
-	CellType     string `json:"cell_type"`
-	EditMode     string `json:"edit_mode"`
+	NotebookPath string `json:"notebook_path" nova:"path" jsonschema:"The notebook to edit, absolute or relative to the working directory"`
+	CellID       string `json:"cell_id,omitempty" jsonschema:"The id of the cell (or its 0-based index) to replace or delete, or to insert after"`
+	NewSource    string `json:"new_source" jsonschema:"The new source of the cell"`
+	CellType     string `json:"cell_type,omitempty" jsonschema:"The type of the cell; required for insert"`
+	EditMode     string `json:"edit_mode,omitempty" jsonschema:"replace (default), insert or delete"`
+}
+
+// tuneSchema lists the values cell_type and edit_mode take.
+func (notebookEditInput) tuneSchema(s *jsonschema.Schema) {
+	prop(s, "cell_type").Enum = enum("code", "markdown")
+	prop(s, "edit_mode").Enum = enum("replace", "insert", "delete")
 }
 
 // Name implements Tool.
@@ -220,28 +228,6 @@ func (*NotebookEdit) Description() string {
 - edit_mode "insert" adds a new cell after cell_id (at the start when cell_id is omitted); cell_type is required.
 - edit_mode "delete" removes the cell; new_source is ignored.
 The notebook stays valid JSON and keeps the fields it had.`
-}
-
-// Schema implements Tool.
-func (*NotebookEdit) Schema() json.RawMessage {
-	return json.RawMessage(`{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "properties": {
-    "notebook_path": {"type": "string", "description": "The notebook to edit, absolute or relative to the working directory"},
-    "cell_id": {"type": "string", "description": "The id of the cell (or its 0-based index) to replace or delete, or to insert after"},
-    "new_source": {"type": "string", "description": "The new source of the cell"},
-    "cell_type": {"type": "string", "enum": ["code", "markdown"], "description": "The type of the cell; required for insert"},
-    "edit_mode": {"type": "string", "enum": ["replace", "insert", "delete"], "description": "replace (default), insert or delete"}
-  },
-  "required": ["notebook_path", "new_source"],
-  "additionalProperties": false
-}`)
-}
-
-// Permission implements Tool.
-func (*NotebookEdit) Permission(input json.RawMessage, env *Env) permission.Request {
-	return pathRequest("NotebookEdit", permission.KindEdit, input, env, "notebook_path", true)
 }
 
 // Run implements Tool.

@@ -138,16 +138,7 @@ func (p *Pipeline) Prepare(ctx context.Context, call Call, env *Env) *Prepared {
 // check asks the checker about the call as the world is now: the request
 // is made afresh (the shell's directory and variables, the files on disk).
 func (pr *Prepared) check(ctx context.Context) {
-	pr.req = pr.tool.Permission(pr.call.Input, pr.env)
-	if pr.req.Tool == "" {
-		pr.req.Tool = pr.tool.Name()
-	}
-	if pr.req.Kind == "" {
-		pr.req.Kind = pr.tool.Kind()
-	}
-	if pr.req.Workdir == "" {
-		pr.req.Workdir = pr.env.Workdir
-	}
+	pr.req = requestFor(pr.tool, pr.call.Input, pr.env)
 	pr.req.Typed = pr.call.Typed
 	pr.decision = pr.p.Checker.Check(ctx, pr.req)
 	pr.checked = pr.decision

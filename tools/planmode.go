@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/tools/display"
 )
@@ -32,7 +34,7 @@ const planUnavailable = "Plan mode is not available in this session. Do not call
 
 // EnterPlanMode switches the session to plan mode: read-only research until
 // a plan is approved with ExitPlanMode.
-type EnterPlanMode struct{}
+type EnterPlanMode struct{ Input[struct{}] }
 
 // Name implements Tool.
 func (*EnterPlanMode) Name() string { return "EnterPlanMode" }
@@ -63,21 +65,6 @@ In plan mode:
 4. Design the approach, then present it with ExitPlanMode; edit only after it is approved.`
 }
 
-// Schema implements Tool.
-func (*EnterPlanMode) Schema() json.RawMessage {
-	return json.RawMessage(`{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "properties": {},
-  "additionalProperties": false
-}`)
-}
-
-// Permission implements Tool: it touches no path.
-func (*EnterPlanMode) Permission(json.RawMessage, *Env) permission.Request {
-	return permission.Request{Tool: "EnterPlanMode", Kind: permission.KindOther}
-}
-
 // Run implements Tool.
 func (*EnterPlanMode) Run(_ context.Context, _ json.RawMessage, env *Env) (Result, error) {
 	if env.Modes == nil {
@@ -99,16 +86,20 @@ In plan mode you should:
 
 // ExitPlanMode presents a plan for approval and, when a person approves
 // it, leaves plan mode so editing can start.
-type ExitPlanMode struct{}
+type ExitPlanMode struct{ Input[exitPlanInput] }
 
 type exitPlanInput struct {
-	Plan string `json:"plan"`
+	Plan string `json:"plan" jsonschema:"The plan you came up with, that you want the user to approve. Supports Markdown. Keep it concise."`
 }
+
+// tuneSchema refuses an empty plan.
+func (exitPlanInput) tuneSchema(s *jsonschema.Schema) { prop(s, "plan").MinLength = jsonschema.Ptr(1) }
 
 // Name implements Tool.
 func (*ExitPlanMode) Name() string { return "ExitPlanMode" }
 
 // Kind implements Tool: it talks to the user and changes session state.
+// Kind other is what keeps it allowed in plan mode, where it is needed most.
 func (*ExitPlanMode) Kind() permission.Kind { return permission.KindOther }
 
 // Description implements Tool.
@@ -122,25 +113,6 @@ Examples:
 2. "Help me implement yank mode for vim": use ExitPlanMode once you have finished planning the implementation steps.
 
 The plan is Markdown: concise, but specific enough to act on (the files to change, the approach, how to verify it). Resolve open questions with AskUserQuestion before presenting it. If the user does not approve, you stay in plan mode: revise the plan with their feedback and present it again. If nobody can approve it (a non-interactive session), stop and give the plan as your final answer.`
-}
-
-// Schema implements Tool.
-func (*ExitPlanMode) Schema() json.RawMessage {
-	return json.RawMessage(`{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "properties": {
-    "plan": {"type": "string", "minLength": 1, "description": "The plan you came up with, that you want the user to approve. Supports Markdown. Keep it concise."}
-  },
-  "required": ["plan"],
-  "additionalProperties": false
-}`)
-}
-
-// Permission implements Tool: it touches no path. Kind other is what keeps
-// it allowed in plan mode, where it is needed most.
-func (*ExitPlanMode) Permission(json.RawMessage, *Env) permission.Request {
-	return permission.Request{Tool: "ExitPlanMode", Kind: permission.KindOther}
 }
 
 // Run implements Tool.

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/permission"
 )
@@ -22,12 +24,18 @@ const maxImageBytes = 3_750_000
 
 // Read shows a file to the model: numbered text lines, an image, or a
 // notebook cell by cell.
-type Read struct{}
+type Read struct{ Input[readInput] }
 
 type readInput struct {
-	FilePath string `json:"file_path"`
-	Offset   int    `json:"offset"`
-	Limit    int    `json:"limit"`
+	FilePath string `json:"file_path" nova:"path" jsonschema:"The file to read, absolute or relative to the working directory"`
+	Offset   int    `json:"offset,omitempty" jsonschema:"The 1-based line number to start reading from; only for files too long to read at once"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"How many lines to read (default 2000)"`
+}
+
+// tuneSchema adds the bounds struct tags cannot say.
+func (readInput) tuneSchema(s *jsonschema.Schema) {
+	prop(s, "offset").Minimum = jsonschema.Ptr(0.0)
+	prop(s, "limit").Minimum = jsonschema.Ptr(1.0)
 }
 
 // Name implements Tool.
@@ -48,26 +56,6 @@ func (*Read) Description() string {
 - Binary files are refused. Directories are refused: use LS to list one.
 - Read a file before you Edit or Write it; Write and Edit refuse files you have not read or that changed since you read them.
 - You can call Read on several files in parallel.`
-}
-
-// Schema implements Tool.
-func (*Read) Schema() json.RawMessage {
-	return json.RawMessage(`{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "properties": {
-    "file_path": {"type": "string", "description": "The file to read, absolute or relative to the working directory"},
-    "offset": {"type": "integer", "minimum": 0, "description": "The 1-based line number to start reading from; only for files too long to read at once"},
-    "limit": {"type": "integer", "minimum": 1, "description": "How many lines to read (default 2000)"}
-  },
-  "required": ["file_path"],
-  "additionalProperties": false
-}`)
-}
-
-// Permission implements Tool.
-func (*Read) Permission(input json.RawMessage, env *Env) permission.Request {
-	return pathRequest("Read", permission.KindRead, input, env, "file_path", false)
 }
 
 // Run implements Tool.

@@ -157,12 +157,12 @@ func TestReadNotebook(t *testing.T) {
 
 func TestReadPermission(t *testing.T) {
 	env := NewEnv("/work")
-	req := (&Read{}).Permission(json.RawMessage(`{"file_path":"a/b.go"}`), env)
-	want := permission.Request{Tool: "Read", Kind: permission.KindRead, Paths: []permission.Access{{Path: "/work/a/b.go"}}}
+	req := requestFor(&Read{}, json.RawMessage(`{"file_path":"a/b.go"}`), env)
+	want := permission.Request{Tool: "Read", Kind: permission.KindRead, Paths: []permission.Access{{Path: "/work/a/b.go"}}, Workdir: "/work"}
 	if fmt.Sprint(req) != fmt.Sprint(want) {
 		t.Errorf("Permission = %+v, want %+v", req, want)
 	}
-	if req := (&Read{}).Permission(json.RawMessage(`{nope`), env); len(req.Paths) != 0 || req.Tool != "Read" {
+	if req := requestFor(&Read{}, json.RawMessage(`{nope`), env); len(req.Paths) != 0 || req.Tool != "Read" {
 		t.Errorf("unparsable input gave %+v", req)
 	}
 }
@@ -180,7 +180,8 @@ func TestReadSchemasCompile(t *testing.T) {
 		if tool.Kind() != wantKind || len(tool.Description()) < 200 {
 			t.Errorf("%s: kind %s, description of %d chars", tool.Name(), tool.Kind(), len(tool.Description()))
 		}
-		if !strings.Contains(string(tool.Schema()), `"additionalProperties": false`) {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, tool.Schema()); err != nil || !strings.Contains(compact.String(), `"additionalProperties":false`) {
 			t.Errorf("%s schema allows extra properties", tool.Name())
 		}
 	}

@@ -23,6 +23,11 @@ type Registry struct {
 
 type entry struct {
 	tool Tool
+	// An inferred schema (Input) is built when the model is first offered
+	// the tool, not at registration, and kept: it is sent every turn.
+	rawOnce sync.Once
+	raw     json.RawMessage
+	rawErr  error
 	// The schema is compiled at the tool's first call, not at start: a
 	// one-turn run that calls two tools should not pay for all of them.
 	once   sync.Once
@@ -30,9 +35,31 @@ type entry struct {
 	err    error
 }
 
+// inputSchema returns the tool's schema as the model sees it, built once.
+func (e *entry) inputSchema() (json.RawMessage, error) {
+	e.rawOnce.Do(func() {
+		g, ok := e.tool.(inferred)
+		if !ok {
+			e.raw = e.tool.Schema() // checked by Register
+			return
+		}
+		if e.raw, e.rawErr = g.inputSchema(); e.rawErr != nil {
+			e.rawErr = fmt.Errorf("tool %s: %w", e.tool.Name(), e.rawErr)
+		}
+	})
+	return e.raw, e.rawErr
+}
+
 // resolved compiles the tool's schema once.
 func (e *entry) resolved() (*jsonschema.Resolved, error) {
-	e.once.Do(func() { e.schema, e.err = compileSchema(e.tool.Name(), e.tool.Schema()) })
+	e.once.Do(func() {
+		raw, err := e.inputSchema()
+		if err != nil {
+			e.err = err
+			return
+		}
+		e.schema, e.err = compileSchema(e.tool.Name(), raw)
+	})
 	return e.schema, e.err
 }
 
@@ -42,11 +69,14 @@ func NewRegistry() *Registry {
 }
 
 // Register adds t. Its schema must be a JSON object (it is compiled at the
-// first call: TestBuiltinSchemasCompile holds nova's own to compiling); a
-// name may be registered once.
+// first call: TestBuiltinSchemasCompile holds nova's own to compiling); an
+// inferred schema (Input) is built at first use, and the golden schema
+// test holds nova's own to building. A name may be registered once.
 func (r *Registry) Register(t Tool) error {
-	if raw := t.Schema(); !json.Valid(raw) || !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) {
-		return fmt.Errorf("tool %s: schema is not a JSON object", t.Name())
+	if _, inferred := t.(inferred); !inferred {
+		if raw := t.Schema(); !json.Valid(raw) || !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) {
+			return fmt.Errorf("tool %s: schema is not a JSON object", t.Name())
+		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -94,7 +124,9 @@ func (r *Registry) Names() []string {
 	return names
 }
 
-// Specs returns the enabled tools as the model sees them.
+// Specs returns the enabled tools as the model sees them. A tool whose
+// inferred schema cannot be built is left out: the model cannot call what
+// it cannot be told the input of (a call by name is refused with why).
 func (r *Registry) Specs() []llm.ToolSpec {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -103,8 +135,12 @@ func (r *Registry) Specs() []llm.ToolSpec {
 		if r.disabled[n] {
 			continue
 		}
-		t := r.tools[n].tool
-		specs = append(specs, llm.ToolSpec{Name: t.Name(), Description: t.Description(), InputSchema: t.Schema()})
+		e := r.tools[n]
+		raw, err := e.inputSchema()
+		if err != nil {
+			continue
+		}
+		specs = append(specs, llm.ToolSpec{Name: e.tool.Name(), Description: e.tool.Description(), InputSchema: raw})
 	}
 	return specs
 }

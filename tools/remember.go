@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/nova-dev/nova/memory"
 	"github.com/nova-dev/nova/permission"
 )
@@ -12,13 +14,20 @@ import (
 // Remember saves a memory to the project's MEMORY.md (auto memory), which
 // later sessions in the same project load into their prompt.
 type Remember struct {
+	Input[rememberInput]
 	// NovaHome is where auto memory lives (NOVA_HOME).
 	NovaHome string
 }
 
 type rememberInput struct {
-	Memory string `json:"memory"`
-	Type   string `json:"type"`
+	Memory string `json:"memory" jsonschema:"What to remember: one short, self-contained sentence"`
+	Type   string `json:"type,omitempty" jsonschema:"What kind of memory it is (default fact)"`
+}
+
+// tuneSchema lists the kinds of memory and refuses an empty one.
+func (rememberInput) tuneSchema(s *jsonschema.Schema) {
+	prop(s, "memory").MinLength = jsonschema.Ptr(1)
+	prop(s, "type").Enum = enum("fact", "preference", "decision")
 }
 
 // Name implements Tool.
@@ -37,26 +46,6 @@ Use it for what a future session needs and could not easily rediscover:
 - decisions made with the user, and why
 
 Do not use it for the state of the current task (what you are doing now, todos, intermediate results), for things already in the code or in NOVACODE.md, or for secrets. Use it when the user asks you to remember something, and sparingly otherwise: one short, self-contained sentence per memory.`
-}
-
-// Schema implements Tool.
-func (*Remember) Schema() json.RawMessage {
-	return json.RawMessage(`{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "properties": {
-    "memory": {"type": "string", "minLength": 1, "description": "What to remember: one short, self-contained sentence"},
-    "type": {"type": "string", "enum": ["fact", "preference", "decision"], "description": "What kind of memory it is (default fact)"}
-  },
-  "required": ["memory"],
-  "additionalProperties": false
-}`)
-}
-
-// Permission implements Tool: saving to nova's own memory touches no
-// workspace path and needs no approval.
-func (*Remember) Permission(input json.RawMessage, env *Env) permission.Request {
-	return permission.Request{Tool: "Remember", Kind: permission.KindOther}
 }
 
 // Run implements Tool.

@@ -86,7 +86,7 @@ func TestRemember(t *testing.T) {
 
 func TestRememberPermission(t *testing.T) {
 	r := &Remember{NovaHome: t.TempDir()}
-	req := r.Permission(json.RawMessage(`{"memory": "x"}`), NewEnv(t.TempDir()))
+	req := requestFor(r, json.RawMessage(`{"memory": "x"}`), NewEnv(t.TempDir()))
 	if req.Kind != permission.KindOther || len(req.Paths) != 0 || r.Kind() != permission.KindOther {
 		t.Errorf("request = %+v, kind %s", req, r.Kind())
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/tools/display"
 )
@@ -16,9 +18,9 @@ const todoStateKey = "todos"
 
 // TodoItem is one task of the session's todo list.
 type TodoItem struct {
-	Content    string `json:"content"`
+	Content    string `json:"content" jsonschema:"The task, in the imperative (\"Run tests\")"`
 	Status     string `json:"status"` // pending, in_progress or completed
-	ActiveForm string `json:"activeForm"`
+	ActiveForm string `json:"activeForm" jsonschema:"The task in the present continuous, shown while it is in progress (\"Running tests\")"`
 	ID         string `json:"id,omitempty"`
 }
 
@@ -52,10 +54,21 @@ func todoList(env *Env) *TodoList {
 }
 
 // TodoWrite replaces the session's todo list.
-type TodoWrite struct{}
+type TodoWrite struct{ Input[todoWriteInput] }
 
 type todoWriteInput struct {
-	Todos []TodoItem `json:"todos"`
+	Todos []TodoItem `json:"todos" jsonschema:"The updated todo list"`
+}
+
+// tuneSchema lists the statuses and refuses empty task texts.
+func (todoWriteInput) tuneSchema(s *jsonschema.Schema) {
+	item := prop(s, "todos").Items
+	if item == nil {
+		return
+	}
+	prop(item, "content").MinLength = jsonschema.Ptr(1)
+	prop(item, "status").Enum = enum("pending", "in_progress", "completed")
+	prop(item, "activeForm").MinLength = jsonschema.Ptr(1)
 }
 
 // Name implements Tool.
@@ -79,38 +92,6 @@ How it works:
 - Keep exactly one task in_progress at a time.
 - Only mark a task completed when it is fully done: not when tests fail, the work is partial, or you hit an unresolved error; then keep it in_progress and add a task for what blocks it.
 - Remove tasks that are no longer relevant by leaving them out of the list.`
-}
-
-// Schema implements Tool.
-func (*TodoWrite) Schema() json.RawMessage {
-	return json.RawMessage(`{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "properties": {
-    "todos": {
-      "type": "array",
-      "description": "The updated todo list",
-      "items": {
-        "type": "object",
-        "properties": {
-          "content": {"type": "string", "minLength": 1, "description": "The task, in the imperative (\"Run tests\")"},
-          "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]},
-          "activeForm": {"type": "string", "minLength": 1, "description": "The task in the present continuous, shown while it is in progress (\"Running tests\")"},
-          "id": {"type": "string"}
-        },
-        "required": ["content", "status", "activeForm"],
-        "additionalProperties": false
-      }
-    }
-  },
-  "required": ["todos"],
-  "additionalProperties": false
-}`)
-}
-
-// Permission implements Tool: it touches no path.
-func (*TodoWrite) Permission(json.RawMessage, *Env) permission.Request {
-	return permission.Request{Tool: "TodoWrite", Kind: permission.KindOther}
 }
 
 // Run implements Tool.

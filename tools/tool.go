@@ -23,12 +23,19 @@ type Tool interface {
 	// Kind says what the tool does; read-only tools may run concurrently
 	// and while the model is still streaming.
 	Kind() permission.Kind
-	// Permission describes a call for the permission checker: the paths it
-	// touches, the command it runs. input has not been validated yet; a
-	// tool that cannot read it returns a request with what it could find.
-	Permission(input json.RawMessage, env *Env) permission.Request
 	// Run executes a validated call.
 	Run(ctx context.Context, input json.RawMessage, env *Env) (Result, error)
+}
+
+// Permissioner is a tool that describes its calls to the permission
+// checker itself, because the paths its input declares (see Input) do not
+// say enough: Bash's command, WebFetch's domain, the files a patch names.
+// A tool that is neither is judged by its name and kind alone.
+type Permissioner interface {
+	// Permission describes a call: the paths it touches, the command it
+	// runs. A tool that cannot read input returns a request with what it
+	// could find.
+	Permission(input json.RawMessage, env *Env) permission.Request
 }
 
 // Result is what a tool returns.
@@ -138,14 +145,14 @@ type Approval struct {
 
 // Question is one AskUserQuestion question.
 type Question struct {
-	Question    string   `json:"question"`
-	Header      string   `json:"header,omitempty"`
-	Options     []Option `json:"options"`
-	MultiSelect bool     `json:"multiSelect,omitempty"`
+	Question    string   `json:"question" jsonschema:"The complete question to ask the user, ending with a question mark"`
+	Header      string   `json:"header,omitempty" jsonschema:"Very short label displayed as a chip/tag (max 12 chars), e.g. \"Library\""`
+	Options     []Option `json:"options" jsonschema:"The available choices (2-4 options)"`
+	MultiSelect bool     `json:"multiSelect,omitempty" jsonschema:"Allow the user to select several options"`
 }
 
 // Option is one choice of a Question.
 type Option struct {
-	Label       string `json:"label"`
-	Description string `json:"description,omitempty"`
+	Label       string `json:"label" jsonschema:"The display text of this option (1-5 words)"`
+	Description string `json:"description,omitempty" jsonschema:"What this option means or implies"`
 }

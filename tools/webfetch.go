@@ -21,6 +21,8 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/tools/display"
 )
@@ -38,6 +40,7 @@ const (
 // WebFetch fetches a URL and returns it as Markdown, headed by the question
 // the model asked about it.
 type WebFetch struct {
+	Input[webFetchInput]
 	// Timeout bounds the whole fetch, body included; 0 means 30s.
 	Timeout time.Duration
 	// MaxBytes bounds the body read; 0 means 5 MB.
@@ -45,9 +48,12 @@ type WebFetch struct {
 }
 
 type webFetchInput struct {
-	URL    string `json:"url"`
-	Prompt string `json:"prompt"`
+	URL    string `json:"url" jsonschema:"The URL to fetch content from"`
+	Prompt string `json:"prompt" jsonschema:"The question to answer from the fetched content"`
 }
+
+// tuneSchema says url is a URI.
+func (webFetchInput) tuneSchema(s *jsonschema.Schema) { prop(s, "url").Format = "uri" }
 
 // Name implements Tool.
 func (*WebFetch) Name() string { return "WebFetch" }
@@ -68,21 +74,7 @@ func (*WebFetch) Description() string {
 - Each new domain may need the user's permission. This tool is read-only and does not modify any files.`
 }
 
-// Schema implements Tool.
-func (*WebFetch) Schema() json.RawMessage {
-	return json.RawMessage(`{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "properties": {
-    "url": {"type": "string", "format": "uri", "description": "The URL to fetch content from"},
-    "prompt": {"type": "string", "description": "The question to answer from the fetched content"}
-  },
-  "required": ["url", "prompt"],
-  "additionalProperties": false
-}`)
-}
-
-// Permission implements Tool: the request names the host fetched.
+// Permission implements Permissioner: the request names the host fetched.
 func (*WebFetch) Permission(input json.RawMessage, env *Env) permission.Request {
 	req := permission.Request{Tool: "WebFetch", Kind: permission.KindFetch}
 	var in webFetchInput

@@ -12,11 +12,11 @@ import (
 )
 
 // Write creates a file or replaces its whole content.
-type Write struct{}
+type Write struct{ Input[writeInput] }
 
 type writeInput struct {
-	FilePath string `json:"file_path"`
-	Content  string `json:"content"`
+	FilePath string `json:"file_path" nova:"path" jsonschema:"The file to write, absolute or relative to the working directory"`
+	Content  string `json:"content" jsonschema:"The complete new content of the file"`
 }
 
 // Name implements Tool.
@@ -33,25 +33,6 @@ func (*Write) Description() string {
 - Prefer Edit for changing part of an existing file: it sends only the change.
 - An existing file keeps its permissions, its CRLF line endings and its UTF-8 byte-order mark.
 - Do not create documentation or README files unless asked.`
-}
-
-// Schema implements Tool.
-func (*Write) Schema() json.RawMessage {
-	return json.RawMessage(`{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "properties": {
-    "file_path": {"type": "string", "description": "The file to write, absolute or relative to the working directory"},
-    "content": {"type": "string", "description": "The complete new content of the file"}
-  },
-  "required": ["file_path", "content"],
-  "additionalProperties": false
-}`)
-}
-
-// Permission implements Tool.
-func (*Write) Permission(input json.RawMessage, env *Env) permission.Request {
-	return pathRequest("Write", permission.KindEdit, input, env, "file_path", true)
 }
 
 // Run implements Tool.

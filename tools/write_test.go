@@ -119,7 +119,7 @@ func TestWriteThroughSymlink(t *testing.T) {
 
 func TestWritePermission(t *testing.T) {
 	env := NewEnv("/w")
-	req := (&Write{}).Permission(json.RawMessage(`{"file_path":"../x.txt","content":""}`), env)
+	req := requestFor(&Write{}, json.RawMessage(`{"file_path":"../x.txt","content":""}`), env)
 	if req.Kind != permission.KindEdit || len(req.Paths) != 1 || req.Paths[0] != (permission.Access{Path: "/x.txt", Write: true}) {
 		t.Errorf("Permission = %+v", req)
 	}
@@ -137,11 +137,11 @@ func TestWriteEditToolsPermission(t *testing.T) {
 		{&NotebookEdit{}, `{"notebook_path":"n.ipynb","new_source":""}`, "/w/n.ipynb"},
 	}
 	for _, tt := range tests {
-		req := tt.tool.Permission(json.RawMessage(tt.input), env)
+		req := requestFor(tt.tool, json.RawMessage(tt.input), env)
 		if req.Tool != tt.tool.Name() || req.Kind != permission.KindEdit || len(req.Paths) != 1 || req.Paths[0] != (permission.Access{Path: tt.path, Write: true}) {
 			t.Errorf("%s: Permission = %+v", tt.tool.Name(), req)
 		}
-		if req := tt.tool.Permission(json.RawMessage(`[`), env); len(req.Paths) != 0 || req.Kind != permission.KindEdit {
+		if req := requestFor(tt.tool, json.RawMessage(`[`), env); len(req.Paths) != 0 || req.Kind != permission.KindEdit {
 			t.Errorf("%s: unparsable input gave %+v", tt.tool.Name(), req)
 		}
 	}

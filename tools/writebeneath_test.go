@@ -163,7 +163,7 @@ func TestFileToolsRefuseDirectorySwappedAfterCheck(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req := c.tool.Permission(raw, env)
+		req := requestFor(c.tool, raw, env)
 		if len(req.Paths) == 0 || !strings.HasPrefix(req.Paths[0].Path, sub+"/") {
 			t.Fatalf("%s: checked paths %+v, want ones in %s", c.name, req.Paths, sub)
 		}

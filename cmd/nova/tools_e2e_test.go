@@ -199,10 +199,18 @@ func TestToolsE2E(t *testing.T) {
 			used[c.call.Name] = true
 		}
 	}
+	// A new tool fails here until it is added: say exactly how.
+	missing := false
 	for _, name := range append(builtin, "Remember") {
 		if !used[name] {
-			t.Errorf("the trajectory does not use %s", name)
+			missing = true
+			t.Errorf("the trajectory does not use %[1]s: add a call of it to a turn of turns in TestToolsE2E (cmd/nova/tools_e2e_test.go), "+
+				"e.g. {call: call(%[2]q, %[1]q, map[string]any{...}), contains: []string{\"text its result must hold\"}}, "+
+				"with the input its schema in tools/schemas_gen.go describes, and check on disk what it changed", name, strings.ToLower(name))
 		}
+	}
+	if missing {
+		t.FailNow()
 	}
 
 	var script []llmtest.Turn
