@@ -123,6 +123,11 @@ func (w *walker) word(wd *syntax.Word) word {
 		w.part(p, &b, &out, i == 0, false)
 	}
 	out.val = b.String()
+	if out.fd && len(wd.Parts) != 1 {
+		// <(...)x is /dev/fd/63x: a path, not the pipe, and only known
+		// at run time.
+		out.fd = false
+	}
 	return out
 }
 
