@@ -79,7 +79,6 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 					defer wg.Done()
 					p.out = p.prep.Execute(toolCtx)
 					close(p.done)
-					a.sendResult(turn, p.out)
 				}()
 			} else {
 				inOrder = true
@@ -123,6 +122,11 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 		// attempt, shown and not voided by a retry, is kept.
 		cancelTools()
 		wg.Wait()
+		for _, p := range calls {
+			if p.done != nil {
+				a.sendResult(turn, p.out) // the frontends saw it start
+			}
+		}
 		if res.text != "" {
 			_ = a.appendMessage(llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{llm.TextPart(res.text)}})
 		}
@@ -159,7 +163,19 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 	}
 	res.calledTools = true
 
-	// Calls that ask or write run one by one, in order, after the stream.
+	// What the person sees of a result is what the model gets: each is
+	// shaped (instructions it discovered, the batch budget) before it goes
+	// out. The calls that ran during the stream finish as a group; those
+	// that ask or write run one by one, in order, after it.
+	budget := tools.NewBudget(a.cfg.Env, 0)
+	wg.Wait()
+	var group []*pending
+	for _, p := range calls {
+		if p.done != nil {
+			group = append(group, p)
+		}
+	}
+	a.shapeAndSend(ctx, turn, budget, group...)
 	for _, p := range calls {
 		if p.done != nil {
 			continue
@@ -170,22 +186,12 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 		} else {
 			p.out = p.prep.Execute(toolCtx)
 		}
-		a.sendResult(turn, p.out)
+		a.shapeAndSend(ctx, turn, budget, p)
 	}
-	wg.Wait()
 
 	outs := make([]tools.Outcome, len(calls))
 	for i, p := range calls {
 		outs[i] = p.out
-		if a.cfg.Discover != nil && len(p.out.Paths) > 0 {
-			paths := make([]string, len(p.out.Paths))
-			for j, acc := range p.out.Paths {
-				paths[j] = acc.Path
-			}
-			if extra := a.cfg.Discover(ctx, paths); extra != "" {
-				outs[i].Result.Output += "\n\n" + extra
-			}
-		}
 		if p.out.Denied {
 			done.Denials = append(done.Denials, Denial{ToolName: p.call.Name, ToolUseID: p.call.ID, ToolInput: p.call.Input,
 				Layer: p.out.Decision.Layer, Reason: p.out.Decision.Reason})
@@ -194,7 +200,6 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 			_ = rec.AppendDecision(p.call.ID, p.call.Name, p.out.Decision)
 		}
 	}
-	tools.ApplyBudget(outs, a.cfg.Env, 0)
 	results := llm.Message{Role: llm.RoleUser}
 	for _, o := range outs {
 		content := []llm.Part{llm.TextPart(o.Result.Output)}
@@ -210,6 +215,33 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 		res.err = ctx.Err()
 	}
 	return res
+}
+
+// shapeAndSend shapes the outcomes of calls that have run — the instruction
+// files of the directories they touched, then the batch budget — and
+// sends each to the frontends.
+func (a *Agent) shapeAndSend(ctx context.Context, turn int, budget *tools.Budget, ps ...*pending) {
+	if len(ps) == 0 {
+		return
+	}
+	outs := make([]tools.Outcome, len(ps))
+	for i, p := range ps {
+		outs[i] = p.out
+		if a.cfg.Discover != nil && len(p.out.Paths) > 0 {
+			paths := make([]string, len(p.out.Paths))
+			for j, acc := range p.out.Paths {
+				paths[j] = acc.Path
+			}
+			if extra := a.cfg.Discover(ctx, paths); extra != "" {
+				outs[i].Result.Output += "\n\n" + extra
+			}
+		}
+	}
+	budget.Fit(outs)
+	for i, p := range ps {
+		p.out = outs[i]
+		a.sendResult(turn, p.out)
+	}
 }
 
 func (a *Agent) sendResult(turn int, o tools.Outcome) {

@@ -131,12 +131,29 @@ func cutIndex(s string, i int) int {
 	return i
 }
 
-// ApplyBudget keeps a batch of results within budget characters in total by
-// spilling the largest first. Outcomes already spilled are left alone.
-func ApplyBudget(outs []Outcome, env *Env, budget int) {
-	if budget <= 0 {
-		budget = DefaultBatchBudget
+// Budget is what is left of the character budget of one model response's
+// tool results. Results are fitted as they go out to the frontends, so
+// what a person sees is what the model gets: a group that finishes
+// together is fitted at once (largest spilled first), and each later
+// result with what the earlier ones left.
+type Budget struct {
+	left int
+	env  *Env
+}
+
+// NewBudget starts a batch budget of total characters (DefaultBatchBudget
+// when total is not positive).
+func NewBudget(env *Env, total int) *Budget {
+	if total <= 0 {
+		total = DefaultBatchBudget
 	}
+	return &Budget{left: total, env: env}
+}
+
+// Fit keeps outs within what is left of the budget by spilling the largest
+// first, and takes what they use. Outcomes already spilled, and results
+// too small to be worth a preview, are left alone.
+func (b *Budget) Fit(outs []Outcome) {
 	total := 0
 	for _, o := range outs {
 		total += len(o.Result.Output)
@@ -145,17 +162,18 @@ func ApplyBudget(outs []Outcome, env *Env, budget int) {
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return len(outs[idx[a]].Result.Output) > len(outs[idx[b]].Result.Output) })
+	sort.SliceStable(idx, func(x, y int) bool { return len(outs[idx[x]].Result.Output) > len(outs[idx[y]].Result.Output) })
 	for _, i := range idx {
-		if total <= budget {
-			return
+		if total <= b.left {
+			break
 		}
 		o := &outs[i]
 		if o.SpillPath != "" || len(o.Result.Output) <= previewHead+previewTail+500 {
 			continue
 		}
 		before := len(o.Result.Output)
-		o.Result, o.SpillPath = spill(o.Call, o.Result, env)
+		o.Result, o.SpillPath = spill(o.Call, o.Result, b.env)
 		total -= before - len(o.Result.Output)
 	}
+	b.left = max(b.left-total, 0)
 }

@@ -151,7 +151,7 @@ func TestShapeKeepsUTF8AndSafeNames(t *testing.T) {
 	}
 }
 
-func TestApplyBudgetSpillsLargestFirst(t *testing.T) {
+func TestBudgetSpillsLargestFirst(t *testing.T) {
 	tests := []struct {
 		name      string
 		sizes     []int
@@ -171,7 +171,7 @@ func TestApplyBudgetSpillsLargestFirst(t *testing.T) {
 			for i, n := range tt.sizes {
 				outs[i] = Outcome{Call: Call{ID: "c" + string(rune('0'+i)), Name: "Emit"}, Result: Result{Output: shBig(n)}}
 			}
-			ApplyBudget(outs, env, tt.budget)
+			NewBudget(env, tt.budget).Fit(outs)
 			total := 0
 			for i, o := range outs {
 				total += len(o.Result.Output)
@@ -194,7 +194,7 @@ func TestApplyBudgetSpillsLargestFirst(t *testing.T) {
 	}
 }
 
-func TestApplyBudgetLeavesSpilledResultsAlone(t *testing.T) {
+func TestBudgetLeavesSpilledResultsAlone(t *testing.T) {
 	env := NewEnv(t.TempDir())
 	env.SpillDir = t.TempDir()
 	preview := shBig(40_000) // as if already a preview
@@ -202,11 +202,29 @@ func TestApplyBudgetLeavesSpilledResultsAlone(t *testing.T) {
 		{Call: Call{ID: "a"}, Result: Result{Output: preview}, SpillPath: "/elsewhere/a.txt"},
 		{Call: Call{ID: "b"}, Result: Result{Output: shBig(30_000)}},
 	}
-	ApplyBudget(outs, env, 50_000)
+	NewBudget(env, 50_000).Fit(outs)
 	if outs[0].SpillPath != "/elsewhere/a.txt" || outs[0].Result.Output != preview {
 		t.Errorf("an already spilled result was spilled again: %q", outs[0].SpillPath)
 	}
 	if outs[1].SpillPath == "" {
 		t.Errorf("the next largest was not spilled")
+	}
+}
+
+// TestBudgetCarriesOver fits results one group after another: what the
+// first group used is gone for the next.
+func TestBudgetCarriesOver(t *testing.T) {
+	env := NewEnv(t.TempDir())
+	env.SpillDir = t.TempDir()
+	b := NewBudget(env, 50_000)
+	first := []Outcome{{Call: Call{ID: "a"}, Result: Result{Output: shBig(30_000)}}}
+	b.Fit(first)
+	if first[0].SpillPath != "" {
+		t.Fatalf("a result within the budget was spilled")
+	}
+	second := []Outcome{{Call: Call{ID: "b"}, Result: Result{Output: shBig(30_000)}}}
+	b.Fit(second)
+	if second[0].SpillPath == "" {
+		t.Errorf("the second result went over what the first left and was not spilled")
 	}
 }

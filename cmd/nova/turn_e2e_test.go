@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/llm/llmtest"
 	"github.com/nova-dev/nova/tools"
 )
@@ -49,11 +50,20 @@ func TestBatchBudgetSpillsLargest(t *testing.T) {
 	for name, n := range sizes {
 		e.write(name, numbered(n, 90))
 	}
-	r := e.run("", "-p", "--output-format", "json", "read the four files")
+	r := e.run("", "-p", "--output-format", "stream-json", "read the four files")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	id := resultSessionID(t, r)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	id := resultSessionID(t, runResult{stdout: lines[len(lines)-1]})
+	// What the frontends are shown of each result is what the model got.
+	shown := map[string]agent.ToolResult{}
+	for _, l := range lines {
+		var ev agent.Event
+		if err := json.Unmarshal([]byte(l), &ev); err == nil && ev.Type == agent.EventToolResult && ev.Result != nil {
+			shown[ev.Result.ID] = *ev.Result
+		}
+	}
 	reqs := e.srv.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("provider saw %d requests, want 2", len(reqs))
@@ -72,6 +82,15 @@ func TestBatchBudgetSpillsLargest(t *testing.T) {
 		if res.IsError || !strings.Contains(res.Text, last) || len(res.Text) >= tools.DefaultSpillThreshold {
 			t.Errorf("%s.txt: error=%v, %d characters, want it whole under the spill threshold (with %q)", name, res.IsError, len(res.Text), last)
 		}
+	}
+
+	for id, res := range got {
+		if shown[id].Output != res.Text {
+			t.Errorf("%s: the tool_result event shows %d characters, the model got %d", id, len(shown[id].Output), len(res.Text))
+		}
+	}
+	if shown["read_d"].SpillPath == "" {
+		t.Errorf("the tool_result event of the spilled read_d names no spill file")
 	}
 
 	// The largest is the one spilled, to the session's tool-results.
