@@ -326,19 +326,19 @@ func AddLocalRule(projectDir, list, rule string) error {
 	}); err != nil {
 		return err
 	}
-	return ignoreLocalSettings(dir)
+	return ignoreLocalSettings(dir, "add rule")
 }
 
 // ignoreLocalSettings keeps settings.local.json out of git with a
 // .nova/.gitignore of its own, so personal rules are never committed and
 // no file of the user's is edited. An existing .nova/.gitignore is left alone.
-func ignoreLocalSettings(novaDir string) error {
+func ignoreLocalSettings(novaDir, op string) error {
 	path := filepath.Join(novaDir, ".gitignore")
 	if _, err := os.Lstat(path); err == nil || !errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err := atomicfile.Write(path, []byte("settings.local.json\n"), 0o644); err != nil {
-		return fmt.Errorf("add rule: %w", err)
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
 }
