@@ -23,10 +23,16 @@ import (
 type InputError struct {
 	// Reason says what is wrong, in words for the person who asked.
 	Reason string
+	// Err, when set, is a sentinel the caller can test with errors.Is
+	// (ErrMCPServerNotFound).
+	Err error
 }
 
 // Error returns the reason.
 func (e *InputError) Error() string { return e.Reason }
+
+// Unwrap returns Err.
+func (e *InputError) Unwrap() error { return e.Err }
 
 // inputErrorf returns an *InputError.
 func inputErrorf(format string, args ...any) error {

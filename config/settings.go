@@ -22,6 +22,15 @@ type Settings struct {
 	Permissions Permissions       `json:"permissions"`
 	Sandbox     SandboxSettings   `json:"sandbox"`
 	Env         map[string]string `json:"env,omitempty"`
+	// EnableAllProjectMcpServers starts every server of the project's
+	// .mcp.json without asking (Claude Code's key); nil leaves earlier
+	// files' value alone.
+	EnableAllProjectMcpServers *bool `json:"enableAllProjectMcpServers,omitempty"`
+	// EnabledMcpjsonServers and DisabledMcpjsonServers name the .mcp.json
+	// servers the person approved and declined; the lists of all files add
+	// up, and a declined server stays declined whichever file approves it.
+	EnabledMcpjsonServers  []string `json:"enabledMcpjsonServers,omitempty"`
+	DisabledMcpjsonServers []string `json:"disabledMcpjsonServers,omitempty"`
 	// RuleSets are the permission lists of each file loaded, in order, with
 	// the file and project directory their rules belong to.
 	RuleSets []permission.RuleSet `json:"-"`
@@ -171,6 +180,12 @@ func (m *Settings) merge(s *Settings, path, projectDir, home string) {
 	for k, v := range s.Env {
 		m.Env[k] = v
 	}
+	if s.EnableAllProjectMcpServers != nil {
+		m.EnableAllProjectMcpServers = s.EnableAllProjectMcpServers
+		m.Sources["enableAllProjectMcpServers"] = path
+	}
+	m.EnabledMcpjsonServers = appendNew(m.EnabledMcpjsonServers, s.EnabledMcpjsonServers)
+	m.DisabledMcpjsonServers = appendNew(m.DisabledMcpjsonServers, s.DisabledMcpjsonServers)
 	// Rules of every file are relative to the project; the user file's
 	// ./ patterns too, since it applies to whichever project is open.
 	m.RuleSets = append(m.RuleSets, permission.RuleSet{Source: path, Base: projectDir, Allow: p.Allow, Ask: p.Ask, Deny: p.Deny})
@@ -196,6 +211,16 @@ func expandDir(d, base, home string) string {
 		d = filepath.Join(base, d)
 	}
 	return filepath.Clean(d)
+}
+
+// appendNew adds the items of more that list lacks, in order.
+func appendNew(list, more []string) []string {
+	for _, s := range more {
+		if !contains(list, s) {
+			list = append(list, s)
+		}
+	}
+	return list
 }
 
 func contains(list []string, s string) bool {
@@ -301,19 +326,19 @@ func AddLocalRule(projectDir, list, rule string) error {
 	}); err != nil {
 		return err
 	}
-	return ignoreLocalSettings(dir)
+	return ignoreLocalSettings(dir, "add rule")
 }
 
 // ignoreLocalSettings keeps settings.local.json out of git with a
 // .nova/.gitignore of its own, so personal rules are never committed and
 // no file of the user's is edited. An existing .nova/.gitignore is left alone.
-func ignoreLocalSettings(novaDir string) error {
+func ignoreLocalSettings(novaDir, op string) error {
 	path := filepath.Join(novaDir, ".gitignore")
 	if _, err := os.Lstat(path); err == nil || !errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err := atomicfile.Write(path, []byte("settings.local.json\n"), 0o644); err != nil {
-		return fmt.Errorf("add rule: %w", err)
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
 }
@@ -349,14 +374,46 @@ func RemoveRule(path, list, rule string) error {
 // one and whether anything changed. Every other key is kept as it was
 // written; an empty list is dropped. must says the file has to exist.
 func editRules(path, list, op string, must bool, edit func([]string) ([]string, bool, error)) error {
-	lock := flock.New(path + ".lock")
+	return editJSONFile(path, path+".lock", op, must, 0o600, func(doc map[string]json.RawMessage) (bool, error) {
+		perms, err := objectAt(doc, "permissions", path)
+		if err != nil {
+			return false, err
+		}
+		var rules []string
+		if raw, ok := perms[list]; ok {
+			if err := json.Unmarshal(raw, &rules); err != nil {
+				return false, fmt.Errorf("%s: permissions.%s is not a list of strings: %w", path, list, err)
+			}
+		}
+		rules, changed, err := edit(rules)
+		if err != nil || !changed {
+			return false, err
+		}
+		if len(rules) == 0 {
+			delete(perms, list)
+		} else if perms[list], err = json.Marshal(rules); err != nil {
+			return false, err
+		}
+		doc["permissions"], err = json.Marshal(perms)
+		return true, err
+	})
+}
+
+// editJSONFile rewrites the JSON object in the file at path under the
+// lock file lockPath (path+".lock" for settings files, the lock every
+// edit of them takes). edit gets the object's keys as written and says
+// whether it changed anything; every key it leaves alone is kept as it
+// was. A file that does not parse is an error and is left as it is. must
+// says the file has to exist; perm is the mode of a new file, an existing
+// one keeps its own. The file is replaced atomically.
+func editJSONFile(path, lockPath, op string, must bool, perm os.FileMode, edit func(doc map[string]json.RawMessage) (bool, error)) error {
+	lock := flock.New(lockPath)
 	if err := lock.Lock(); err != nil {
 		return fmt.Errorf("%s: lock %s: %w", op, path, err)
 	}
 	defer lock.Unlock()
 
 	doc := map[string]json.RawMessage{}
-	perm := os.FileMode(0o600)
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && must:
@@ -364,41 +421,25 @@ func editRules(path, list, op string, must bool, edit func([]string) ([]string, 
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		return fmt.Errorf("%s: read %s: %w", op, path, err)
-	case len(bytes.TrimSpace(data)) > 0:
-		if err := json.Unmarshal(data, &doc); err != nil {
-			return fmt.Errorf("%s: %s: %s (fix or remove the file)", op, path, describeJSONError(data, err))
-		}
+	default:
 		if st, err := os.Stat(path); err == nil {
 			perm = st.Mode().Perm()
 		}
-	}
-	perms := map[string]json.RawMessage{}
-	if raw, ok := doc["permissions"]; ok {
-		if err := json.Unmarshal(raw, &perms); err != nil {
-			return fmt.Errorf("%s: %s: \"permissions\" is not an object: %w", op, path, err)
+		if len(bytes.TrimSpace(data)) > 0 {
+			if err := json.Unmarshal(data, &doc); err != nil {
+				return fmt.Errorf("%s: %s: %s (fix or remove the file)", op, path, describeJSONError(data, err))
+			}
+			if doc == nil { // the file says null
+				doc = map[string]json.RawMessage{}
+			}
 		}
 	}
-	var rules []string
-	if raw, ok := perms[list]; ok {
-		if err := json.Unmarshal(raw, &rules); err != nil {
-			return fmt.Errorf("%s: %s: permissions.%s is not a list of strings: %w", op, path, list, err)
-		}
-	}
-	rules, changed, err := edit(rules)
+	changed, err := edit(doc)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	if !changed {
 		return nil
-	}
-	var merr error
-	if len(rules) == 0 {
-		delete(perms, list)
-	} else if perms[list], merr = json.Marshal(rules); merr != nil {
-		return fmt.Errorf("%s: %w", op, merr)
-	}
-	if doc["permissions"], merr = json.Marshal(perms); merr != nil {
-		return fmt.Errorf("%s: %w", op, merr)
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
@@ -408,6 +449,23 @@ func editRules(path, list, op string, must bool, edit func([]string) ([]string, 
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
+}
+
+// objectAt decodes the JSON object under key of doc (empty when absent
+// or null), for a file at path.
+func objectAt(doc map[string]json.RawMessage, key, path string) (map[string]json.RawMessage, error) {
+	obj := map[string]json.RawMessage{}
+	raw, ok := doc[key]
+	if !ok {
+		return obj, nil
+	}
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, fmt.Errorf("%s: %q is not an object: %w", path, key, err)
+	}
+	if obj == nil {
+		obj = map[string]json.RawMessage{}
+	}
+	return obj, nil
 }
 
 // RuleEntry is one permission rule and where it comes from.

@@ -40,7 +40,7 @@ type projectGrant struct {
 }
 
 // projectGrants lists the kinds of grant. A new setting that widens what
-// nova does (hooks, MCP servers) becomes trust-gated by adding it here.
+// nova does (hooks, ...) becomes trust-gated by adding it here.
 func projectGrants() []projectGrant {
 	return []projectGrant{
 		{"permissions.allow", func(s *Settings) string {
@@ -74,6 +74,14 @@ func projectGrants() []projectGrant {
 		{"sandbox.network", func(s *Settings) string { return takeBool(&s.Sandbox.Network, true) }},
 		{"sandbox.autoAllow", func(s *Settings) string { return takeBool(&s.Sandbox.AutoAllow, true) }},
 		{"sandbox.allowUnixSockets", func(s *Settings) string { return takeBool(&s.Sandbox.AllowUnixSockets, true) }},
+		// Approving .mcp.json servers starts programs the repository
+		// names; declining them (disabledMcpjsonServers) restricts.
+		{"enableAllProjectMcpServers", func(s *Settings) string { return takeBool(&s.EnableAllProjectMcpServers, true) }},
+		{"enabledMcpjsonServers", func(s *Settings) string {
+			v := strings.Join(s.EnabledMcpjsonServers, ", ")
+			s.EnabledMcpjsonServers = nil
+			return v
+		}},
 	}
 }
 

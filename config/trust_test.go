@@ -254,3 +254,55 @@ func TestTrustStoreBrokenFile(t *testing.T) {
 		t.Error("a relative entry was accepted")
 	}
 }
+
+// TestLoadSettingsMCPApprovalsNeedTrust: approving .mcp.json servers from
+// a project file is a grant; declining them restricts and always applies.
+// The user's file also holds mcpServers and projects, which LoadSettings
+// does not merge and must not choke on.
+func TestLoadSettingsMCPApprovalsNeedTrust(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(home, "settings.json"), `{
+  "enabledMcpjsonServers": ["mine"],
+  "mcpServers": {"u": {"command": "u-server", "args": ["-v"]}},
+  "projects": {"`+proj+`": {"mcpServers": {"l": {"type": "http", "url": "https://example.com/mcp"}}, "other": 1}}
+}`)
+	writeFile(t, filepath.Join(proj, ".nova", "settings.json"), `{"enableAllProjectMcpServers": true, "disabledMcpjsonServers": ["evil"]}`)
+	writeFile(t, filepath.Join(proj, ".nova", "settings.local.json"), `{"enabledMcpjsonServers": ["evil", "tool"], "disabledMcpjsonServers": ["x"]}`)
+
+	s, _, err := LoadSettings(home, proj, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.EnableAllProjectMcpServers != nil || !slices.Equal(s.EnabledMcpjsonServers, []string{"mine"}) {
+		t.Errorf("untrusted: enableAll %v enabled %v, want only the user's approvals", s.EnableAllProjectMcpServers, s.EnabledMcpjsonServers)
+	}
+	if !slices.Equal(s.DisabledMcpjsonServers, []string{"evil", "x"}) {
+		t.Errorf("untrusted: disabled %v, want both project files' refusals", s.DisabledMcpjsonServers)
+	}
+	var got []string
+	for _, ig := range s.Ignored {
+		got = append(got, fmt.Sprintf("%s %s=%s", filepath.Base(ig.File), ig.Setting, ig.Value))
+	}
+	want := []string{"settings.json enableAllProjectMcpServers=true", "settings.local.json enabledMcpjsonServers=evil, tool"}
+	if !slices.Equal(got, want) {
+		t.Errorf("ignored %q, want %q", got, want)
+	}
+
+	s, _, err = LoadSettings(home, proj, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.EnableAllProjectMcpServers == nil || !*s.EnableAllProjectMcpServers || !slices.Equal(s.EnabledMcpjsonServers, []string{"mine", "evil", "tool"}) || len(s.Ignored) != 0 {
+		t.Errorf("trusted: enableAll %v enabled %v ignored %v", s.EnableAllProjectMcpServers, s.EnabledMcpjsonServers, s.Ignored)
+	}
+	if s.Sources["enableAllProjectMcpServers"] != filepath.Join(proj, ".nova", "settings.json") {
+		t.Errorf("sources %v", s.Sources)
+	}
+
+	// false in a project file turns the user's true off: a restriction.
+	writeFile(t, filepath.Join(home, "settings.json"), `{"enableAllProjectMcpServers": true}`)
+	writeFile(t, filepath.Join(proj, ".nova", "settings.json"), `{"enableAllProjectMcpServers": false}`)
+	if s, _, err = LoadSettings(home, proj, "", false); err != nil || s.EnableAllProjectMcpServers == nil || *s.EnableAllProjectMcpServers {
+		t.Errorf("a project's false must apply untrusted: %v %v", s.EnableAllProjectMcpServers, err)
+	}
+}
