@@ -1,6 +1,7 @@
 // Command nova is a terminal-first AI coding assistant. This package holds
-// the commands (flags -> config -> an agent -> a frontend) and, until a live
-// package takes it over, the live session the TUI drives (interactive.go).
+// the commands (flags -> a live runtime -> a frontend) and the TUI's backend
+// for its session operations (interactive.go); the runtime itself is built
+// by package live.
 package main
 
 import (
