@@ -23,6 +23,7 @@ const (
 	EventQuestion      EventType = "question"
 	EventToolResult    EventType = "tool_result"
 	EventTodos         EventType = "todos"
+	EventToolProgress  EventType = "tool_progress"
 	EventTurnEnd       EventType = "turn_end"
 	EventContext       EventType = "context"
 	EventCompaction    EventType = "compaction"
@@ -50,6 +51,9 @@ type Event struct {
 	Result *ToolResult `json:"result,omitempty"`
 	// Todos is set on todos events: the whole current list.
 	Todos []display.Todo `json:"todos,omitempty"`
+	// Progress is set on tool_progress events: how far a running call
+	// has got.
+	Progress *display.Progress `json:"progress,omitempty"`
 	// Usage is set on turn_end (that turn) and done (the run's totals).
 	Usage *llm.Usage `json:"usage,omitempty"`
 	// StopReason is set on turn_end and done.

@@ -66,7 +66,7 @@ func (Person) AskQuestions(ctx context.Context, qs []tools.Question) ([]string, 
 
 // Notify is the Notify hook of a session's tools.Env: what a tool shows
 // outside its result becomes an event of the run of ctx (the todo list,
-// a todos event).
+// a todos event; a call's progress, a tool_progress event).
 func Notify(ctx context.Context, d *display.Display) {
 	send := sinkOf(ctx)
 	if send == nil || d == nil {
@@ -75,6 +75,11 @@ func Notify(ctx context.Context, d *display.Display) {
 	switch d.Kind {
 	case display.KindTodos:
 		send(Event{Type: EventTodos, Todos: append([]display.Todo{}, d.Todos...)})
+	case display.KindProgress:
+		if d.Progress != nil {
+			p := *d.Progress
+			send(Event{Type: EventToolProgress, Progress: &p})
+		}
 	}
 }
 

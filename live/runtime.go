@@ -18,6 +18,7 @@ import (
 	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/session"
 	"github.com/nova-dev/nova/tools"
+	"github.com/nova-dev/nova/tools/mcp"
 )
 
 // ConfigError is a start-up refused because of the command line or the
@@ -25,6 +26,7 @@ import (
 // other errors are the machine's (a full disk): exit code 1.
 type ConfigError struct{ Err error }
 
+// Error says what the person must fix.
 func (e *ConfigError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the cause.
@@ -61,6 +63,12 @@ type Options struct {
 	FreshProbe bool
 	// AgentKey is recorded with a new session ("main" when empty).
 	AgentKey string
+	// MCPConfigs are --mcp-config values (files or inline JSON);
+	// StrictMCPConfig (--strict-mcp-config) uses only those.
+	MCPConfigs      []string
+	StrictMCPConfig bool
+	// Version is nova's version, told to MCP servers.
+	Version string
 }
 
 // Runtime is everything one open session needs, built from options,
@@ -85,6 +93,12 @@ type Runtime struct {
 	Ignored []config.IgnoredSetting
 	// Setup is the permission and sandbox set-up it was built with.
 	Setup *Setup
+	// MCP connects the session's MCP servers and keeps their tools in
+	// Registry.
+	MCP *mcp.Manager
+	// MCPPending are project MCP servers waiting for the person's
+	// approval (asked by a frontend that can; see ApproveMCP).
+	MCPPending []config.ConfiguredMCP
 
 	scratch string // removed on Close
 }
@@ -93,6 +107,9 @@ type Runtime struct {
 func (r *Runtime) Close() error {
 	if r.Live != nil {
 		r.Live.Close()
+	}
+	if r.MCP != nil {
+		_ = r.MCP.Close()
 	}
 	if r.Env != nil {
 		_ = r.Env.Close()
@@ -188,6 +205,11 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 			// A model configured with "tools": false is offered none: it
 			// would answer a tool list with errors or gibberish.
 			rt.Registry.SetEnabled(t.Name(), false)
+		}
+	}
+	if sel.Model.CanUseTools() {
+		if err := rt.startMCP(o, tr, o.Version); err != nil {
+			return nil, err
 		}
 	}
 	if !sel.Model.CanUseTools() {

@@ -89,6 +89,10 @@ type Request struct {
 	// Typed says a person typed the command (the TUI's !cmd): their words,
 	// not the model's, so only what is denied outright stops it.
 	Typed bool `json:"typed,omitempty"`
+	// Note is what a tool says of itself (an MCP server's readOnlyHint),
+	// shown to the person when the call asks. It never decides anything:
+	// the tool's author wrote it.
+	Note string `json:"note,omitempty"`
 }
 
 // Decision is the outcome of Check and why.

@@ -152,6 +152,10 @@ func (e *uiEncoder) event(ev agent.Event) []uiChunk {
 			out = append(out, uiChunk{Type: "tool-output-available", ToolCallID: r.ID,
 				Output: mustJSON(toolOutput{Text: r.Output, Display: r.Display, SpillPath: r.SpillPath})})
 		}
+	case agent.EventToolProgress:
+		if ev.Progress != nil {
+			out = append(out, uiChunk{Type: "data-nova-progress", ID: ev.Progress.CallID, Data: mustJSON(ev.Progress), Transient: true})
+		}
 	case agent.EventTodos:
 		out = append(out, uiChunk{Type: "data-nova-todos", ID: "todos", Data: mustJSON(map[string]any{"todos": nonNilTodos(ev.Todos)})})
 	case agent.EventContext:

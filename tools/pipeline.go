@@ -141,6 +141,9 @@ func (pr *Prepared) check(ctx context.Context) {
 	pr.req = requestFor(pr.tool, pr.call.Input, pr.env)
 	pr.req.Typed = pr.call.Typed
 	pr.decision = pr.p.Checker.Check(ctx, pr.req)
+	if pr.decision.Behavior == permission.Ask && pr.req.Note != "" {
+		pr.decision.Reason += " (" + pr.req.Note + ")"
+	}
 	pr.checked = pr.decision
 	if pr.decision.Behavior == permission.Deny {
 		pr.deny(pr.decision, "")
@@ -171,6 +174,15 @@ type concurrentTool interface {
 }
 
 type decisionKey struct{}
+
+type callKey struct{}
+
+// CallOf returns the call a running tool is executing: a tool that
+// reports progress names the call it reports for.
+func CallOf(ctx context.Context) (Call, bool) {
+	c, ok := ctx.Value(callKey{}).(Call)
+	return c, ok
+}
 
 type approvedKey struct{}
 
@@ -225,7 +237,8 @@ func (pr *Prepared) Execute(ctx context.Context) Outcome {
 			return *pr.done
 		}
 	}
-	res, err := runTool(withApproval(ctx, pr.decision, pr.checked), pr.tool, pr.call.Input, pr.env)
+	runCtx := context.WithValue(withApproval(ctx, pr.decision, pr.checked), callKey{}, pr.call)
+	res, err := runTool(runCtx, pr.tool, pr.call.Input, pr.env)
 	if err != nil {
 		res = Result{Output: err.Error(), IsError: true}
 	}

@@ -88,6 +88,24 @@ func (r *Registry) Register(t Tool) error {
 	return nil
 }
 
+// Unregister removes the tool called name (an MCP server's tool the
+// server no longer lists); a call to it is then refused as unknown.
+func (r *Registry) Unregister(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.tools[name]; !ok {
+		return
+	}
+	delete(r.tools, name)
+	delete(r.disabled, name)
+	for i, n := range r.order {
+		if n == name {
+			r.order = append(r.order[:i:i], r.order[i+1:]...)
+			break
+		}
+	}
+}
+
 // SetEnabled turns a registered tool on or off; a disabled tool is not
 // offered to the model and refuses calls.
 func (r *Registry) SetEnabled(name string, on bool) {

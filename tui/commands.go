@@ -39,6 +39,9 @@ func (m *Model) commandList() []command {
 	if _, ok := m.b.(Doctor); ok {
 		cs = append(cs, command{name: "/doctor", help: "providers, settings and sandbox, as nova doctor prints them", run: (*Model).cmdDoctor})
 	}
+	if _, ok := m.b.(MCPServers); ok {
+		cs = append(cs, command{name: "/mcp", args: "[approve|reject <server>|all]", help: "MCP servers: their state and tools; approve a project's servers", run: (*Model).cmdMCP})
+	}
 	if _, ok := m.b.(Memory); ok {
 		cs = append(cs, command{name: "/memory", help: "instruction files and memory in effect", run: (*Model).cmdMemory})
 	}
@@ -240,4 +243,62 @@ func ago(d time.Duration) string {
 		return fmt.Sprintf("%dh ago", int(d.Hours()))
 	}
 	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}
+
+// cmdMCP shows the MCP servers, or records an answer about project
+// servers waiting for approval: /mcp approve <name>, /mcp reject <name>,
+// "all" for every one waiting.
+func (m *Model) cmdMCP(arg string) tea.Cmd {
+	b := m.b.(MCPServers)
+	verb, name, _ := strings.Cut(strings.TrimSpace(arg), " ")
+	name = strings.TrimSpace(name)
+	switch verb {
+	case "":
+		m.info(mcpReport(b), nil)
+		return nil
+	case "approve", "reject":
+	default:
+		m.info("", fmt.Errorf("/mcp %s: want /mcp, /mcp approve <server> or /mcp reject <server>", verb))
+		return nil
+	}
+	pending := b.MCPPending()
+	var names []string
+	for _, p := range pending {
+		if name == "all" || p.Name == name {
+			names = append(names, p.Name)
+		}
+	}
+	if len(names) == 0 {
+		m.info("", fmt.Errorf("no project MCP server %q is waiting for approval (/mcp lists them)", name))
+		return nil
+	}
+	var out strings.Builder
+	for _, n := range names {
+		if err := b.ApproveMCP(n, verb == "approve"); err != nil {
+			m.info(out.String(), err)
+			return nil
+		}
+		if verb == "approve" {
+			fmt.Fprintf(&out, "Approved %s: it starts now, and in later sessions (remembered in .nova/settings.local.json).\n", n)
+		} else {
+			fmt.Fprintf(&out, "Rejected %s: it is not started, now or later (remembered in .nova/settings.local.json).\n", n)
+		}
+	}
+	m.info(out.String(), nil)
+	return nil
+}
+
+// mcpReport is what /mcp shows: every server's state, then the servers
+// waiting for approval and how to answer.
+func mcpReport(b MCPServers) string {
+	var out strings.Builder
+	out.WriteString(b.MCPStatus())
+	if pending := b.MCPPending(); len(pending) > 0 {
+		out.WriteString("\nWaiting for your approval (the project's .mcp.json adds them; they run as you):\n")
+		for _, p := range pending {
+			fmt.Fprintf(&out, "  %s: %s (%s)\n", p.Name, p.Target, p.Source)
+		}
+		out.WriteString("Answer with /mcp approve <server> or /mcp reject <server> (or all).\n")
+	}
+	return out.String()
 }

@@ -32,6 +32,8 @@ type toolEntry struct {
 	state    toolState
 	started  time.Time
 	result   *agent.ToolResult
+	// progress is the last progress the running call reported.
+	progress *display.Progress
 }
 
 func (t *toolEntry) running() bool { return t.state == toolRunning }
@@ -86,6 +88,8 @@ func (t *toolEntry) summary() string {
 	switch {
 	case r == nil && t.state == toolInterrupted:
 		return "interrupted"
+	case r == nil && t.progress != nil:
+		return progressText(*t.progress)
 	case r == nil:
 		return "running…"
 	case t.state == toolDenied:
@@ -233,4 +237,19 @@ func formatDuration(d time.Duration) string {
 		return fmt.Sprintf("%.1fs", d.Seconds())
 	}
 	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+// progressText is a running call's progress: "3/10 · copying files".
+func progressText(p display.Progress) string {
+	var s string
+	switch {
+	case p.Total > 0:
+		s = fmt.Sprintf("%g/%g", p.Progress, p.Total)
+	default:
+		s = fmt.Sprintf("%g", p.Progress)
+	}
+	if p.Message != "" {
+		s += " · " + firstLine(p.Message)
+	}
+	return "running… " + s
 }

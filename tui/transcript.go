@@ -66,6 +66,12 @@ func (t *transcript) apply(ev agent.Event, now time.Time) {
 		t.endStreaming()
 		c := ev.ToolCall
 		t.tools[c.ID] = t.add(&entry{kind: entryTool, tool: &toolEntry{id: c.ID, name: c.Name, input: c.Input, started: now}})
+	case agent.EventToolProgress:
+		if e, ok := t.tools[ev.Progress.CallID]; ok && e.tool.running() {
+			p := *ev.Progress
+			e.tool.progress = &p
+			e.invalidate()
+		}
 	case agent.EventToolResult:
 		if e, ok := t.tools[ev.Result.ID]; ok {
 			e.tool.finish(ev.Result)

@@ -33,7 +33,7 @@ func (o buildOptions) live(s *IOStreams, novaHome, workdir string) live.Options 
 		Model: o.model, MaxTurns: o.maxTurns, PermissionMode: o.permissionMode,
 		AllowedTools: o.allowedTools, DisallowedTools: o.disallowedTools, AppendSystem: o.appendSystem,
 		Continue: o.cont, Resume: o.resume, Sandbox: o.sandbox, NoSandbox: o.noSandbox, Trust: o.trust,
-		AddDirs: o.addDirs, Interactive: o.interactive, FreshProbe: o.freshProbe,
+		AddDirs: o.addDirs, Interactive: o.interactive, FreshProbe: o.freshProbe, Version: version,
 	}
 }
 

@@ -13,12 +13,15 @@ import (
 	"time"
 
 	"github.com/nova-dev/nova/llm/llmtest"
+	"github.com/nova-dev/nova/tools/mcp/mcptest"
 )
 
 // novaBin is the nova binary the end-to-end tests run, built once.
 var novaBin string
 
 func TestMain(m *testing.M) {
+	// The MCP tests start this binary as their stdio server.
+	mcptest.MainIfRequested()
 	dir, err := os.MkdirTemp("", "nova-e2e-bin-*")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

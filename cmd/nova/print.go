@@ -22,6 +22,12 @@ func runPrint(ctx context.Context, opts *rootOptions) error {
 	for _, w := range rt.Warnings {
 		fmt.Fprintf(opts.io.ErrOut, "nova: warning: %s\n", w)
 	}
+	// A script that names an MCP tool must find it: print mode waits for
+	// the servers' first connection (bounded by MCP_TIMEOUT) and says which
+	// failed; the TUI lets the person type meanwhile.
+	for _, w := range rt.WaitMCP(ctx) {
+		fmt.Fprintf(opts.io.ErrOut, "nova: warning: %s\n", w)
+	}
 	ignored := make([]headless.IgnoredSetting, 0, len(rt.Ignored))
 	for _, ig := range rt.Ignored {
 		fmt.Fprintf(opts.io.ErrOut, "nova: %s\n", untrustedNotice(ig, rt.Workdir, rt.Home))

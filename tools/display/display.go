@@ -26,6 +26,9 @@ const (
 	KindQuestions Kind = "questions"
 	// KindPlan is a plan-mode change: Plan.
 	KindPlan Kind = "plan"
+	// KindProgress is how far a running call has got: Progress. It is
+	// only ever notified while the call runs, never a result's display.
+	KindProgress Kind = "progress"
 )
 
 // Display is the typed value a tool returns for frontends; the model never
@@ -40,6 +43,7 @@ type Display struct {
 	Todos     []Todo     `json:"todos,omitempty"`
 	Questions *Questions `json:"questions,omitempty"`
 	Plan      *Plan      `json:"plan,omitempty"`
+	Progress  *Progress  `json:"progress,omitempty"`
 }
 
 // FileDiff is one changed file: a unified diff frontends render.
@@ -123,6 +127,17 @@ type Plan struct {
 	Mode string `json:"mode"`
 }
 
+// Progress is a running call's report of how far it has got (an MCP
+// server's notifications/progress).
+type Progress struct {
+	// CallID is the tool call that reports.
+	CallID string `json:"call_id"`
+	// Progress grows as work is done; Total is 0 when unknown.
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
+}
+
 // Diff is the display of changed files.
 func Diff(diffs ...FileDiff) *Display { return &Display{Kind: KindDiff, Diffs: diffs} }
 
@@ -148,3 +163,6 @@ func OfQuestions(q Questions) *Display { return &Display{Kind: KindQuestions, Qu
 
 // OfPlan is the display of a plan-mode call.
 func OfPlan(p Plan) *Display { return &Display{Kind: KindPlan, Plan: &p} }
+
+// OfProgress is the display of a running call's progress.
+func OfProgress(p Progress) *Display { return &Display{Kind: KindProgress, Progress: &p} }

@@ -1,4 +1,4 @@
-package testserver
+package mcptest
 
 import (
 	"context"
@@ -117,7 +117,7 @@ func newHTTPHost(t testing.TB) *httpHost {
 	// and these servers are to be on IPv4 loopback only.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatalf("testserver: listen: %v", err)
+		t.Fatalf("mcptest: listen: %v", err)
 	}
 	h := &httpHost{t: t, stop: make(chan struct{}), logw: &testLogWriter{t: t}}
 	h.srv = &httptest.Server{Listener: l, Config: &http.Server{

@@ -1,4 +1,4 @@
-package testserver
+package mcptest
 
 import (
 	"context"
@@ -53,7 +53,7 @@ func MainIfRequested() {
 	}
 	// Stdout carries JSON-RPC only; anything the server has to say goes to
 	// stderr, which the client drains.
-	errLog := log.New(os.Stderr, "testserver: ", log.LstdFlags)
+	errLog := log.New(os.Stderr, "mcptest: ", log.LstdFlags)
 	o := Options{Name: os.Getenv(EnvName), CancelledFile: os.Getenv(EnvCancelledFile)}
 	if v := os.Getenv(EnvStartDelay); v != "" {
 		d, err := time.ParseDuration(v)
@@ -73,7 +73,7 @@ func MainIfRequested() {
 		}),
 	)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "testserver:", err)
+		fmt.Fprintln(os.Stderr, "mcptest:", err)
 		os.Exit(1)
 	}
 	os.Exit(0)

@@ -1,9 +1,9 @@
-// Package testserver runs real MCP servers, built with mcp-go's server
+// Package mcptest runs real MCP servers, built with mcp-go's server
 // package, for the tests of nova's MCP client. The world around them may be
 // fake (an authorization server that approves at once, a tool that "crashes"),
 // but everything on the wire is mcp-go's own protocol implementation: no
 // JSON-RPC here is written by hand.
-package testserver
+package mcptest
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package testserver
+package mcptest
 
 import (
 	"context"

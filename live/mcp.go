@@ -1,0 +1,165 @@
+package live
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nova-dev/nova/config"
+	"github.com/nova-dev/nova/tools/mcp"
+)
+
+// startMCP loads the configured MCP servers and starts, in the
+// background, those that may start: a slow server never delays the first
+// prompt. A project server the person has not approved waits in
+// MCPPending for a frontend that can ask (the TUI); everything else that
+// may not start is said in Warnings.
+func (rt *Runtime) startMCP(o Options, tr *Setup, version string) error {
+	servers, err := config.LoadMCP(config.MCPLoad{
+		NovaHome: o.NovaHome, Workspace: o.Workdir, Home: o.Home, Getenv: o.Getenv,
+		Trusted: tr.Trust.Trusted, Settings: tr.Settings, Configs: o.MCPConfigs, Strict: o.StrictMCPConfig,
+	})
+	if err != nil {
+		return configErr("%v", err)
+	}
+	opts := mcp.Options{Registry: rt.Registry, Version: version}
+	if opts.StartTimeout, err = envMillis(o.Getenv, "MCP_TIMEOUT"); err != nil {
+		return err
+	}
+	if opts.CallTimeout, err = envMillis(o.Getenv, "MCP_TOOL_TIMEOUT"); err != nil {
+		return err
+	}
+	var ready []mcp.Server
+	for _, s := range servers {
+		switch s.State {
+		case config.MCPReady:
+			ready = append(ready, MCPServer(s, o.Workdir))
+		case config.MCPNeedsApproval:
+			if o.Interactive {
+				rt.MCPPending = append(rt.MCPPending, s)
+				continue
+			}
+			rt.Warnings = append(rt.Warnings, fmt.Sprintf("MCP server %q (%s) is not started: the project's .mcp.json adds it and you have not approved it. Approve it once in the TUI (run nova here), or list it in \"enabledMcpjsonServers\" in .nova/settings.local.json.", s.Name, s.Source))
+		case config.MCPUntrusted:
+			rt.Warnings = append(rt.Warnings, fmt.Sprintf("MCP server %q (%s) is not started: this workspace is not trusted, and a project's servers are its author's code (nova trust, or --trust for one run).", s.Name, s.Source))
+		case config.MCPRejected:
+			// The person said no; saying so at every start would nag.
+		default:
+			rt.Warnings = append(rt.Warnings, fmt.Sprintf("MCP server %q (%s) is not started: %s", s.Name, s.Source, s.Problem))
+		}
+	}
+	rt.MCP = mcp.NewManager(ready, opts)
+	rt.MCP.Start()
+	return nil
+}
+
+// MCPServer is what the MCP client connects to for a configured server;
+// a stdio server starts in the workspace.
+func MCPServer(s config.ConfiguredMCP, workdir string) mcp.Server {
+	srv := mcp.Server{
+		Name: s.Name, Transport: s.Server.Transport(), Command: s.Server.Command, Args: s.Server.Args, Env: s.Server.Env,
+		Dir: workdir, URL: s.Server.URL, Headers: s.Server.Headers,
+		CallTimeout: time.Duration(s.Server.Timeout) * time.Millisecond,
+	}
+	return srv
+}
+
+// ApproveMCP records the person's answer about a pending project server
+// and, approved, starts it.
+func (rt *Runtime) ApproveMCP(s config.ConfiguredMCP, approved bool) error {
+	if err := config.ApproveMCPServer(rt.Workdir, s.Name, approved); err != nil {
+		return err
+	}
+	for i, p := range rt.MCPPending {
+		if p.Name == s.Name {
+			rt.MCPPending = append(rt.MCPPending[:i:i], rt.MCPPending[i+1:]...)
+			break
+		}
+	}
+	if approved && rt.MCP != nil {
+		rt.MCP.Add(MCPServer(s, rt.Workdir))
+	}
+	return nil
+}
+
+// envMillis reads a timeout in milliseconds, as Claude Code's MCP_TIMEOUT
+// and MCP_TOOL_TIMEOUT are; unset is 0 (the default).
+func envMillis(getenv func(string) string, name string) (time.Duration, error) {
+	v := getenv(name)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, configErr("%s=%q: want a timeout in milliseconds", name, v)
+	}
+	return time.Duration(n) * time.Millisecond, nil
+}
+
+// MCPStatus describes each MCP server of the session, for /mcp: its
+// state, its tools or why it failed.
+func (rt *Runtime) MCPStatus() string {
+	if rt.MCP == nil {
+		return "No MCP servers.\n"
+	}
+	return FormatMCPStatuses(rt.MCP.Statuses())
+}
+
+// FormatMCPStatuses is the one way server states are written for a person.
+func FormatMCPStatuses(sts []mcp.Status) string {
+	if len(sts) == 0 {
+		return "No MCP servers.\n"
+	}
+	var b strings.Builder
+	for _, st := range sts {
+		fmt.Fprintf(&b, "%s (%s): ", st.Name, st.Target)
+		switch st.State {
+		case mcp.StateConnected:
+			fmt.Fprintf(&b, "connected, %d tool(s)", len(st.Tools))
+			if len(st.Tools) > 0 {
+				b.WriteString(": " + strings.Join(st.Tools, ", "))
+			}
+		case mcp.StateFailed:
+			fmt.Fprintf(&b, "failed: %s", st.Error)
+			if !st.Retry.IsZero() {
+				b.WriteString(" (started again at the next call to one of its tools)")
+			}
+		default:
+			b.WriteString(string(st.State))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// MCPPendingNotice is what a frontend says at start about project servers
+// waiting for approval; "" when none are.
+func (rt *Runtime) MCPPendingNotice() string {
+	if len(rt.MCPPending) == 0 {
+		return ""
+	}
+	names := make([]string, len(rt.MCPPending))
+	for i, p := range rt.MCPPending {
+		names[i] = p.Name
+	}
+	return fmt.Sprintf("This project's .mcp.json adds MCP servers you have not approved: %s. They are not started; type /mcp to see what they run, then /mcp approve <server> (or reject).", strings.Join(names, ", "))
+}
+
+// WaitMCP waits for every MCP server's first connection attempt (each is
+// bounded by the start timeout) and returns, in words, the servers that
+// failed.
+func (rt *Runtime) WaitMCP(ctx context.Context) []string {
+	if rt.MCP == nil {
+		return nil
+	}
+	rt.MCP.Wait(ctx)
+	var out []string
+	for _, st := range rt.MCP.Statuses() {
+		if st.State == mcp.StateFailed {
+			out = append(out, fmt.Sprintf("MCP server %q failed to start: %s", st.Name, st.Error))
+		}
+	}
+	return out
+}

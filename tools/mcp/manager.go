@@ -1,0 +1,502 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	mcpapi "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/nova-dev/nova/tools"
+)
+
+// State is where a server's connection stands.
+type State string
+
+// The states /mcp and nova mcp list show.
+const (
+	StateConnecting State = "connecting"
+	StateConnected  State = "connected"
+	StateFailed     State = "failed"
+	StateClosed     State = "closed"
+)
+
+// Status is one server's state, for a person to read.
+type Status struct {
+	Name   string `json:"name"`
+	Target string `json:"target"`
+	State  State  `json:"state"`
+	// Tools are the names registered from the server (mcp__server__tool).
+	Tools []string `json:"tools,omitempty"`
+	// Error says why the server failed, in words.
+	Error string `json:"error,omitempty"`
+	// Retry is when a failed server may be started again.
+	Retry time.Time `json:"retry,omitzero"`
+}
+
+// Options configure a Manager.
+type Options struct {
+	// Registry is where the servers' tools are registered.
+	Registry *tools.Registry
+	// StartTimeout bounds connecting and listing tools; CallTimeout a
+	// tool call (a server's own CallTimeout wins). 0 means the defaults.
+	StartTimeout, CallTimeout time.Duration
+	// Version is nova's version, told to servers.
+	Version string
+	// OnChange, when set, is told whenever a server's state or tools
+	// change (the TUI's /mcp, the server's status).
+	OnChange func(Status)
+}
+
+// Manager connects MCP servers in the background and keeps their tools in
+// the registry: a slow server never delays the first prompt, its tools
+// join when it is ready. A server that fails is reported and started
+// again, with backoff, the next time one of its tools is called.
+type Manager struct {
+	opts   Options
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu    sync.Mutex
+	conns map[string]*conn
+	order []string
+}
+
+// conn is one server's connection and what it registered.
+type conn struct {
+	m   *Manager
+	srv Server
+
+	mu       sync.Mutex
+	state    State
+	err      string
+	client   *client.Client
+	stop     context.CancelFunc // ends the transport (kills a stdio server)
+	tools    map[string]*Tool   // by nova name
+	failures int
+	retry    time.Time
+	ready    chan struct{} // closed when the current attempt ends
+	progress sync.Map      // progress token -> func(mcpapi.ProgressNotificationParams)
+	tail     *tailBuffer   // the end of a stdio server's stderr
+}
+
+// NewManager returns a manager for servers; nothing starts before Start.
+func NewManager(servers []Server, o Options) *Manager {
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = DefaultStartTimeout
+	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = DefaultCallTimeout
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &Manager{opts: o, ctx: ctx, cancel: cancel, conns: map[string]*conn{}}
+	for _, s := range servers {
+		if _, dup := m.conns[s.Name]; dup {
+			continue
+		}
+		m.conns[s.Name] = &conn{m: m, srv: s, state: StateConnecting, tools: map[string]*Tool{}}
+		m.order = append(m.order, s.Name)
+	}
+	sort.Strings(m.order)
+	return m
+}
+
+// Start connects every server in the background, and offers the model
+// the resource tools (ListMcpResourcesTool, ReadMcpResourceTool) when
+// there is any server.
+func (m *Manager) Start() {
+	if len(m.all()) > 0 {
+		_ = m.opts.Registry.Register(&ListResources{m: m})
+		_ = m.opts.Registry.Register(&ReadResource{m: m})
+	}
+	for _, c := range m.all() {
+		c.mu.Lock()
+		ready := c.begin()
+		c.mu.Unlock()
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			c.connect(ready)
+		}()
+	}
+}
+
+// Add connects one more server in the background (a project server the
+// person approved after start). A name already known is left alone.
+func (m *Manager) Add(s Server) {
+	m.mu.Lock()
+	if _, dup := m.conns[s.Name]; dup || m.ctx.Err() != nil {
+		m.mu.Unlock()
+		return
+	}
+	c := &conn{m: m, srv: s, tools: map[string]*Tool{}}
+	c.mu.Lock()
+	ready := c.begin()
+	c.mu.Unlock()
+	first := len(m.order) == 0
+	m.conns[s.Name] = c
+	m.order = append(m.order, s.Name)
+	sort.Strings(m.order)
+	m.mu.Unlock()
+	if first {
+		_ = m.opts.Registry.Register(&ListResources{m: m})
+		_ = m.opts.Registry.Register(&ReadResource{m: m})
+	}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		c.connect(ready)
+	}()
+	c.changed()
+}
+
+// Wait blocks until every server's first connection attempt has ended or
+// ctx is done (tests, and nova mcp list, which reports the outcome).
+func (m *Manager) Wait(ctx context.Context) {
+	for _, c := range m.all() {
+		c.mu.Lock()
+		ready := c.ready
+		c.mu.Unlock()
+		if ready == nil {
+			continue
+		}
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Statuses returns every server's state, by name.
+func (m *Manager) Statuses() []Status {
+	var out []Status
+	for _, c := range m.all() {
+		out = append(out, c.status())
+	}
+	return out
+}
+
+// Close disconnects every server (a stdio server is stopped, with what it
+// started) and removes their tools from the registry.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	m.cancel()
+	m.mu.Unlock()
+	for _, c := range m.all() {
+		c.close()
+	}
+	m.wg.Wait()
+	return nil
+}
+
+// all returns the servers' connections, by name.
+func (m *Manager) all() []*conn {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*conn, 0, len(m.order))
+	for _, name := range m.order {
+		out = append(out, m.conns[name])
+	}
+	return out
+}
+
+// lookup returns the connection of the server called name, or nil.
+func (m *Manager) lookup(name string) *conn {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.conns[name]
+}
+
+// names lists the servers, for messages.
+func (m *Manager) names() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return strings.Join(m.order, ", ")
+}
+
+// begin starts an attempt; c.mu is held.
+func (c *conn) begin() chan struct{} {
+	c.state, c.err = StateConnecting, ""
+	c.ready = make(chan struct{})
+	return c.ready
+}
+
+// connect makes one attempt to connect and list the server's tools.
+func (c *conn) connect(ready chan struct{}) {
+	defer close(ready)
+	ctx, stop := context.WithCancel(c.m.ctx)
+	cl, err := c.dialAndList(ctx)
+	c.mu.Lock()
+	if err != nil {
+		stop()
+		if cl != nil {
+			_ = cl.Close()
+		}
+		c.failLocked(err)
+		c.mu.Unlock()
+		c.changed()
+		return
+	}
+	if c.m.ctx.Err() != nil {
+		c.mu.Unlock()
+		stop()
+		_ = cl.Close()
+		return
+	}
+	c.client, c.stop = cl, stop
+	c.state, c.err, c.failures = StateConnected, "", 0
+	c.mu.Unlock()
+	c.changed()
+}
+
+// dialAndList connects, performs the handshake and registers the tools.
+func (c *conn) dialAndList(ctx context.Context) (*client.Client, error) {
+	sctx, cancel := context.WithTimeout(ctx, c.m.opts.StartTimeout)
+	defer cancel()
+	c.tail = &tailBuffer{}
+	cl, err := dial(ctx, c.srv, c.tail)
+	if err != nil {
+		return nil, err
+	}
+	cl.OnNotification(c.notified)
+	if _, err := initialize(sctx, cl, c.m.opts.Version); err != nil {
+		return cl, c.explain("the handshake failed", sctx, err)
+	}
+	if err := c.refresh(sctx, cl); err != nil {
+		return cl, c.explain("listing its tools failed", sctx, err)
+	}
+	return cl, nil
+}
+
+// explain words a start-up failure: a timeout says how long was waited,
+// a dead stdio server what it last wrote to stderr.
+func (c *conn) explain(what string, ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		err = fmt.Errorf("no answer within %s (set MCP_TIMEOUT, in milliseconds, to wait longer)", c.m.opts.StartTimeout)
+	}
+	msg := fmt.Sprintf("%s: %v", what, err)
+	if tail := c.tail.Lines(); tail != "" {
+		msg += "; it wrote: " + tail
+	}
+	return errors.New(msg)
+}
+
+// failLocked marks the server failed and schedules when it may be tried
+// again: 1 s, 2 s, 4 s ... up to a minute. c.mu is held.
+func (c *conn) failLocked(err error) {
+	c.state, c.err = StateFailed, err.Error()
+	c.failures++
+	backoff := time.Second << min(c.failures-1, 6)
+	c.retry = time.Now().Add(min(backoff, time.Minute))
+}
+
+// refresh lists the server's tools and makes the registry match.
+func (c *conn) refresh(ctx context.Context, cl *client.Client) error {
+	res, err := cl.ListTools(ctx, mcpapi.ListToolsRequest{})
+	if err != nil {
+		return err
+	}
+	reg := c.m.opts.Registry
+	seen := map[string]bool{}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, t := range res.Tools {
+		tool, err := newTool(c, t)
+		if err != nil {
+			continue // a tool whose schema cannot be read is not offered
+		}
+		name := tool.Name()
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		if old, ok := c.tools[name]; ok {
+			if old.sameAs(tool) {
+				continue
+			}
+			reg.Unregister(name)
+		}
+		if err := reg.Register(tool); err != nil {
+			continue // the name is taken (by a built-in tool)
+		}
+		c.tools[name] = tool
+	}
+	for name := range c.tools {
+		if !seen[name] {
+			reg.Unregister(name)
+			delete(c.tools, name)
+		}
+	}
+	return nil
+}
+
+// notified handles what the server sends unasked.
+func (c *conn) notified(n mcpapi.JSONRPCNotification) {
+	switch n.Method {
+	case mcpapi.MethodNotificationToolsListChanged:
+		c.mu.Lock()
+		cl := c.client
+		c.mu.Unlock()
+		if cl == nil {
+			return
+		}
+		c.m.wg.Add(1)
+		go func() {
+			defer c.m.wg.Done()
+			ctx, cancel := context.WithTimeout(c.m.ctx, c.m.opts.StartTimeout)
+			defer cancel()
+			if err := c.refresh(ctx, cl); err == nil {
+				c.changed()
+			}
+		}()
+	case string(mcpapi.MethodNotificationProgress):
+		token := n.Params.AdditionalFields["progressToken"]
+		if f, ok := c.progress.Load(fmt.Sprint(token)); ok {
+			p := mcpapi.ProgressNotificationParams{}
+			if v, ok := n.Params.AdditionalFields["progress"].(float64); ok {
+				p.Progress = v
+			}
+			if v, ok := n.Params.AdditionalFields["total"].(float64); ok {
+				p.Total = v
+			}
+			if v, ok := n.Params.AdditionalFields["message"].(string); ok {
+				p.Message = v
+			}
+			f.(func(mcpapi.ProgressNotificationParams))(p)
+		}
+	}
+}
+
+// use returns a connected client, starting the server again when it
+// failed and its backoff has passed. It waits for an attempt under way.
+func (c *conn) use(ctx context.Context) (*client.Client, error) {
+	for {
+		c.mu.Lock()
+		switch c.state {
+		case StateConnected:
+			cl := c.client
+			c.mu.Unlock()
+			return cl, nil
+		case StateClosed:
+			c.mu.Unlock()
+			return nil, fmt.Errorf("MCP server %s is closed", c.srv.Name)
+		case StateConnecting:
+			ready := c.ready
+			c.mu.Unlock()
+			select {
+			case <-ready:
+				continue
+			case <-ctx.Done():
+				return nil, fmt.Errorf("MCP server %s is still starting", c.srv.Name)
+			}
+		}
+		// Failed.
+		if wait := time.Until(c.retry); wait > 0 {
+			err := fmt.Errorf("MCP server %s failed (%s); nova starts it again in %s, at the next call after that", c.srv.Name, c.err, wait.Round(time.Second))
+			c.mu.Unlock()
+			return nil, err
+		}
+		ready := c.begin()
+		c.mu.Unlock()
+		c.changed()
+		c.m.wg.Add(1)
+		go func() {
+			defer c.m.wg.Done()
+			c.connect(ready)
+		}()
+	}
+}
+
+// lost marks a connected server failed after a call found it dead; the
+// next call starts it again (after the backoff).
+func (c *conn) lost(cl *client.Client, err error) {
+	c.mu.Lock()
+	if c.client != cl || c.state != StateConnected {
+		c.mu.Unlock()
+		return
+	}
+	msg := err.Error()
+	if tail := c.tail.Lines(); tail != "" {
+		msg += "; it wrote: " + tail
+	}
+	c.client = nil
+	stop := c.stop
+	c.failLocked(errors.New(msg))
+	c.mu.Unlock()
+	_ = cl.Close()
+	if stop != nil {
+		stop()
+	}
+	c.changed()
+}
+
+func (c *conn) close() {
+	c.mu.Lock()
+	cl, stop := c.client, c.stop
+	c.client, c.state = nil, StateClosed
+	for name := range c.tools {
+		c.m.opts.Registry.Unregister(name)
+	}
+	c.tools = map[string]*Tool{}
+	c.mu.Unlock()
+	if cl != nil {
+		_ = cl.Close()
+	}
+	if stop != nil {
+		stop()
+	}
+}
+
+func (c *conn) status() Status {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := Status{Name: c.srv.Name, Target: c.srv.Target(), State: c.state, Error: c.err}
+	if c.state == StateFailed {
+		st.Retry = c.retry
+	}
+	for name := range c.tools {
+		st.Tools = append(st.Tools, name)
+	}
+	sort.Strings(st.Tools)
+	return st
+}
+
+func (c *conn) changed() {
+	if f := c.m.opts.OnChange; f != nil {
+		f(c.status())
+	}
+}
+
+// callTimeout is how long one call to this server may take.
+func (c *conn) callTimeout() time.Duration {
+	if c.srv.CallTimeout > 0 {
+		return c.srv.CallTimeout
+	}
+	return c.m.opts.CallTimeout
+}
+
+// ToolName is the name nova gives a server's tool: mcp__<server>__<tool>,
+// with characters the model APIs refuse replaced by _ and cut to 64.
+func ToolName(server, tool string) string {
+	clean := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			switch {
+			case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+				return r
+			}
+			return '_'
+		}, s)
+	}
+	name := "mcp__" + clean(server) + "__" + clean(tool)
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	return name
+}
