@@ -232,11 +232,15 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 }
 
 // sessionError answers for a session call that failed: 404 for a session
-// that does not exist.
+// that does not exist, 409 for one whose run is going on (the change it
+// asked for waits for the run to end).
 func (s *Server) sessionError(w http.ResponseWriter, id string, err error) {
-	if errors.Is(err, live.ErrNoSession) {
+	switch {
+	case errors.Is(err, live.ErrNoSession):
 		writeError(w, http.StatusNotFound, "session "+id+" not found")
-		return
+	case errors.Is(err, live.ErrBusy):
+		writeError(w, http.StatusConflict, "Session is busy: "+id+" is running a turn; wait for it to end, or interrupt it (POST /api/chat/interrupt), then try again")
+	default:
+		writeError(w, http.StatusInternalServerError, err.Error())
 	}
-	writeError(w, http.StatusInternalServerError, err.Error())
 }

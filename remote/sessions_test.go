@@ -272,6 +272,49 @@ func TestSessionWorkspace(t *testing.T) {
 	wantWorkspace("after the refusals", dir)
 }
 
+// A session whose run is going on, watched or detached, keeps its
+// workspace: 409, and the run is not disturbed. Once it ends, the change
+// goes through.
+func TestSessionWorkspaceBusy(t *testing.T) {
+	for _, detached := range []bool{false, true} {
+		t.Run(fmt.Sprintf("detached=%v", detached), func(t *testing.T) {
+			ts, srv := newHostServer(t, llmtest.Turn{Text: "ok"})
+			id := ts.newSession()
+			srv.Push(llmtest.Turn{Text: "slow answer", ChunkDelay: 100 * time.Millisecond})
+			r := ts.openStream(fmt.Sprintf(`{"session_id":%q,"message":"long job"}`, id))
+			if r.resp.StatusCode != 200 {
+				t.Fatalf("stream: %d", r.resp.StatusCode)
+			}
+			if detached {
+				r.resp.Body.Close()
+				ts.waitStatus(id, "detached")
+			} else {
+				r.until("start-step")
+			}
+			dir := t.TempDir()
+			for _, body := range []string{fmt.Sprintf(`{"workspace_dir":%q}`, dir), `{"workspace_dir":null}`} {
+				code, resp, _ := ts.do("PUT", "/api/sessions/"+id+"/workspace", body)
+				wantError(t, "a busy session "+body, code, resp, 409, "Session is busy", id)
+			}
+			if !detached {
+				// The run was not cut: it streams to its end.
+				var text strings.Builder
+				for _, f := range r.rest() {
+					if f.Type == "text-delta" {
+						text.WriteString(fmt.Sprint(f.Raw["delta"]))
+					}
+				}
+				if text.String() != "slow answer" || !r.done {
+					t.Errorf("the run streamed %q, done %v", text.String(), r.done)
+				}
+			}
+			ts.waitStatus(id, "done")
+			code, resp, _ := ts.do("PUT", "/api/sessions/"+id+"/workspace", fmt.Sprintf(`{"workspace_dir":%q}`, dir))
+			wantAction(t, "after the run", code, resp, "workspace_updated", id)
+		})
+	}
+}
+
 // DELETE ends the session's run: its stream ends, the stream and the
 // session are gone. delete_memories says whether the memories linked to
 // it go too.
