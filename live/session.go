@@ -254,6 +254,24 @@ func (s *Session) Close() {
 	s.log = nil
 }
 
+// closeIdle is Close for a session with no run going on: while a run is
+// active or detached it leaves the session as it is and reports false.
+// The check and the close are one step under the session's lock, so no
+// run can start between them (and be cut by the close).
+func (s *Session) closeIdle() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running() {
+		return false
+	}
+	s.closed = true
+	if s.log != nil {
+		s.log.End()
+	}
+	s.log = nil
+	return true
+}
+
 // Wait blocks until the current run, if any, has ended.
 func (s *Session) Wait() {
 	s.mu.Lock()
