@@ -112,10 +112,10 @@ func (s *Session) start(input llm.Message, relay bool) (*Sub[agent.Event], error
 }
 
 // pump numbers the run's events into its log, keeping the asks pending
-// until they are answered or the run moves past them.
+// until they are answered or the run moves past them. The slot is freed
+// before the log ends, so whoever sees the run's stream end may start the
+// next run at once (not be told the session is busy).
 func (s *Session) pump(log *Log[agent.Event], events <-chan agent.Event, cancel context.CancelFunc, done chan struct{}) {
-	defer close(done)
-	defer cancel()
 	for ev := range events {
 		switch {
 		case ev.Type == agent.EventPermissionAsk && ev.Ask != nil:
@@ -129,6 +129,8 @@ func (s *Session) pump(log *Log[agent.Event], events <-chan agent.Event, cancel 
 	}
 	// The run's context ended with it: whatever was still asked is moot.
 	s.forgetAsk(func(*agent.PermissionAsk) bool { return true })
+	cancel()
+	close(done)
 	log.End()
 }
 

@@ -232,3 +232,24 @@ func TestSessionCloseIdle(t *testing.T) {
 		t.Errorf("%d runs, want 1", r.runs)
 	}
 }
+
+// The run slot is free by the time the run's stream ends: whoever sees
+// the end (a client's [DONE], POST /api/chat's answer) may start the next
+// run, or change the workspace, at once and is not told the session is
+// busy.
+func TestSessionSlotFreeWhenStreamEnds(t *testing.T) {
+	r := newHandRunner()
+	s := NewSession(context.Background(), "s1", r)
+	for i := range 200 {
+		sub, err := s.Start(llm.UserText("hi"))
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		r.feed <- agent.Event{Type: agent.EventDone, Done: &agent.Done{Result: "ok"}}
+		for range sub.C() {
+		}
+		if st, _ := s.Status(); st != StateDone {
+			t.Fatalf("run %d: state %q once its stream ended, want done", i, st)
+		}
+	}
+}
