@@ -261,6 +261,8 @@ func TestSessionWorkspace(t *testing.T) {
 		{"a body that is not JSON", `{"workspace_dir":`, "JSON"},
 		{"a number", `{"workspace_dir":5}`, "workspace_dir"},
 		{"an array", `["/tmp"]`, "JSON"},
+		{"no workspace_dir", `{}`, "workspace_dir is required"},
+		{"a null body", `null`, "workspace_dir is required"},
 		{"no body", ``, "empty"},
 	} {
 		code, body := put(c.what, c.body)
