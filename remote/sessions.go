@@ -244,13 +244,17 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 
 // sessionError answers for a session call that failed: 404 for a session
 // that does not exist, 409 for one whose run is going on (the change it
-// asked for waits for the run to end).
+// asked for waits for the run to end) or that another nova process has
+// open (it is that process's to write until it lets it go).
 func (s *Server) sessionError(w http.ResponseWriter, id string, err error) {
+	var locked *session.LockedError
 	switch {
 	case errors.Is(err, live.ErrNoSession):
 		writeError(w, http.StatusNotFound, "session "+id+" not found")
 	case errors.Is(err, live.ErrBusy):
 		writeError(w, http.StatusConflict, "Session is busy: "+id+" is running a turn; wait for it to end, or interrupt it (POST /api/chat/interrupt), then try again")
+	case errors.As(err, &locked):
+		writeError(w, http.StatusConflict, locked.Error()+": close it there, then try again")
 	default:
 		writeError(w, http.StatusInternalServerError, err.Error())
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/llm/llmtest"
 	"github.com/nova-dev/nova/memory"
+	"github.com/nova-dev/nova/session"
 )
 
 // newHostServer is a test server on a real live.Host: sessions on disk in
@@ -394,4 +395,38 @@ func TestSessionDelete(t *testing.T) {
 			t.Errorf("delete%s left %d memories of the session", c.query, n)
 		}
 	}
+}
+
+// A session another nova process has open (its lock held) is refused
+// with 409, not a 500: it cannot be changed or deleted from here.
+func TestSessionLockedElsewhere(t *testing.T) {
+	ts, _ := newHostServer(t)
+	store := session.NewStore(ts.o.NovaHome)
+	held, err := store.Create(session.Meta{WorkspaceDir: ts.o.Workdir, AgentKey: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	id := held.ID()
+	for _, c := range []struct{ method, path, body string }{
+		{"PATCH", "/api/sessions/" + id, `{"title":"New title"}`},
+		{"PUT", "/api/sessions/" + id + "/workspace", fmt.Sprintf(`{"workspace_dir":%q}`, t.TempDir())},
+		{"DELETE", "/api/sessions/" + id, ""},
+		{"GET", "/api/sessions/" + id + "/context", ""},
+	} {
+		code, body, _ := ts.do(c.method, c.path, c.body)
+		wantError(t, c.method+" "+c.path, code, body, 409, id, "open in")
+	}
+	if _, ok := ts.listed(id); !ok {
+		t.Error("the locked session is not listed")
+	}
+	if code, body, _ := ts.do("GET", "/api/sessions/"+id+"/messages", ""); code != 200 {
+		t.Errorf("messages of a locked session: %d %s", code, body)
+	}
+	// Once the other process lets it go, it is ours to change.
+	held.Close()
+	code, body, _ := ts.do("PATCH", "/api/sessions/"+id, `{"title":"New title"}`)
+	wantAction(t, "rename once free", code, body, "renamed", id)
+	code, body, _ = ts.do("DELETE", "/api/sessions/"+id, "")
+	wantAction(t, "delete once free", code, body, "deleted", id)
 }
