@@ -162,6 +162,25 @@ func TestSessionContext(t *testing.T) {
 	}
 }
 
+// A session that cannot be built (no provider is configured any more) is
+// the server's fault, and the detail says what is missing.
+func TestSessionContextCannotBuild(t *testing.T) {
+	var host *live.Host
+	ts := newConfigServer(t, nil, func(o *Options) {
+		host = live.NewHost(context.Background(), live.Options{NovaHome: o.NovaHome, Workdir: o.Workdir, Home: o.Home,
+			Getenv: o.Getenv, NoSandbox: true})
+		o.Sessions = host
+	})
+	t.Cleanup(host.Close)
+	s, err := session.NewStore(ts.o.NovaHome).Create(session.Meta{WorkspaceDir: ts.o.Workdir, AgentKey: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	code, body, _ := ts.do("GET", "/api/sessions/"+s.ID()+"/context", "")
+	wantError(t, "context without a provider", code, body, 500, "provider")
+}
+
 func TestSessionRename(t *testing.T) {
 	ts, _ := newHostServer(t, llmtest.Turn{Text: "ok"})
 	id := ts.newSession()
@@ -299,6 +318,9 @@ func TestSessionWorkspaceBusy(t *testing.T) {
 				code, resp, _ := ts.do("PUT", "/api/sessions/"+id+"/workspace", body)
 				wantError(t, "a busy session "+body, code, resp, 409, "Session is busy", id)
 			}
+			// A rename does not wait for the run.
+			code, resp, _ := ts.do("PATCH", "/api/sessions/"+id, `{"title":"During the run"}`)
+			wantAction(t, "rename during the run", code, resp, "renamed", id)
 			if !detached {
 				// The run was not cut: it streams to its end.
 				var text strings.Builder
@@ -312,7 +334,10 @@ func TestSessionWorkspaceBusy(t *testing.T) {
 				}
 			}
 			ts.waitStatus(id, "done")
-			code, resp, _ := ts.do("PUT", "/api/sessions/"+id+"/workspace", fmt.Sprintf(`{"workspace_dir":%q}`, dir))
+			if it, _ := ts.listed(id); it.Title != "During the run" {
+				t.Errorf("title after the run = %q", it.Title)
+			}
+			code, resp, _ = ts.do("PUT", "/api/sessions/"+id+"/workspace", fmt.Sprintf(`{"workspace_dir":%q}`, dir))
 			wantAction(t, "after the run", code, resp, "workspace_updated", id)
 		})
 	}
