@@ -175,13 +175,15 @@ func (h *Host) Rename(id, title string) error {
 }
 
 // SetWorkspace sets the session's workspace ("" back to the host's). An
-// open session is rebuilt in it before its next run; one that is running
-// refuses (ErrBusy).
+// open session is closed, to be rebuilt in it before its next run; one
+// that is running refuses (ErrBusy) and its run goes on. A run started
+// on the closed session after that (by a caller that had opened it
+// before) gets ErrClosed rather than being cut short.
 func (h *Host) SetWorkspace(id, dir string) error {
 	h.mu.Lock()
 	rt := h.open[id]
 	if rt != nil {
-		if st, _ := rt.Live.Status(); st == StateActive || st == StateDetached {
+		if !rt.Live.closeIdle() {
 			h.mu.Unlock()
 			return ErrBusy
 		}

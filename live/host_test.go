@@ -6,8 +6,11 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/llm/llmtest"
@@ -109,5 +112,44 @@ func TestHostReopensInNewWorkspace(t *testing.T) {
 	}
 	if _, err := h.Open(context.Background(), "01NOSUCHSESSION000000000000"); !errors.Is(err, ErrNoSession) {
 		t.Errorf("open unknown: %v", err)
+	}
+}
+
+// A workspace change on a session whose run is going on is refused
+// (ErrBusy) and leaves the run alone; once the run is over it goes
+// through, and the old session takes no further run.
+func TestHostSetWorkspaceBusy(t *testing.T) {
+	h, _ := newTestHost(t, llmtest.Turn{Text: "slow answer", ChunkDelay: 20 * time.Millisecond})
+	sess, err := h.Create(context.Background(), Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := sess.Start(llm.UserText("one"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	if err := h.SetWorkspace(sess.ID(), ws); !errors.Is(err, ErrBusy) {
+		t.Fatalf("SetWorkspace during a run: %v, want ErrBusy", err)
+	}
+	var text strings.Builder
+	var done *agent.Done
+	for f := range sub.C() {
+		switch f.Value.Type {
+		case agent.EventTextDelta:
+			text.WriteString(f.Value.Text)
+		case agent.EventDone:
+			done = f.Value.Done
+		}
+	}
+	if text.String() != "slow answer" || done == nil || done.Subtype == agent.SubtypeInterrupted || done.IsError {
+		t.Errorf("the run gave %q, %+v; want it whole", text.String(), done)
+	}
+	sess.Wait() // the stream ends just before the slot is free
+	if err := h.SetWorkspace(sess.ID(), ws); err != nil {
+		t.Fatalf("SetWorkspace after the run: %v", err)
+	}
+	if _, err := sess.Start(llm.UserText("two")); !errors.Is(err, ErrClosed) {
+		t.Errorf("a run on the session closed for the change: %v, want ErrClosed", err)
 	}
 }

@@ -313,7 +313,7 @@ func (rt *Runtime) openSession(o Options, sel config.Selection) ([]llm.Message, 
 	}
 	sess, warns, err := store.Open(id)
 	if err != nil {
-		return nil, configErr("resume %s: %v", id, err)
+		return nil, configErr("resume %s: %w", id, err)
 	}
 	rt.Session = sess
 	for _, w := range warns {

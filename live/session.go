@@ -112,10 +112,10 @@ func (s *Session) start(input llm.Message, relay bool) (*Sub[agent.Event], error
 }
 
 // pump numbers the run's events into its log, keeping the asks pending
-// until they are answered or the run moves past them.
+// until they are answered or the run moves past them. The slot is freed
+// before the log ends, so whoever sees the run's stream end may start the
+// next run at once (not be told the session is busy).
 func (s *Session) pump(log *Log[agent.Event], events <-chan agent.Event, cancel context.CancelFunc, done chan struct{}) {
-	defer close(done)
-	defer cancel()
 	for ev := range events {
 		switch {
 		case ev.Type == agent.EventPermissionAsk && ev.Ask != nil:
@@ -129,6 +129,8 @@ func (s *Session) pump(log *Log[agent.Event], events <-chan agent.Event, cancel 
 	}
 	// The run's context ended with it: whatever was still asked is moot.
 	s.forgetAsk(func(*agent.PermissionAsk) bool { return true })
+	cancel()
+	close(done)
 	log.End()
 }
 
@@ -252,6 +254,24 @@ func (s *Session) Close() {
 		s.log.End()
 	}
 	s.log = nil
+}
+
+// closeIdle is Close for a session with no run going on: while a run is
+// active or detached it leaves the session as it is and reports false.
+// The check and the close are one step under the session's lock, so no
+// run can start between them (and be cut by the close).
+func (s *Session) closeIdle() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running() {
+		return false
+	}
+	s.closed = true
+	if s.log != nil {
+		s.log.End()
+	}
+	s.log = nil
+	return true
 }
 
 // Wait blocks until the current run, if any, has ended.

@@ -199,3 +199,57 @@ func TestSessionAsksBoundToSession(t *testing.T) {
 		t.Errorf("pending after the run = %+v", p)
 	}
 }
+
+// closeIdle leaves a session with a run going on, watched or detached,
+// as it is; an idle one it closes, refusing any later run.
+func TestSessionCloseIdle(t *testing.T) {
+	r := newHandRunner()
+	s := NewSession(context.Background(), "s1", r)
+	sub, err := s.Start(llm.UserText("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.closeIdle() {
+		t.Fatal("closeIdle closed a session with an active run")
+	}
+	sub.Close()
+	waitState(t, s, StateDetached)
+	if s.closeIdle() {
+		t.Fatal("closeIdle closed a session with a detached run")
+	}
+	if _, err := s.Start(llm.UserText("again")); !errors.Is(err, ErrBusy) {
+		t.Errorf("start during the run: %v, want ErrBusy (the session is still open)", err)
+	}
+	r.feed <- agent.Event{Type: agent.EventDone, Done: &agent.Done{Result: "ok"}}
+	waitState(t, s, StateDone)
+	if !s.closeIdle() {
+		t.Fatal("closeIdle did not close an idle session")
+	}
+	if _, err := s.Start(llm.UserText("later")); !errors.Is(err, ErrClosed) {
+		t.Errorf("start after closeIdle: %v, want ErrClosed", err)
+	}
+	if r.runs != 1 {
+		t.Errorf("%d runs, want 1", r.runs)
+	}
+}
+
+// The run slot is free by the time the run's stream ends: whoever sees
+// the end (a client's [DONE], POST /api/chat's answer) may start the next
+// run, or change the workspace, at once and is not told the session is
+// busy.
+func TestSessionSlotFreeWhenStreamEnds(t *testing.T) {
+	r := newHandRunner()
+	s := NewSession(context.Background(), "s1", r)
+	for i := range 200 {
+		sub, err := s.Start(llm.UserText("hi"))
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		r.feed <- agent.Event{Type: agent.EventDone, Done: &agent.Done{Result: "ok"}}
+		for range sub.C() {
+		}
+		if st, _ := s.Status(); st != StateDone {
+			t.Fatalf("run %d: state %q once its stream ended, want done", i, st)
+		}
+	}
+}

@@ -182,18 +182,29 @@ func (s *Server) renameSession(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "renamed", "session_id": id})
 }
 
+// sessionWorkspace sets or clears the session's workspace. workspace_dir
+// must be there: null or "" clears it, so a body that forgot it (or is
+// null) does not clear it by accident.
 func (s *Server) sessionWorkspace(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("session_id")
-	var req struct {
-		WorkspaceDir *string `json:"workspace_dir"`
-	}
+	var req map[string]json.RawMessage
 	if err := readJSON(r, &req); err != nil {
 		writeError(w, bodyStatus(err), err.Error())
 		return
 	}
+	raw, ok := req["workspace_dir"]
+	if !ok {
+		writeError(w, http.StatusBadRequest, `workspace_dir is required: a directory, or null or "" to clear it`)
+		return
+	}
+	var ws *string
+	if err := json.Unmarshal(raw, &ws); err != nil {
+		writeError(w, http.StatusBadRequest, "workspace_dir must be a string or null, not "+string(raw))
+		return
+	}
 	dir := ""
-	if req.WorkspaceDir != nil && *req.WorkspaceDir != "" {
-		d, err := canonicalDir(*req.WorkspaceDir, s.o.Home)
+	if ws != nil && *ws != "" {
+		d, err := canonicalDir(*ws, s.o.Home)
 		if err != nil {
 			writeError(w, http.StatusBadRequest, err.Error())
 			return
@@ -232,11 +243,19 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 }
 
 // sessionError answers for a session call that failed: 404 for a session
-// that does not exist.
+// that does not exist, 409 for one whose run is going on (the change it
+// asked for waits for the run to end) or that another nova process has
+// open (it is that process's to write until it lets it go).
 func (s *Server) sessionError(w http.ResponseWriter, id string, err error) {
-	if errors.Is(err, live.ErrNoSession) {
+	var locked *session.LockedError
+	switch {
+	case errors.Is(err, live.ErrNoSession):
 		writeError(w, http.StatusNotFound, "session "+id+" not found")
-		return
+	case errors.Is(err, live.ErrBusy):
+		writeError(w, http.StatusConflict, "Session is busy: "+id+" is running a turn; wait for it to end, or interrupt it (POST /api/chat/interrupt), then try again")
+	case errors.As(err, &locked):
+		writeError(w, http.StatusConflict, locked.Error()+": close it there, then try again")
+	default:
+		writeError(w, http.StatusInternalServerError, err.Error())
 	}
-	writeError(w, http.StatusInternalServerError, err.Error())
 }
