@@ -61,6 +61,12 @@ type Options struct {
 	FreshProbe bool
 	// AgentKey is recorded with a new session ("main" when empty).
 	AgentKey string
+	// MCPConfigs are the --mcp-config values, checked when the command
+	// line was parsed: absolute file paths or inline JSON, as
+	// config.MCPLoad's Configs takes them.
+	MCPConfigs []string
+	// StrictMCPConfig is --strict-mcp-config: only MCPConfigs' servers.
+	StrictMCPConfig bool
 }
 
 // Runtime is everything one open session needs, built from options,
