@@ -63,9 +63,11 @@ type Options struct {
 	FreshProbe bool
 	// AgentKey is recorded with a new session ("main" when empty).
 	AgentKey string
-	// MCPConfigs are --mcp-config values (files or inline JSON);
-	// StrictMCPConfig (--strict-mcp-config) uses only those.
-	MCPConfigs      []string
+	// MCPConfigs are the --mcp-config values, checked when the command
+	// line was parsed: absolute file paths or inline JSON, as
+	// config.MCPLoad's Configs takes them.
+	MCPConfigs []string
+	// StrictMCPConfig is --strict-mcp-config: only MCPConfigs' servers.
 	StrictMCPConfig bool
 	// Version is nova's version, told to MCP servers.
 	Version string

@@ -23,6 +23,10 @@ type buildOptions struct {
 	addDirs         []string
 	interactive     bool
 	freshProbe      bool // probe the sandbox even when a probe is cached
+	// mcpConfigs are --mcp-config values: absolute file paths (complete
+	// makes them so) or inline JSON.
+	mcpConfigs      []string
+	strictMCPConfig bool // --strict-mcp-config
 }
 
 // live is o as the session core takes it, for the workspace and NOVA_HOME
@@ -34,6 +38,7 @@ func (o buildOptions) live(s *IOStreams, novaHome, workdir string) live.Options 
 		AllowedTools: o.allowedTools, DisallowedTools: o.disallowedTools, AppendSystem: o.appendSystem,
 		Continue: o.cont, Resume: o.resume, Sandbox: o.sandbox, NoSandbox: o.noSandbox, Trust: o.trust,
 		AddDirs: o.addDirs, Interactive: o.interactive, FreshProbe: o.freshProbe, Version: version,
+		MCPConfigs: o.mcpConfigs, StrictMCPConfig: o.strictMCPConfig,
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -416,4 +417,66 @@ func realPath(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestRootMCPConfigFlags: --mcp-config is checked as it is parsed, files
+// made absolute against the streams' working directory, and both flags
+// reach live.Options.
+func TestRootMCPConfigFlags(t *testing.T) {
+	tio := newTestIO(t, "", false, nil)
+	wd := tio.s.Workdir
+	writeTestFile(t, filepath.Join(wd, "servers.json"), `{"mcpServers": {"a": {"command": "a"}}}`)
+	writeTestFile(t, filepath.Join(wd, "broken.json"), "{\"mcpServers\": {\n  \"a\": {\"command\": }\n}}")
+	writeTestFile(t, filepath.Join(wd, "bare.json"), `{"a": {"command": "a"}}`)
+	inline := `{"mcpServers": {"b": {"type": "http", "url": "https://x/mcp"}}}`
+	for _, tt := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+		want   []string
+		strict bool
+	}{
+		{name: "file and inline", args: []string{"-p", "--mcp-config", "servers.json", "--mcp-config", inline, "hi"}, want: []string{filepath.Join(wd, "servers.json"), inline}},
+		{name: "absolute file, strict", args: []string{"-p", "--mcp-config=" + filepath.Join(wd, "servers.json"), "--strict-mcp-config", "hi"},
+			want: []string{filepath.Join(wd, "servers.json")}, strict: true},
+		{name: "strict alone", args: []string{"-p", "--strict-mcp-config", "hi"}, strict: true},
+		{name: "terminal UI", args: []string{"--mcp-config", "servers.json"}, want: []string{filepath.Join(wd, "servers.json")}},
+		{name: "missing file", args: []string{"-p", "--mcp-config", "nope.json", "hi"}, code: 2, stderr: "--mcp-config nope.json: no such file"},
+		{name: "missing file, terminal UI", args: []string{"--mcp-config", "nope.json"}, code: 2, stderr: "no such file"},
+		{name: "file that does not parse", args: []string{"-p", "--mcp-config", "broken.json", "hi"}, code: 2, stderr: "broken.json: line 2, column 21"},
+		{name: "file without mcpServers", args: []string{"-p", "--mcp-config", "bare.json", "hi"}, code: 2, stderr: `no "mcpServers" object`},
+		{name: "inline that does not parse", args: []string{"-p", "--mcp-config", `{"mcpServers": {`, "hi"}, code: 2, stderr: "--mcp-config {\"mcpServers\": {: line 1, column 17"},
+		{name: "empty", args: []string{"-p", "--mcp-config", "", "hi"}, code: 2, stderr: "want a file or inline JSON"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tio.out.Reset()
+			tio.errOut.Reset()
+			var got *rootOptions
+			code := tio.parse(newRootCmd(&Factory{IOStreams: tio.s}, func(o *rootOptions) error { got = o; return nil }), tt.args...)
+			if code != tt.code || !strings.Contains(tio.errOut.String(), tt.stderr) {
+				t.Fatalf("exit %d stderr %q, want %d and %q", code, tio.errOut, tt.code, tt.stderr)
+			}
+			if tt.code != 0 {
+				if got != nil {
+					t.Error("runF was called on a refused command line")
+				}
+				return
+			}
+			lo := got.session.live(tio.s, "/nova", wd)
+			if !slices.Equal(lo.MCPConfigs, tt.want) || lo.StrictMCPConfig != tt.strict {
+				t.Errorf("live.Options MCPConfigs %q strict %v, want %q %v", lo.MCPConfigs, lo.StrictMCPConfig, tt.want, tt.strict)
+			}
+		})
+	}
+}
+
+func writeTestFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

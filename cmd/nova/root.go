@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/headless"
 	"github.com/nova-dev/nova/permission"
 )
@@ -86,6 +87,8 @@ OLLAMA_HOST or NOVA_HOME/config.json. See docs/ for more.`,
 	fl.BoolVar(&o.noSandbox, "no-sandbox", false, "run Bash commands outside the OS sandbox for this run")
 	fl.BoolVar(&o.trust, "trust", false, "trust this folder's project settings for this run (nova trust stores it)")
 	fl.StringSliceVar(&o.addDirs, "add-dir", nil, "further directories the agent may use")
+	fl.StringArrayVar(&o.mcpConfigs, "mcp-config", nil, "MCP servers from this file or inline JSON, in .mcp.json's format (repeatable)")
+	fl.BoolVar(&o.strictMCPConfig, "strict-mcp-config", false, "use only the --mcp-config servers: none from .mcp.json, settings or ~/.claude.json")
 	cmd.AddCommand(newDoctorCmd(f, nil))
 	cmd.AddCommand(newSessionsCmd(f))
 	cmd.AddCommand(newTrustCmd(f, nil))
@@ -104,6 +107,9 @@ func (o *rootOptions) complete(args []string) error {
 		return usageErr("--resume and --continue contradict each other: give one (--continue takes the newest session of this directory)")
 	}
 	if err := o.session.check(); err != nil {
+		return err
+	}
+	if err := o.session.resolveMCPConfigs(o.io); err != nil {
 		return err
 	}
 	if !o.print {
@@ -156,6 +162,26 @@ func (o *buildOptions) check() error {
 					return usageErr("%s: %v", flag.name, err)
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// resolveMCPConfigs checks each --mcp-config is a file that parses or
+// inline JSON that does, and makes the files' paths absolute against the
+// streams' working directory, so whatever loads them later reads the
+// same files.
+func (o *buildOptions) resolveMCPConfigs(s *IOStreams) error {
+	if len(o.mcpConfigs) == 0 {
+		return nil
+	}
+	wd, err := s.getwd()
+	if err != nil {
+		return usageErr("working directory: %v", err)
+	}
+	for i, v := range o.mcpConfigs {
+		if o.mcpConfigs[i], err = config.ResolveMCPConfig(v, wd); err != nil {
+			return usageErr("%v", err)
 		}
 	}
 	return nil
