@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -48,7 +47,7 @@ func FuzzCheckAgainstInterpreter(f *testing.F) {
 			case ev.argv != nil:
 				quoted := make([]string, len(ev.argv))
 				for i, a := range ev.argv {
-					if isInterpPipe(a) {
+					if ev.pipes[i] {
 						quoted[i] = "<(true)" // a process substitution's pipe, as the program sees it
 						continue
 					}
@@ -87,6 +86,7 @@ func FuzzCheckAgainstInterpreter(f *testing.F) {
 // shellEvent is one program start or file open the interpreter made.
 type shellEvent struct {
 	argv  []string
+	pipes []bool // which of argv are the interpreter's pipes for <(...)
 	dir   string
 	path  string
 	write bool
@@ -108,7 +108,11 @@ func interpret(t *testing.T, cmd, ws, home string) []shellEvent {
 		return func(ctx context.Context, args []string) error {
 			hc := interp.HandlerCtx(ctx)
 			mu.Lock()
-			evs = append(evs, shellEvent{argv: append([]string(nil), args...), dir: hc.Dir})
+			pipes := make([]bool, len(args))
+			for i, a := range args {
+				pipes[i] = isInterpPipe(a)
+			}
+			evs = append(evs, shellEvent{argv: append([]string(nil), args...), pipes: pipes, dir: hc.Dir})
 			mu.Unlock()
 			return nil
 		}
@@ -142,16 +146,17 @@ func interpret(t *testing.T, cmd, ws, home string) []shellEvent {
 	return append([]shellEvent(nil), evs...)
 }
 
-// isInterpPipe reports whether an argument is exactly the named pipe the
-// interpreter made for a process substitution (bash passes /dev/fd/N).
+// isInterpPipe reports whether an argument is the named pipe the
+// interpreter made for a process substitution (bash passes /dev/fd/N): a
+// FIFO of its own that exists while the command runs. Text glued to the
+// substitution (<(...)x) names no such FIFO.
 func isInterpPipe(arg string) bool {
 	dir, name := filepath.Split(arg)
-	hex, ok := strings.CutPrefix(name, "sh-interp-")
-	if !ok || len(hex) != 16 || filepath.Clean(dir) != filepath.Clean(os.TempDir()) {
+	if filepath.Clean(dir) != filepath.Clean(os.TempDir()) || !strings.HasPrefix(name, "sh-interp-") {
 		return false
 	}
-	_, err := strconv.ParseUint(hex, 16, 64)
-	return err == nil
+	fi, err := os.Lstat(arg)
+	return err == nil && fi.Mode()&os.ModeNamedPipe != 0
 }
 
 type nopRWC struct{}
