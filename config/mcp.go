@@ -792,3 +792,21 @@ func setMember(doc map[string]json.RawMessage, key, name string, present bool, p
 	doc[key] = raw
 	return true, err
 }
+
+// ParseMCPServer decodes one server entry (nova mcp add-json's argument);
+// JSON that does not parse, or is not an entry, is an error with its line
+// and column. Keys nova does not know are dropped.
+func ParseMCPServer(data []byte) (MCPServer, error) {
+	var s MCPServer
+	if len(bytes.TrimSpace(data)) == 0 || bytes.TrimSpace(data)[0] != '{' {
+		return s, errors.New(`want a JSON object: {"command": ..., "args": [...]} or {"type": "http", "url": ...}`)
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return s, errors.New(describeAt(data, data, err))
+		}
+		return s, errors.New(describeJSONError(data, err))
+	}
+	return s, nil
+}
