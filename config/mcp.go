@@ -234,9 +234,11 @@ func LoadMCP(o MCPLoad) ([]ConfiguredMCP, error) {
 		if err != nil {
 			return nil, err
 		}
-		project, err := readMCPFile(filepath.Join(o.Workspace, ".mcp.json"), MCPScopeProject, false)
-		if err != nil {
-			return nil, err
+		var project mcpSource
+		if o.Workspace != "" { // else no project: never the process's directory
+			if project, err = readMCPFile(filepath.Join(o.Workspace, ".mcp.json"), MCPScopeProject, false); err != nil {
+				return nil, err
+			}
 		}
 		sources = append(sources, user, project, local)
 	}
@@ -569,6 +571,9 @@ func mcpWritable(scope MCPScope) error {
 func editMCPServers(novaHome, workspace string, scope MCPScope, op string, change func(servers map[string]json.RawMessage, path string) (bool, error)) error {
 	if err := mcpWritable(scope); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
+	}
+	if novaHome == "" || (workspace == "" && scope != MCPScopeUser) {
+		return fmt.Errorf("%s: no NOVA_HOME or no workspace to find the %s config in", op, scope)
 	}
 	path := MCPFile(novaHome, workspace, scope)
 	lockPath, perm := path+".lock", os.FileMode(0o600)
