@@ -234,9 +234,11 @@ func LoadMCP(o MCPLoad) ([]ConfiguredMCP, error) {
 		if err != nil {
 			return nil, err
 		}
-		project, err := readMCPFile(filepath.Join(o.Workspace, ".mcp.json"), MCPScopeProject, false)
-		if err != nil {
-			return nil, err
+		var project mcpSource
+		if o.Workspace != "" { // else no project: never the process's directory
+			if project, err = readMCPFile(filepath.Join(o.Workspace, ".mcp.json"), MCPScopeProject, false); err != nil {
+				return nil, err
+			}
 		}
 		sources = append(sources, user, project, local)
 	}
@@ -570,6 +572,9 @@ func editMCPServers(novaHome, workspace string, scope MCPScope, op string, chang
 	if err := mcpWritable(scope); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
+	if novaHome == "" || (workspace == "" && scope != MCPScopeUser) {
+		return fmt.Errorf("%s: no NOVA_HOME or no workspace to find the %s config in", op, scope)
+	}
 	path := MCPFile(novaHome, workspace, scope)
 	lockPath, perm := path+".lock", os.FileMode(0o600)
 	dir := novaHome
@@ -791,4 +796,22 @@ func setMember(doc map[string]json.RawMessage, key, name string, present bool, p
 	raw, err := json.Marshal(kept)
 	doc[key] = raw
 	return true, err
+}
+
+// ParseMCPServer decodes one server entry (nova mcp add-json's argument);
+// JSON that does not parse, or is not an entry, is an error with its line
+// and column. Keys nova does not know are dropped.
+func ParseMCPServer(data []byte) (MCPServer, error) {
+	var s MCPServer
+	if len(bytes.TrimSpace(data)) == 0 || bytes.TrimSpace(data)[0] != '{' {
+		return s, errors.New(`want a JSON object: {"command": ..., "args": [...]} or {"type": "http", "url": ...}`)
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return s, errors.New(describeAt(data, data, err))
+		}
+		return s, errors.New(describeJSONError(data, err))
+	}
+	return s, nil
 }

@@ -327,6 +327,14 @@ func TestLoadMCPBrokenFiles(t *testing.T) {
 	if _, err := LoadMCP(MCPLoad{NovaHome: w.novaHome, Workspace: w.ws, Home: w.home, Strict: true}); err != nil {
 		t.Errorf("strict read .mcp.json: %v", err)
 	}
+	// No workspace: no .mcp.json, not even the process's own.
+	t.Chdir(w.ws)
+	if got, err := LoadMCP(MCPLoad{NovaHome: w.novaHome}); err != nil || len(got) != 0 {
+		t.Errorf("no workspace: %+v %v, want nothing read from the working directory", got, err)
+	}
+	if err := AddMCPServer(w.novaHome, "", MCPScopeProject, "x", MCPServer{Command: "x"}); err == nil {
+		t.Error("added to the project config of no workspace")
+	}
 	// No home: no ~/.claude.json, and no error.
 	if _, err := LoadMCP(MCPLoad{NovaHome: w.novaHome, Workspace: w.ws, Configs: []string{`{"mcpServers": {}}`}, Strict: true}); err != nil {
 		t.Errorf("no home: %v", err)

@@ -129,6 +129,7 @@ func TestDocsFlagTables(t *testing.T) {
 	checkFlagTable(t, "print-mode.md", root, all)
 	checkFlagTable(t, "tui.md", root, func(f *pflag.Flag) bool { return !isPrintOnly(f) })
 	checkFlagTable(t, "sandbox.md", newDoctorCmd(f, nil), all)
+	checkFlagTable(t, "mcp.md", newMCPAddCmd(f, nil), all)
 }
 
 // TestDocsNameEveryFlag: every flag of every subcommand is named

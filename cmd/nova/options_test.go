@@ -204,7 +204,7 @@ func TestRootSubcommands(t *testing.T) {
 	for _, c := range root.Commands() {
 		names = append(names, c.Name())
 	}
-	for _, want := range []string{"doctor", "sessions", "trust"} {
+	for _, want := range []string{"doctor", "sessions", "trust", "mcp"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("subcommands %v lack %s", names, want)
 		}

@@ -93,6 +93,7 @@ OLLAMA_HOST or NOVA_HOME/config.json. See docs/ for more.`,
 	cmd.AddCommand(newSessionsCmd(f))
 	cmd.AddCommand(newTrustCmd(f, nil))
 	cmd.AddCommand(newServeCmd(f, nil))
+	cmd.AddCommand(newMCPCmd(f))
 	return cmd
 }
 
