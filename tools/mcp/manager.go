@@ -414,6 +414,17 @@ func (c *conn) use(ctx context.Context) (*client.Client, error) {
 	}
 }
 
+// connected returns the client when the server is connected, else nil:
+// for listings that should not wait for, or restart, a server.
+func (c *conn) connected() *client.Client {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state != StateConnected {
+		return nil
+	}
+	return c.client
+}
+
 // lost marks a connected server failed after a call found it dead; the
 // next call starts it again (after the backoff).
 func (c *conn) lost(cl *client.Client, err error) {

@@ -305,3 +305,29 @@ func TestAnnotationsShownNeverDecide(t *testing.T) {
 		t.Errorf("a read-only MCP tool without a rule was %s (%s), want ask", d.Behavior, d.Reason)
 	}
 }
+
+// TestPromptsAndResources lists the server's prompt and resource and
+// renders the prompt with its argument, as /mcp__t__review and @t:uri do.
+func TestPromptsAndResources(t *testing.T) {
+	w := newWorld(t, Options{}, stdioServer("t", mcptest.Options{}))
+	w.wait(t)
+	ctx := context.Background()
+	ps := w.m.Prompts(ctx)
+	if len(ps) != 1 || ps[0].Command != "mcp__t__review" || len(ps[0].Arguments) != 1 || !ps[0].Arguments[0].Required {
+		t.Fatalf("prompts: %+v", ps)
+	}
+	if _, err := w.m.GetPrompt(ctx, ps[0], nil); err == nil {
+		t.Errorf("a prompt without its required argument was rendered")
+	}
+	text, err := w.m.GetPrompt(ctx, ps[0], []string{"main.go"})
+	if err != nil || text != "Review main.go" {
+		t.Errorf("GetPrompt: %q, %v", text, err)
+	}
+	rs := w.m.Resources(ctx)
+	if len(rs) != 1 || rs[0].URI != mcptest.GreetingURI {
+		t.Fatalf("resources: %+v", rs)
+	}
+	if text, err := w.m.ReadResource(ctx, "t", rs[0].URI); err != nil || !strings.Contains(text, mcptest.GreetingText) {
+		t.Errorf("ReadResource: %q, %v", text, err)
+	}
+}

@@ -110,28 +110,15 @@ func (t *ReadResource) Run(ctx context.Context, input json.RawMessage, _ *tools.
 	if err := json.Unmarshal(input, &in); err != nil {
 		return tools.Errorf("invalid input: %v", err), nil
 	}
-	c := t.m.lookup(in.Server)
-	if c == nil {
+	if t.m.lookup(in.Server) == nil {
 		return tools.Errorf("no MCP server named %q; servers: %s", in.Server, t.m.names()), nil
 	}
-	cl, err := c.use(ctx)
+	text, err := t.m.ReadResource(ctx, in.Server, in.URI)
 	if err != nil {
 		return tools.Errorf("%v", err), nil
 	}
-	rctx, cancel := context.WithTimeout(ctx, c.callTimeout())
-	defer cancel()
-	req := mcpapi.ReadResourceRequest{}
-	req.Params.URI = in.URI
-	res, err := cl.ReadResource(rctx, req)
-	if err != nil {
-		return tools.Errorf("reading %s from %s failed: %v", in.URI, in.Server, err), nil
-	}
-	parts := make([]string, 0, len(res.Contents))
-	for _, r := range res.Contents {
-		parts = append(parts, embedded(r))
-	}
-	if len(parts) == 0 {
+	if text == "" {
 		return tools.Result{Output: "(the resource is empty)"}, nil
 	}
-	return tools.Result{Output: strings.Join(parts, "\n\n")}, nil
+	return tools.Result{Output: text}, nil
 }
