@@ -266,6 +266,13 @@ func (c *conn) dialAndList(ctx context.Context) (*client.Client, error) {
 		return nil, err
 	}
 	cl.OnNotification(c.notified)
+	if c.srv.Transport == TransportSSE {
+		// A lost SSE stream does not fail the calls waiting on it (they
+		// would wait out their timeout): the server is marked failed now.
+		cl.OnConnectionLost(func(err error) {
+			c.lost(cl, fmt.Errorf("the event stream broke: %v", err))
+		})
+	}
 	if _, err := initialize(sctx, cl, c.m.opts.Version); err != nil {
 		return cl, c.explain("the handshake failed", sctx, err)
 	}

@@ -331,3 +331,21 @@ func TestPromptsAndResources(t *testing.T) {
 		t.Errorf("ReadResource: %q, %v", text, err)
 	}
 }
+
+// TestCrashSSE drops an SSE server's event stream mid-call: the call
+// ends at once rather than at its timeout, and the server is failed.
+func TestCrashSSE(t *testing.T) {
+	w := newWorld(t, Options{CallTimeout: 20 * time.Second}, Server{Name: "t", Transport: TransportSSE, URL: mcptest.SSE(t, mcptest.Options{})})
+	w.wait(t)
+	start := time.Now()
+	o := w.call(t, "mcp__t__crash", map[string]any{})
+	if !o.Result.IsError {
+		t.Fatalf("crash: %+v", o.Result)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the call waited %s for a stream that was gone", d)
+	}
+	if st := w.m.Statuses()[0]; st.State != StateFailed {
+		t.Errorf("after the stream broke the server is %s", st.State)
+	}
+}
