@@ -243,6 +243,11 @@ func (st *streams) status(sess *live.Session) (live.State, int64, bool) {
 	if cs == nil {
 		return state, 0, state != live.StateNone
 	}
+	if state == live.StateDone && !cs.log.Ended() {
+		// The run is over but its last frames are still being encoded
+		// into the stream: it is done when a resume would get them all.
+		state = live.StateDetached
+	}
 	if state == live.StateDetached && cs.log.Subscribers() > 0 {
 		state = live.StateActive
 	}
