@@ -2,12 +2,14 @@ package live
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/nova-dev/nova/config"
+	"github.com/nova-dev/nova/tools"
 	"github.com/nova-dev/nova/tools/mcp"
 )
 
@@ -162,4 +164,26 @@ func (rt *Runtime) WaitMCP(ctx context.Context) []string {
 		}
 	}
 	return out
+}
+
+// ProbeMCP connects to one configured server as a session would, counts
+// its tools and disconnects: nova mcp list and get report health they
+// checked. MCP_TIMEOUT bounds the attempt.
+func ProbeMCP(ctx context.Context, s config.ConfiguredMCP, workdir string, getenv func(string) string) (int, error) {
+	start, err := envMillis(getenv, "MCP_TIMEOUT")
+	if err != nil {
+		return 0, err
+	}
+	m := mcp.NewManager([]mcp.Server{MCPServer(s, workdir)}, mcp.Options{Registry: tools.NewRegistry(), StartTimeout: start})
+	defer m.Close()
+	m.Start()
+	m.Wait(ctx)
+	st := m.Statuses()[0]
+	switch st.State {
+	case mcp.StateConnected:
+		return len(st.Tools), nil
+	case mcp.StateFailed:
+		return 0, errors.New(st.Error)
+	}
+	return 0, fmt.Errorf("%s", st.State)
 }

@@ -78,4 +78,7 @@ func stdinIsPipe() bool {
 // take it, so a test builds any command on its own streams.
 type Factory struct {
 	IOStreams *IOStreams
+	// MCPProbe, when set, stands in for connecting to MCP servers in nova
+	// mcp list and get (tests of the commands' words).
+	MCPProbe mcpProbe
 }

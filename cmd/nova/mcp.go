@@ -20,10 +20,21 @@ import (
 // nova mcp list and get.
 type mcpProbe func(ctx context.Context, s config.ConfiguredMCP) (tools int, err error)
 
-// mcpProber is the probe of nova mcp list and get. It is nil until the
-// MCP client (tools/mcp) can connect, and while it is nil the status
-// column is left out: nova shows no health it did not check.
-func mcpProber(f *Factory) mcpProbe { return nil }
+// mcpProber is the probe of nova mcp list and get: each server that may
+// start is connected to as a session would (in the workspace, MCP_TIMEOUT
+// bounding it), its tools counted, and disconnected.
+func mcpProber(f *Factory) mcpProbe {
+	if f.MCPProbe != nil {
+		return f.MCPProbe
+	}
+	return func(ctx context.Context, s config.ConfiguredMCP) (int, error) {
+		_, workdir, err := locate(f.IOStreams)
+		if err != nil {
+			return 0, err
+		}
+		return live.ProbeMCP(ctx, s, workdir, f.IOStreams.Getenv)
+	}
+}
 
 // mcpAddOptions are what nova mcp add and add-json run with.
 type mcpAddOptions struct {

@@ -230,3 +230,33 @@ func waitListening(t *testing.T, port int) {
 	}
 	t.Fatalf("the server never listened on %d", port)
 }
+
+// TestMCPListConnects: nova mcp list and get report the health they
+// checked, by connecting to each server that may start.
+func TestMCPListConnects(t *testing.T) {
+	e := newE2E(t)
+	var servers map[string]any
+	if err := json.Unmarshal([]byte(mcpJSON()), &servers); err != nil {
+		t.Fatal(err)
+	}
+	all := servers["mcpServers"].(map[string]any)
+	all["broken"] = map[string]any{"command": filepath.Join(t.TempDir(), "no-such-server")}
+	b, _ := json.Marshal(map[string]any{"mcpServers": all})
+	if err := os.MkdirAll(filepath.Join(e.home, ".nova"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.home, ".nova", "settings.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("", "mcp", "list")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	want := fmt.Sprintf("connected, %d tools", len(mcptest.ToolNames))
+	if !strings.Contains(rows(r.stdout)["t"], want) || !strings.Contains(rows(r.stdout)["broken"], "failed:") {
+		t.Errorf("nova mcp list:\n%s\nwant t %q and broken failed", r.stdout, want)
+	}
+	if r := e.run("", "mcp", "get", "broken"); !strings.Contains(r.stdout, "no-such-server") || !strings.Contains(r.stdout, "failed:") {
+		t.Errorf("nova mcp get broken:\n%s", r.stdout)
+	}
+}
