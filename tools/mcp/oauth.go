@@ -260,6 +260,8 @@ func (m *Manager) Login(ctx context.Context, name string, open func(url string) 
 			opened = nil
 		case <-ctx.Done():
 			return fmt.Errorf("log in to %s: no answer from the browser: %w", name, ctx.Err())
+		case <-m.ctx.Done():
+			return fmt.Errorf("log in to %s: the session ended", name)
 		}
 	}
 	if ans.err != "" {
