@@ -121,7 +121,7 @@ func status(t *testing.T, w *world) Status {
 // failing; Login connects it and stores the token (0600); the next
 // session connects with the stored token and no login; a revoked token
 // puts the server back to needs-login, and a login from another Manager
-// (another terminal) is picked up by the next call.
+// (another terminal) is picked up by the next call, as a logout is.
 func TestOAuthLogin(t *testing.T) {
 	as := mcptest.OAuth(t, mcptest.Options{}, 0)
 	dir := filepath.Join(t.TempDir(), "mcp-auth")
@@ -196,6 +196,18 @@ func TestOAuthLogin(t *testing.T) {
 	}
 	if st := status(t, w2); st.State != StateConnected {
 		t.Errorf("after logging in elsewhere: %s (%q)", st.State, st.Error)
+	}
+
+	// Logged out (nova mcp logout): a connected session's next call finds
+	// no token to send.
+	if removed, err := Logout(dir, srv); !removed || err != nil {
+		t.Fatalf("logout = %v, %v", removed, err)
+	}
+	if o := w2.call(t, "mcp__t__echo", map[string]any{"text": "gone"}); !o.Result.IsError || !strings.Contains(o.Result.Output, "needs a login") {
+		t.Errorf("call after logout: %+v", o.Result)
+	}
+	if st := status(t, w2); st.State != StateNeedsLogin || !strings.Contains(st.Error, "wants an OAuth login") {
+		t.Errorf("after logout: %s (%q)", st.State, st.Error)
 	}
 }
 
