@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -26,7 +27,7 @@ func (rt *Runtime) startMCP(o Options, tr *Setup, version string) error {
 	if err != nil {
 		return configErr("%v", err)
 	}
-	opts := mcp.Options{Registry: rt.Registry, Version: version}
+	opts := mcp.Options{Registry: rt.Registry, Version: version, AuthDir: MCPAuthDir(o.NovaHome)}
 	if opts.StartTimeout, err = envMillis(o.Getenv, "MCP_TIMEOUT"); err != nil {
 		return err
 	}
@@ -56,6 +57,10 @@ func (rt *Runtime) startMCP(o Options, tr *Setup, version string) error {
 	rt.MCP.Start()
 	return nil
 }
+
+// MCPAuthDir is where the OAuth logins of MCP servers are kept (a file
+// per server, readable by its owner only); nova mcp login and logout use it too.
+func MCPAuthDir(novaHome string) string { return filepath.Join(novaHome, "mcp-auth") }
 
 // MCPServer is what the MCP client connects to for a configured server;
 // a stdio server starts in the workspace.
@@ -123,6 +128,8 @@ func FormatMCPStatuses(sts []mcp.Status) string {
 			if len(st.Tools) > 0 {
 				b.WriteString(": " + strings.Join(st.Tools, ", "))
 			}
+		case mcp.StateNeedsLogin:
+			fmt.Fprintf(&b, "needs login: %s", st.Error)
 		case mcp.StateFailed:
 			fmt.Fprintf(&b, "failed: %s", st.Error)
 			if !st.Retry.IsZero() {
@@ -151,7 +158,7 @@ func (rt *Runtime) MCPPendingNotice() string {
 
 // WaitMCP waits for every MCP server's first connection attempt (each is
 // bounded by the start timeout) and returns, in words, the servers that
-// failed.
+// failed or wait for a login.
 func (rt *Runtime) WaitMCP(ctx context.Context) []string {
 	if rt.MCP == nil {
 		return nil
@@ -159,8 +166,11 @@ func (rt *Runtime) WaitMCP(ctx context.Context) []string {
 	rt.MCP.Wait(ctx)
 	var out []string
 	for _, st := range rt.MCP.Statuses() {
-		if st.State == mcp.StateFailed {
+		switch st.State {
+		case mcp.StateFailed:
 			out = append(out, fmt.Sprintf("MCP server %q failed to start: %s", st.Name, st.Error))
+		case mcp.StateNeedsLogin:
+			out = append(out, fmt.Sprintf("MCP server %q is not started, it needs a login: %s", st.Name, st.Error))
 		}
 	}
 	return out

@@ -23,6 +23,9 @@ const (
 	StateConnecting State = "connecting"
 	StateConnected  State = "connected"
 	StateFailed     State = "failed"
+	// StateNeedsLogin is a remote server that wants an OAuth login nova
+	// does not have (or that it refused); Status.Error says how to log in.
+	StateNeedsLogin State = "needs login"
 	StateClosed     State = "closed"
 )
 
@@ -51,12 +54,16 @@ type Options struct {
 	// OnChange, when set, is told whenever a server's state or tools
 	// change (the TUI's /mcp, the server's status).
 	OnChange func(Status)
+	// AuthDir is where OAuth logins are stored, a file per server
+	// (NOVA_HOME/mcp-auth); "" keeps them in memory for the Manager's life.
+	AuthDir string
 }
 
 // Manager connects MCP servers in the background and keeps their tools in
 // the registry: a slow server never delays the first prompt, its tools
 // join when it is ready. A server that fails is reported and started
-// again, with backoff, the next time one of its tools is called.
+// again, with backoff, the next time one of its tools is called; one that
+// wants an OAuth login waits for Login (oauth.go).
 type Manager struct {
 	opts   Options
 	ctx    context.Context
@@ -84,6 +91,7 @@ type conn struct {
 	ready    chan struct{} // closed when the current attempt ends
 	progress sync.Map      // progress token -> func(mcpapi.ProgressNotificationParams)
 	tail     *tailBuffer   // the end of a stdio server's stderr
+	auth     authState     // OAuth: the stored login, what the server said (oauth.go)
 }
 
 // NewManager returns a manager for servers; nothing starts before Start.
@@ -239,7 +247,7 @@ func (c *conn) connect(ready chan struct{}) {
 		if cl != nil {
 			_ = cl.Close()
 		}
-		c.failLocked(err)
+		c.settleLocked(err)
 		c.mu.Unlock()
 		c.changed()
 		return
@@ -261,8 +269,11 @@ func (c *conn) dialAndList(ctx context.Context) (*client.Client, error) {
 	sctx, cancel := context.WithTimeout(ctx, c.m.opts.StartTimeout)
 	defer cancel()
 	c.tail = &tailBuffer{}
-	cl, err := dial(ctx, c.srv, c.tail)
+	cl, err := dial(ctx, c.srv, c.tail, c.oauthConfig())
 	if err != nil {
+		if ln := c.loginNeeded(err); ln != nil {
+			return nil, ln
+		}
 		return nil, err
 	}
 	cl.OnNotification(c.notified)
@@ -274,6 +285,9 @@ func (c *conn) dialAndList(ctx context.Context) (*client.Client, error) {
 		})
 	}
 	if _, err := initialize(sctx, cl, c.m.opts.Version); err != nil {
+		if ln := c.loginNeeded(err); ln != nil {
+			return cl, ln
+		}
 		return cl, c.explain("the handshake failed", sctx, err)
 	}
 	if err := c.refresh(sctx, cl); err != nil {
@@ -402,6 +416,14 @@ func (c *conn) use(ctx context.Context) (*client.Client, error) {
 				continue
 			case <-ctx.Done():
 				return nil, fmt.Errorf("MCP server %s is still starting", c.srv.Name)
+			}
+		case StateNeedsLogin:
+			// Tried again only once the stored login changed (nova mcp
+			// login in another terminal): until then it would be refused.
+			if !c.loginChangedLocked() {
+				err := c.needsLoginErr(c.err)
+				c.mu.Unlock()
+				return nil, err
 			}
 		}
 		// Failed.

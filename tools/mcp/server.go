@@ -69,8 +69,9 @@ func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // dial makes a client for s and starts its transport. The transport lives
 // as long as ctx: a stdio server is killed when ctx ends. What a stdio
-// server writes to stderr is kept in tail.
-func dial(ctx context.Context, s Server, tail *tailBuffer) (*client.Client, error) {
+// server writes to stderr is kept in tail. oauth, when not nil, authorizes
+// an HTTP or SSE server's requests (oauth.go).
+func dial(ctx context.Context, s Server, tail *tailBuffer, oauth *transport.OAuthConfig) (*client.Client, error) {
 	switch s.Transport {
 	case TransportStdio, "":
 		if s.Command == "" {
@@ -97,8 +98,12 @@ func dial(ctx context.Context, s Server, tail *tailBuffer) (*client.Client, erro
 		}
 		return c, nil
 	case TransportHTTP:
-		t, err := transport.NewStreamableHTTP(s.URL, transport.WithHTTPHeaders(s.Headers),
-			transport.WithContinuousListening(), transport.WithHTTPLogger(quietLogger()))
+		opts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(s.Headers),
+			transport.WithContinuousListening(), transport.WithHTTPLogger(quietLogger())}
+		if oauth != nil {
+			opts = append(opts, transport.WithHTTPOAuth(*oauth))
+		}
+		t, err := transport.NewStreamableHTTP(s.URL, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -108,7 +113,11 @@ func dial(ctx context.Context, s Server, tail *tailBuffer) (*client.Client, erro
 		}
 		return c, nil
 	case TransportSSE:
-		t, err := transport.NewSSE(s.URL, transport.WithHeaders(s.Headers), transport.WithSSELogger(quietLogger()))
+		opts := []transport.ClientOption{transport.WithHeaders(s.Headers), transport.WithSSELogger(quietLogger())}
+		if oauth != nil {
+			opts = append(opts, transport.WithOAuth(*oauth))
+		}
+		t, err := transport.NewSSE(s.URL, opts...)
 		if err != nil {
 			return nil, err
 		}

@@ -135,6 +135,10 @@ func (t *Tool) Run(ctx context.Context, input json.RawMessage, env *tools.Env) (
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		c.checkAlive(cl)
 		return tools.Errorf("%s did not answer within %s and was cancelled (set MCP_TOOL_TIMEOUT, in milliseconds, or the server's \"timeout\" to wait longer)", t.name, timeout), nil
+	case c.wantsLogin(err):
+		// Before the connection check: mcp-go wraps a refused token as a
+		// transport error, but the server is fine; it wants a login.
+		return tools.Errorf("%v", c.loginLost(cl, err)), nil
 	case errors.Is(err, transport.ErrTransportClosed) || isConnectionError(err):
 		c.lost(cl, fmt.Errorf("the connection broke during a call to %s: %v", t.remote, err))
 		return tools.Errorf("MCP server %s stopped during the call (%v); nova starts it again at the next call", c.srv.Name, err), nil
