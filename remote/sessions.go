@@ -72,7 +72,9 @@ type recordToolCall struct {
 }
 
 // sessionMessages is the user-visible history: every message of the
-// transcript (a compaction's summary, which nobody typed, is not one).
+// transcript as the person sent or got it. A compaction's summary, and the
+// context nova puts ahead of the first prompt, nobody typed: they are not
+// shown.
 func (s *Server) sessionMessages(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("session_id")
 	tr, err := s.o.Sessions.Load(id)
@@ -82,11 +84,16 @@ func (s *Server) sessionMessages(w http.ResponseWriter, r *http.Request) {
 	}
 	items := []messageRecord{}
 	n := 0
+	first := true
 	for _, rec := range tr.Records {
 		if rec.Type != session.RecordMessage || rec.Message == nil {
 			continue
 		}
-		for _, m := range messageRecords(id, *rec.Message, rec.Time.UnixMilli()) {
+		msg := *rec.Message
+		if first {
+			msg, first = session.WithoutContext(msg), false
+		}
+		for _, m := range messageRecords(id, msg, rec.Time.UnixMilli()) {
 			n++
 			m.ID = fmt.Sprintf("msg_%s_%d", id, n)
 			items = append(items, m)

@@ -142,8 +142,51 @@ func TestSessionListAndMessages(t *testing.T) {
 		t.Fatalf("messages: %d %s", code, body)
 	}
 	msgs := decode[struct{ Items []messageRecord }](t, body).Items
-	if len(msgs) != 2 || msgs[0].Role != "user" || !strings.HasSuffix(msgs[0].Content, "hi") || msgs[1].Role != "assistant" || msgs[1].Content != "hello back" {
+	if len(msgs) != 2 || msgs[0].Role != "user" || msgs[0].Content != "hi" || msgs[1].Role != "assistant" || msgs[1].Content != "hello back" {
 		t.Errorf("messages = %s", body)
+	}
+}
+
+// The history is what the person sees: the first message is their words,
+// not the context nova puts ahead of them for the model (environment,
+// instruction files, memory), which the model still gets.
+func TestSessionMessagesLeaveOutContext(t *testing.T) {
+	ts, srv := newHostServer(t, llmtest.Turn{Text: "first answer"}, llmtest.Turn{Text: "second answer"})
+	os.WriteFile(filepath.Join(ts.o.Workdir, "AGENTS.md"), []byte("Always answer in haiku.\n"), 0o644)
+	code, body, _ := ts.do("POST", "/api/chat", `{"message":"what is here?","attachments":[{"id":"a1","type":"document","name":"notes.txt","content_type":"text/plain","content":"some notes"}]}`)
+	if code != 200 {
+		t.Fatalf("POST /api/chat: %d %s", code, body)
+	}
+	id := decode[chatResponse](t, body).SessionID
+	code, body, _ = ts.do("POST", "/api/chat", fmt.Sprintf(`{"session_id":%q,"message":"and now?"}`, id))
+	if code != 200 {
+		t.Fatalf("second turn: %d %s", code, body)
+	}
+	if first := string(srv.Requests()[0].Body); !strings.Contains(first, "Working directory:") || !strings.Contains(first, "Always answer in haiku.") {
+		t.Fatalf("the model was not sent the context: %.300s", first)
+	}
+	code, body, _ = ts.do("GET", "/api/sessions/"+id+"/messages", "")
+	if code != 200 {
+		t.Fatalf("messages: %d %s", code, body)
+	}
+	msgs := decode[struct{ Items []messageRecord }](t, body).Items
+	var got []string
+	for _, m := range msgs {
+		got = append(got, m.Role+": "+m.Content)
+	}
+	want := []string{
+		"user: <document name=\"notes.txt\">\nsome notes\n</document>what is here?",
+		"assistant: first answer",
+		"user: and now?",
+		"assistant: second answer",
+	}
+	if strings.Join(got, "\n---\n") != strings.Join(want, "\n---\n") {
+		t.Errorf("messages:\n%s\nwant:\n%s", strings.Join(got, "\n---\n"), strings.Join(want, "\n---\n"))
+	}
+	for _, leak := range []string{"<environment>", "Working directory", "haiku"} {
+		if strings.Contains(body, leak) {
+			t.Errorf("the history shows nova's context (%q): %s", leak, body)
+		}
 	}
 }
 

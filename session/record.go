@@ -7,6 +7,7 @@
 package session
 
 import (
+	"strings"
 	"time"
 
 	"github.com/nova-dev/nova/llm"
@@ -92,4 +93,28 @@ const summaryPreamble = "[nova: the earlier part of this conversation was compac
 // history so that what it sends matches what a resumed session sends.
 func SummaryMessage(summary string) llm.Message {
 	return llm.UserText(summaryPreamble + summary)
+}
+
+// ContextTag opens nova's context message: agent.EnvironmentContext
+// writes it first, and IsContext knows the message by it.
+const ContextTag = "<environment>"
+
+// IsContext reports whether p is nova's context message (the environment,
+// instruction files and memory of agent.ContextSource). The agent puts it
+// ahead of the prompt in a session's first user message, as a text part
+// of its own, so the transcript keeps it apart from what the person sent.
+func IsContext(p llm.Part) bool {
+	return p.Type == llm.PartText && strings.HasPrefix(p.Text, ContextTag)
+}
+
+// WithoutContext returns m as the person sent it: without nova's context
+// part when m starts with one (only a session's first message does). The
+// model reads that part; nobody typed it, so a history shown to a person
+// (the server's messages, an export, a resumed TUI) leaves it out.
+func WithoutContext(m llm.Message) llm.Message {
+	if m.Role != llm.RoleUser || len(m.Parts) == 0 || !IsContext(m.Parts[0]) {
+		return m
+	}
+	m.Parts = append([]llm.Part(nil), m.Parts[1:]...)
+	return m
 }

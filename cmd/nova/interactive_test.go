@@ -345,3 +345,29 @@ func TestInteractiveShellThroughThePipeline(t *testing.T) {
 		t.Errorf("the model's rm: %+v", d)
 	}
 }
+
+// The history the TUI shows, live or resumed, is the person's: the first
+// message without the context nova sent the model ahead of it.
+func TestInteractiveHistoryLeavesOutContext(t *testing.T) {
+	w := newInteractiveWorld(t, llmtest.Turn{Text: "Hello."}, llmtest.Turn{Text: "Greeting"})
+	os.WriteFile(filepath.Join(w.ws, "AGENTS.md"), []byte("Answer in haiku.\n"), 0o644)
+	w.start(t, buildOptions{})
+	w.run(t, "say hello")
+	w.b.waitTitle()
+	if first := w.b.runtime().Agent.History()[0]; len(first.Parts) != 2 || !session.IsContext(first.Parts[0]) {
+		t.Fatalf("the agent's first message = %+v, want the context then the prompt", first)
+	}
+	id := w.b.runtime().Session.ID()
+	check := func(what string) {
+		t.Helper()
+		h := w.b.History()
+		if len(h) != 2 || len(h[0].Parts) != 1 || h[0].Text() != "say hello" || h[1].Text() != "Hello." {
+			t.Errorf("%s: History = %+v, want the prompt and the answer alone", what, h)
+		}
+	}
+	check("live")
+	if err := w.b.Resume(id); err != nil {
+		t.Fatal(err)
+	}
+	check("resumed")
+}
