@@ -21,16 +21,11 @@ func (s *Server) chatRoutes() {
 }
 
 // session opens the request's session, or creates one when it names none.
+// A session that cannot be opened answers as the session endpoints do
+// (sessionStatus): 404 unknown, 409 open in another nova process.
 func (s *Server) session(ctx context.Context, req *chatRequest) (*live.Session, int, error) {
 	if req.SessionID != nil && *req.SessionID != "" {
-		sess, err := s.o.Sessions.Open(ctx, *req.SessionID)
-		if errors.Is(err, live.ErrNoSession) {
-			return nil, http.StatusNotFound, errors.New("session " + *req.SessionID + " not found")
-		}
-		if err != nil {
-			return nil, http.StatusInternalServerError, err
-		}
-		return sess, 0, nil
+		return s.open(ctx, *req.SessionID)
 	}
 	ws := req.WorkspaceDir
 	if ws != "" {
@@ -43,6 +38,15 @@ func (s *Server) session(ctx context.Context, req *chatRequest) (*live.Session, 
 	sess, err := s.o.Sessions.Create(ctx, live.Spec{AgentKey: req.AgentKey, Provider: req.Provider, Model: req.Model, Workspace: ws})
 	if err != nil {
 		return nil, http.StatusBadRequest, err
+	}
+	return sess, 0, nil
+}
+
+func (s *Server) open(ctx context.Context, id string) (*live.Session, int, error) {
+	sess, err := s.o.Sessions.Open(ctx, id)
+	if err != nil {
+		code, detail := sessionStatus(id, err)
+		return nil, code, errors.New(detail)
 	}
 	return sess, 0, nil
 }
@@ -184,7 +188,7 @@ func (s *Server) interrupt(w http.ResponseWriter, r *http.Request) {
 	if sess, err := s.o.Sessions.Open(r.Context(), req.SessionID); err == nil {
 		interrupted = sess.Interrupt()
 	} else if !errors.Is(err, live.ErrNoSession) {
-		writeError(w, http.StatusInternalServerError, err.Error())
+		s.sessionError(w, req.SessionID, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"session_id": req.SessionID, "interrupted": interrupted})

@@ -254,15 +254,21 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 // asked for waits for the run to end) or that another nova process has
 // open (it is that process's to write until it lets it go).
 func (s *Server) sessionError(w http.ResponseWriter, id string, err error) {
+	code, detail := sessionStatus(id, err)
+	writeError(w, code, detail)
+}
+
+// sessionStatus is the status and detail sessionError answers with, for
+// the endpoints that answer otherwise on success (chat).
+func sessionStatus(id string, err error) (int, string) {
 	var locked *session.LockedError
 	switch {
 	case errors.Is(err, live.ErrNoSession):
-		writeError(w, http.StatusNotFound, "session "+id+" not found")
+		return http.StatusNotFound, "session " + id + " not found"
 	case errors.Is(err, live.ErrBusy):
-		writeError(w, http.StatusConflict, "Session is busy: "+id+" is running a turn; wait for it to end, or interrupt it (POST /api/chat/interrupt), then try again")
+		return http.StatusConflict, "Session is busy: " + id + " is running a turn; wait for it to end, or interrupt it (POST /api/chat/interrupt), then try again"
 	case errors.As(err, &locked):
-		writeError(w, http.StatusConflict, locked.Error()+": close it there, then try again")
-	default:
-		writeError(w, http.StatusInternalServerError, err.Error())
+		return http.StatusConflict, locked.Error() + ": close it there, then try again"
 	}
+	return http.StatusInternalServerError, err.Error()
 }

@@ -466,9 +466,9 @@ func TestSessionDelete(t *testing.T) {
 }
 
 // A session another nova process has open (its lock held) is refused
-// with 409, not a 500: it cannot be changed or deleted from here.
+// with 409, not a 500: it cannot be changed, deleted or run from here.
 func TestSessionLockedElsewhere(t *testing.T) {
-	ts, _ := newHostServer(t)
+	ts, srv := newHostServer(t)
 	store := session.NewStore(ts.o.NovaHome)
 	held, err := store.Create(session.Meta{WorkspaceDir: ts.o.Workdir, AgentKey: "main"})
 	if err != nil {
@@ -481,9 +481,15 @@ func TestSessionLockedElsewhere(t *testing.T) {
 		{"PUT", "/api/sessions/" + id + "/workspace", fmt.Sprintf(`{"workspace_dir":%q}`, t.TempDir())},
 		{"DELETE", "/api/sessions/" + id, ""},
 		{"GET", "/api/sessions/" + id + "/context", ""},
+		{"POST", "/api/chat", fmt.Sprintf(`{"session_id":%q,"message":"hi"}`, id)},
+		{"POST", "/api/chat/stream", fmt.Sprintf(`{"session_id":%q,"message":"hi"}`, id)},
+		{"POST", "/api/chat/interrupt", fmt.Sprintf(`{"session_id":%q}`, id)},
 	} {
 		code, body, _ := ts.do(c.method, c.path, c.body)
-		wantError(t, c.method+" "+c.path, code, body, 409, id, "open in")
+		wantError(t, c.method+" "+c.path+" "+c.body, code, body, 409, id, "open in", "close it there")
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("a refused turn reached the model: %d requests", n)
 	}
 	if _, ok := ts.listed(id); !ok {
 		t.Error("the locked session is not listed")
