@@ -22,6 +22,14 @@ import (
 // with turns.
 func newHostServer(t *testing.T, turns ...llmtest.Turn) (*testServer, *llmtest.Server) {
 	t.Helper()
+	return newWrappedHostServer(t, nil, turns...)
+}
+
+// newWrappedHostServer is newHostServer with the server's Host wrap(host)
+// (nil: the host itself), for a test that steps in between the server and
+// the real host.
+func newWrappedHostServer(t *testing.T, wrap func(*live.Host) Host, turns ...llmtest.Turn) (*testServer, *llmtest.Server) {
+	t.Helper()
 	srv := llmtest.New(turns...)
 	t.Cleanup(srv.Close)
 	env := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL}
@@ -30,6 +38,9 @@ func newHostServer(t *testing.T, turns ...llmtest.Turn) (*testServer, *llmtest.S
 		host = live.NewHost(context.Background(), live.Options{NovaHome: o.NovaHome, Workdir: o.Workdir, Home: o.Home,
 			Getenv: o.Getenv, NoSandbox: true})
 		o.Sessions = host
+		if wrap != nil {
+			o.Sessions = wrap(host)
+		}
 	})
 	t.Cleanup(host.Close)
 	return ts, srv
