@@ -22,7 +22,7 @@ func exportedSession(t *testing.T) (*Store, *Session) {
 	}
 	long := "main.go:3: undefined: foo\n" + strings.Repeat("noise line\n", 1000) + "THE-END"
 	mustAppend(t, s, toolResult("call_1", "Bash", long, true))
-	if err := s.AppendCompaction("The user asked about a failing build.", nil); err != nil {
+	if err := s.AppendCompaction(ContextTag+"\nWorking directory: /proj\n</environment>", "The user asked about a failing build.", nil); err != nil {
 		t.Fatal(err)
 	}
 	mustAppend(t, s,
@@ -62,9 +62,9 @@ func TestExportMarkdown(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
 	}
-	for _, absent := range []string{"THE-END", "secret scratch"} {
+	for _, absent := range []string{"THE-END", "secret scratch", "Working directory"} {
 		if strings.Contains(md, absent) {
-			t.Errorf("markdown contains %q (long results are cut, thinking left out)", absent)
+			t.Errorf("markdown contains %q (long results are cut, thinking and nova's context left out)", absent)
 		}
 	}
 }
