@@ -295,6 +295,7 @@ func TestCompactionLimit(t *testing.T) {
 type memRecorder struct {
 	mu       sync.Mutex
 	msgs     []llm.Message
+	context  string
 	summary  string
 	kept     []llm.Message
 	compacts int
@@ -308,10 +309,10 @@ func (r *memRecorder) AppendMessage(m llm.Message) error {
 }
 func (r *memRecorder) AppendDecision(string, string, permission.Decision) error { return nil }
 func (r *memRecorder) AppendUsage(llm.Usage) error                              { return nil }
-func (r *memRecorder) AppendCompaction(s string, kept []llm.Message) error {
+func (r *memRecorder) AppendCompaction(c, s string, kept []llm.Message) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.summary, r.kept = s, kept
+	r.context, r.summary, r.kept = c, s, kept
 	r.compacts++
 	return nil
 }
@@ -349,8 +350,8 @@ func TestCompactionWhenTheWindowFills(t *testing.T) {
 	if comp == nil || comp.After >= comp.Before {
 		t.Fatalf("no compaction that shrank the context: %+v", comp)
 	}
-	if rec.compacts != 1 || !strings.Contains(rec.summary, "## Goal") || !strings.Contains(rec.summary, "be brief") {
-		t.Errorf("boundary = %d %q", rec.compacts, rec.summary)
+	if rec.compacts != 1 || !strings.Contains(rec.summary, "## Goal") || rec.context != "<instructions>be brief</instructions>" || strings.Contains(rec.summary, "be brief") {
+		t.Errorf("boundary = %d, context %q, summary %q; want the context rebuilt and kept apart from the summary", rec.compacts, rec.context, rec.summary)
 	}
 	if loads != 2 {
 		t.Errorf("context built %d times, want at start and after compaction", loads)

@@ -12,7 +12,9 @@ import (
 
 // Compactor is the part of a Recorder that persists compaction boundaries.
 type Compactor interface {
-	AppendCompaction(summary string, kept []llm.Message) error
+	// AppendCompaction records the boundary: contextMsg is the context
+	// message rebuilt for it, summary the model's summary.
+	AppendCompaction(contextMsg, summary string, kept []llm.Message) error
 }
 
 // keepFraction is how much of the compaction limit recent turns may keep
@@ -121,11 +123,11 @@ func (a *Agent) Compact(ctx context.Context, instructions string) error {
 		// all the history, a turn's margin) still fits.
 		return ErrNothingToCompact
 	}
-	var prefix string
+	var contextMsg string
 	if a.cfg.Context != nil {
-		prefix = a.cfg.Context(ctx) + "\n\n"
+		contextMsg = a.cfg.Context(ctx)
 	}
-	if err := est.fit(append([]llm.Message{session.SummaryMessage(prefix)}, kept...), false); err != nil {
+	if err := est.fit(append([]llm.Message{session.SummaryMessage(contextMsg, "")}, kept...), false); err != nil {
 		return err
 	}
 	if err := est.fitSummary(hist[:split]); err != nil {
@@ -136,16 +138,15 @@ func (a *Agent) Compact(ctx context.Context, instructions string) error {
 	if err != nil {
 		return fmt.Errorf("compaction failed, history kept as it was: %w", err)
 	}
-	text := prefix + summary
 	if c, ok := a.cfg.Recorder.(Compactor); ok {
-		if err := c.AppendCompaction(text, kept); err != nil {
+		if err := c.AppendCompaction(contextMsg, summary, kept); err != nil {
 			return fmt.Errorf("compaction could not be saved, history kept as it was: %w", err)
 		}
 	}
 	a.mu.Lock()
 	// Messages appended while summarising (none in a run) stay after kept.
 	extra := a.history[len(hist):]
-	a.history = append(append([]llm.Message{session.SummaryMessage(text)}, kept...), extra...)
+	a.history = append(append([]llm.Message{session.SummaryMessage(contextMsg, summary)}, kept...), extra...)
 	a.usage.Add(usage)
 	after := append([]llm.Message(nil), a.history...)
 	// Until the provider counts the next request, the figure is the
@@ -310,9 +311,7 @@ func thousands(n int) string {
 }
 
 // isSummary reports whether m is the summary a compaction left.
-func isSummary(m llm.Message) bool {
-	return m.Role == llm.RoleUser && strings.HasPrefix(m.Text(), session.SummaryMessage("").Text())
-}
+func isSummary(m llm.Message) bool { return session.IsSummary(m) }
 
 // splitPoint returns the index of the first message kept verbatim: the
 // latest turn boundary (a user message that is not tool results) such that

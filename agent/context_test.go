@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/memory"
+	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/session"
 )
 
 func TestContextSource(t *testing.T) {
@@ -109,5 +113,39 @@ func TestContextSourceReportsImportWarnings(t *testing.T) {
 	quiet.Message(context.Background())
 	if w := quiet.Warnings(); len(w) != 3 {
 		t.Errorf("Warnings outside a run = %q, want the three, once", w)
+	}
+}
+
+// The context message is recorded as a part of its own ahead of the
+// prompt, so a history shown to a person (session.WithoutContext) leaves
+// out exactly it: instruction files and memory included, the prompt's
+// own parts whole.
+func TestContextRecordedApart(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	novaHome := filepath.Join(home, ".nova")
+	if err := os.WriteFile(filepath.Join(ws, "AGENTS.md"), []byte("rule: be terse\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := memory.AppendMemory(novaHome, ws, "preference", "short answers"); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, permission.ModeDefault, false)
+	rec := &memRecorder{}
+	h.agent.cfg.Recorder = rec
+	h.agent.cfg.Context = (&ContextSource{NovaHome: novaHome, Workdir: ws, Home: home}).Message
+	h.client.resps = append(h.client.resps, reply("one"), reply("two"))
+	prompt := llm.Message{Role: llm.RoleUser, Parts: []llm.Part{llm.TextPart("<document name=\"a\">\nx\n</document>"), llm.TextPart("hi")}}
+	drain(h.agent.Run(context.Background(), prompt), nil)
+	drain(h.agent.Run(context.Background(), llm.UserText("<environment> is a word I typed")), nil)
+
+	sent := h.client.reqs[0].Messages[0]
+	if len(sent.Parts) != 3 || !session.IsContext(sent.Parts[0]) || !strings.Contains(sent.Parts[0].Text, "rule: be terse") || !strings.Contains(sent.Parts[0].Text, "short answers") {
+		t.Fatalf("the model's first message = %+v, want the context then the prompt", sent)
+	}
+	if got := session.WithoutContext(rec.msgs[0]); !reflect.DeepEqual(got, prompt) {
+		t.Errorf("first message without the context = %+v, want the prompt %+v", got, prompt)
+	}
+	if len(rec.msgs) < 3 || rec.msgs[2].Text() != "<environment> is a word I typed" {
+		t.Errorf("later messages carry no context: %+v", rec.msgs)
 	}
 }

@@ -5,11 +5,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"github.com/nova-dev/nova/permission"
 	"os/exec"
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/session"
 )
 
 // SystemPrompt is nova's system prompt. It holds nothing that depends on
@@ -32,9 +34,11 @@ How you work:
 // EnvironmentContext describes the working environment: directory, OS,
 // date, git branch and status. It goes into the first user message of a
 // session, not the system prompt, so the prompt prefix stays cacheable.
+// It opens with session.ContextTag: a history shown to a person knows the
+// context message by it and leaves it out.
 func EnvironmentContext(ctx context.Context, workdir string, now time.Time) string {
 	var b strings.Builder
-	b.WriteString("<environment>\n")
+	b.WriteString(session.ContextTag + "\n")
 	fmt.Fprintf(&b, "Working directory: %s\n", workdir)
 	fmt.Fprintf(&b, "Platform: %s/%s\n", runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(&b, "Date: %s\n", now.Format("2006-01-02"))

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/nova-dev/nova/llm"
+	"github.com/nova-dev/nova/session"
 )
 
 // titlePrompt is the system prompt of the title call.
@@ -115,14 +116,15 @@ func firstExchange(hist []llm.Message) (prompt, answer string) {
 }
 
 // promptText is what the person wrote in a user message: the context
-// message (<environment> and the instruction files with it) is nova's,
-// and "!cmd" output rides along only when nothing else was typed.
+// message (<environment> and the instruction files with it) is nova's
+// (session.WithoutContext), and "!cmd" output rides along only when
+// nothing else was typed.
 func promptText(m llm.Message) string {
 	var typed, shell []string
-	for _, p := range m.Parts {
+	for _, p := range session.WithoutContext(m).Parts {
 		t := strings.TrimSpace(p.Text)
 		switch {
-		case p.Type != llm.PartText || t == "" || strings.HasPrefix(t, "<environment>"):
+		case p.Type != llm.PartText || t == "":
 		case strings.HasPrefix(t, "<shell-command>"):
 			shell = append(shell, t)
 		default:

@@ -178,7 +178,8 @@ func (h *Host) Rename(id, title string) error {
 // open session is closed, to be rebuilt in it before its next run; one
 // that is running refuses (ErrBusy) and its run goes on. A run started
 // on the closed session after that (by a caller that had opened it
-// before) gets ErrClosed rather than being cut short.
+// before) gets ErrClosed rather than being cut short: that caller opens
+// the session again (Open) to run in the new workspace.
 func (h *Host) SetWorkspace(id, dir string) error {
 	h.mu.Lock()
 	rt := h.open[id]

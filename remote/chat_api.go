@@ -8,6 +8,7 @@ import (
 
 	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/live"
+	"github.com/nova-dev/nova/llm"
 )
 
 // chatRoutes registers chat, its stream, interrupt, approve and the
@@ -21,16 +22,11 @@ func (s *Server) chatRoutes() {
 }
 
 // session opens the request's session, or creates one when it names none.
+// A session that cannot be opened answers as the session endpoints do
+// (sessionStatus): 404 unknown, 409 open in another nova process.
 func (s *Server) session(ctx context.Context, req *chatRequest) (*live.Session, int, error) {
 	if req.SessionID != nil && *req.SessionID != "" {
-		sess, err := s.o.Sessions.Open(ctx, *req.SessionID)
-		if errors.Is(err, live.ErrNoSession) {
-			return nil, http.StatusNotFound, errors.New("session " + *req.SessionID + " not found")
-		}
-		if err != nil {
-			return nil, http.StatusInternalServerError, err
-		}
-		return sess, 0, nil
+		return s.open(ctx, *req.SessionID)
 	}
 	ws := req.WorkspaceDir
 	if ws != "" {
@@ -45,6 +41,54 @@ func (s *Server) session(ctx context.Context, req *chatRequest) (*live.Session, 
 		return nil, http.StatusBadRequest, err
 	}
 	return sess, 0, nil
+}
+
+func (s *Server) open(ctx context.Context, id string) (*live.Session, int, error) {
+	sess, err := s.o.Sessions.Open(ctx, id)
+	if err != nil {
+		code, detail := sessionStatus(id, err)
+		return nil, code, errors.New(detail)
+	}
+	return sess, 0, nil
+}
+
+// reopenTries bounds how often a turn opens its session again after
+// finding it closed, so workspace changes in a loop cannot hold a
+// request forever.
+const reopenTries = 3
+
+// startTurn opens the request's session and starts input on it (relay:
+// as a relay, see live.Session.StartRelay). A session found closed was
+// closed since it was opened by a workspace change (PUT .../workspace
+// closes the open session, to rebuild it in the new directory): it is
+// opened again, so the turn runs in the new workspace rather than fail.
+// A deleted one is then a 404.
+func (s *Server) startTurn(ctx context.Context, req *chatRequest, input llm.Message, relay bool) (*live.Session, *live.Sub[agent.Event], int, error) {
+	sess, code, err := s.session(ctx, req)
+	if err != nil {
+		return nil, nil, code, err
+	}
+	for tries := 0; ; tries++ {
+		var sub *live.Sub[agent.Event]
+		if relay {
+			sub, err = sess.StartRelay(input)
+		} else {
+			sub, err = sess.Start(input)
+		}
+		switch {
+		case err == nil:
+			return sess, sub, 0, nil
+		case errors.Is(err, live.ErrBusy):
+			return sess, nil, http.StatusConflict, err
+		case !errors.Is(err, live.ErrClosed):
+			return sess, nil, http.StatusInternalServerError, err
+		case tries == reopenTries:
+			return sess, nil, http.StatusConflict, errors.New("session " + sess.ID() + " was closed again and again as the turn started (its workspace keeps changing); try again")
+		}
+		if sess, code, err = s.open(ctx, sess.ID()); err != nil {
+			return nil, nil, code, err
+		}
+	}
 }
 
 // chatStream is POST /api/chat/stream: a new turn streamed as a UI
@@ -74,18 +118,13 @@ func (s *Server) chatStream(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	sess, code, err := s.session(r.Context(), &req)
-	if err != nil {
-		writeError(w, code, err.Error())
-		return
-	}
-	sub, err := sess.StartRelay(input)
+	sess, sub, code, err := s.startTurn(r.Context(), &req, input, true)
 	if errors.Is(err, live.ErrBusy) {
 		writeError(w, http.StatusConflict, "Session is busy: "+sess.ID()+" is already running a turn; resume its stream (resume_from_seq), wait, or interrupt it")
 		return
 	}
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
+		writeError(w, code, err.Error())
 		return
 	}
 	cs, cursor := s.streams.begin(sess, sub, nil, "msg_"+newSuffix())
@@ -113,18 +152,13 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	sess, code, err := s.session(r.Context(), &req)
-	if err != nil {
-		writeError(w, code, err.Error())
-		return
-	}
-	own, err := sess.Start(input)
+	sess, own, code, err := s.startTurn(r.Context(), &req, input, false)
 	if errors.Is(err, live.ErrBusy) {
 		writeError(w, http.StatusConflict, "Session is busy: "+sess.ID()+" is already running a turn")
 		return
 	}
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
+		writeError(w, code, err.Error())
 		return
 	}
 	defer own.Close()
@@ -184,7 +218,7 @@ func (s *Server) interrupt(w http.ResponseWriter, r *http.Request) {
 	if sess, err := s.o.Sessions.Open(r.Context(), req.SessionID); err == nil {
 		interrupted = sess.Interrupt()
 	} else if !errors.Is(err, live.ErrNoSession) {
-		writeError(w, http.StatusInternalServerError, err.Error())
+		s.sessionError(w, req.SessionID, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"session_id": req.SessionID, "interrupted": interrupted})

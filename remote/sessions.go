@@ -72,7 +72,9 @@ type recordToolCall struct {
 }
 
 // sessionMessages is the user-visible history: every message of the
-// transcript (a compaction's summary, which nobody typed, is not one).
+// transcript as the person sent or got it. A compaction's summary, and the
+// context nova puts ahead of the first prompt, nobody typed: they are not
+// shown.
 func (s *Server) sessionMessages(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("session_id")
 	tr, err := s.o.Sessions.Load(id)
@@ -82,11 +84,16 @@ func (s *Server) sessionMessages(w http.ResponseWriter, r *http.Request) {
 	}
 	items := []messageRecord{}
 	n := 0
+	first := true
 	for _, rec := range tr.Records {
 		if rec.Type != session.RecordMessage || rec.Message == nil {
 			continue
 		}
-		for _, m := range messageRecords(id, *rec.Message, rec.Time.UnixMilli()) {
+		msg := *rec.Message
+		if first {
+			msg, first = session.WithoutContext(msg), false
+		}
+		for _, m := range messageRecords(id, msg, rec.Time.UnixMilli()) {
 			n++
 			m.ID = fmt.Sprintf("msg_%s_%d", id, n)
 			items = append(items, m)
@@ -247,15 +254,21 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 // asked for waits for the run to end) or that another nova process has
 // open (it is that process's to write until it lets it go).
 func (s *Server) sessionError(w http.ResponseWriter, id string, err error) {
+	code, detail := sessionStatus(id, err)
+	writeError(w, code, detail)
+}
+
+// sessionStatus is the status and detail sessionError answers with, for
+// the endpoints that answer otherwise on success (chat).
+func sessionStatus(id string, err error) (int, string) {
 	var locked *session.LockedError
 	switch {
 	case errors.Is(err, live.ErrNoSession):
-		writeError(w, http.StatusNotFound, "session "+id+" not found")
+		return http.StatusNotFound, "session " + id + " not found"
 	case errors.Is(err, live.ErrBusy):
-		writeError(w, http.StatusConflict, "Session is busy: "+id+" is running a turn; wait for it to end, or interrupt it (POST /api/chat/interrupt), then try again")
+		return http.StatusConflict, "Session is busy: " + id + " is running a turn; wait for it to end, or interrupt it (POST /api/chat/interrupt), then try again"
 	case errors.As(err, &locked):
-		writeError(w, http.StatusConflict, locked.Error()+": close it there, then try again")
-	default:
-		writeError(w, http.StatusInternalServerError, err.Error())
+		return http.StatusConflict, locked.Error() + ": close it there, then try again"
 	}
+	return http.StatusInternalServerError, err.Error()
 }

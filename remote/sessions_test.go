@@ -22,6 +22,14 @@ import (
 // with turns.
 func newHostServer(t *testing.T, turns ...llmtest.Turn) (*testServer, *llmtest.Server) {
 	t.Helper()
+	return newWrappedHostServer(t, nil, turns...)
+}
+
+// newWrappedHostServer is newHostServer with the server's Host wrap(host)
+// (nil: the host itself), for a test that steps in between the server and
+// the real host.
+func newWrappedHostServer(t *testing.T, wrap func(*live.Host) Host, turns ...llmtest.Turn) (*testServer, *llmtest.Server) {
+	t.Helper()
 	srv := llmtest.New(turns...)
 	t.Cleanup(srv.Close)
 	env := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL}
@@ -30,6 +38,9 @@ func newHostServer(t *testing.T, turns ...llmtest.Turn) (*testServer, *llmtest.S
 		host = live.NewHost(context.Background(), live.Options{NovaHome: o.NovaHome, Workdir: o.Workdir, Home: o.Home,
 			Getenv: o.Getenv, NoSandbox: true})
 		o.Sessions = host
+		if wrap != nil {
+			o.Sessions = wrap(host)
+		}
 	})
 	t.Cleanup(host.Close)
 	return ts, srv
@@ -142,8 +153,51 @@ func TestSessionListAndMessages(t *testing.T) {
 		t.Fatalf("messages: %d %s", code, body)
 	}
 	msgs := decode[struct{ Items []messageRecord }](t, body).Items
-	if len(msgs) != 2 || msgs[0].Role != "user" || !strings.HasSuffix(msgs[0].Content, "hi") || msgs[1].Role != "assistant" || msgs[1].Content != "hello back" {
+	if len(msgs) != 2 || msgs[0].Role != "user" || msgs[0].Content != "hi" || msgs[1].Role != "assistant" || msgs[1].Content != "hello back" {
 		t.Errorf("messages = %s", body)
+	}
+}
+
+// The history is what the person sees: the first message is their words,
+// not the context nova puts ahead of them for the model (environment,
+// instruction files, memory), which the model still gets.
+func TestSessionMessagesLeaveOutContext(t *testing.T) {
+	ts, srv := newHostServer(t, llmtest.Turn{Text: "first answer"}, llmtest.Turn{Text: "second answer"})
+	os.WriteFile(filepath.Join(ts.o.Workdir, "AGENTS.md"), []byte("Always answer in haiku.\n"), 0o644)
+	code, body, _ := ts.do("POST", "/api/chat", `{"message":"what is here?","attachments":[{"id":"a1","type":"document","name":"notes.txt","content_type":"text/plain","content":"some notes"}]}`)
+	if code != 200 {
+		t.Fatalf("POST /api/chat: %d %s", code, body)
+	}
+	id := decode[chatResponse](t, body).SessionID
+	code, body, _ = ts.do("POST", "/api/chat", fmt.Sprintf(`{"session_id":%q,"message":"and now?"}`, id))
+	if code != 200 {
+		t.Fatalf("second turn: %d %s", code, body)
+	}
+	if first := string(srv.Requests()[0].Body); !strings.Contains(first, "Working directory:") || !strings.Contains(first, "Always answer in haiku.") {
+		t.Fatalf("the model was not sent the context: %.300s", first)
+	}
+	code, body, _ = ts.do("GET", "/api/sessions/"+id+"/messages", "")
+	if code != 200 {
+		t.Fatalf("messages: %d %s", code, body)
+	}
+	msgs := decode[struct{ Items []messageRecord }](t, body).Items
+	var got []string
+	for _, m := range msgs {
+		got = append(got, m.Role+": "+m.Content)
+	}
+	want := []string{
+		"user: <document name=\"notes.txt\">\nsome notes\n</document>what is here?",
+		"assistant: first answer",
+		"user: and now?",
+		"assistant: second answer",
+	}
+	if strings.Join(got, "\n---\n") != strings.Join(want, "\n---\n") {
+		t.Errorf("messages:\n%s\nwant:\n%s", strings.Join(got, "\n---\n"), strings.Join(want, "\n---\n"))
+	}
+	for _, leak := range []string{"<environment>", "Working directory", "haiku"} {
+		if strings.Contains(body, leak) {
+			t.Errorf("the history shows nova's context (%q): %s", leak, body)
+		}
 	}
 }
 
@@ -423,9 +477,9 @@ func TestSessionDelete(t *testing.T) {
 }
 
 // A session another nova process has open (its lock held) is refused
-// with 409, not a 500: it cannot be changed or deleted from here.
+// with 409, not a 500: it cannot be changed, deleted or run from here.
 func TestSessionLockedElsewhere(t *testing.T) {
-	ts, _ := newHostServer(t)
+	ts, srv := newHostServer(t)
 	store := session.NewStore(ts.o.NovaHome)
 	held, err := store.Create(session.Meta{WorkspaceDir: ts.o.Workdir, AgentKey: "main"})
 	if err != nil {
@@ -438,9 +492,15 @@ func TestSessionLockedElsewhere(t *testing.T) {
 		{"PUT", "/api/sessions/" + id + "/workspace", fmt.Sprintf(`{"workspace_dir":%q}`, t.TempDir())},
 		{"DELETE", "/api/sessions/" + id, ""},
 		{"GET", "/api/sessions/" + id + "/context", ""},
+		{"POST", "/api/chat", fmt.Sprintf(`{"session_id":%q,"message":"hi"}`, id)},
+		{"POST", "/api/chat/stream", fmt.Sprintf(`{"session_id":%q,"message":"hi"}`, id)},
+		{"POST", "/api/chat/interrupt", fmt.Sprintf(`{"session_id":%q}`, id)},
 	} {
 		code, body, _ := ts.do(c.method, c.path, c.body)
-		wantError(t, c.method+" "+c.path, code, body, 409, id, "open in")
+		wantError(t, c.method+" "+c.path+" "+c.body, code, body, 409, id, "open in", "close it there")
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("a refused turn reached the model: %d requests", n)
 	}
 	if _, ok := ts.listed(id); !ok {
 		t.Error("the locked session is not listed")

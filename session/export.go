@@ -40,7 +40,8 @@ func ExportJSON(w io.Writer, t *Transcript) error {
 }
 
 // ExportMarkdown writes t as a readable Markdown transcript: what the user
-// and the assistant said, each tool call with its input, permission
+// and the assistant said (not the context nova sent the model with the
+// first prompt), each tool call with its input, permission
 // decisions, tool results (cut to a readable length) and compaction points.
 func ExportMarkdown(w io.Writer, t *Transcript) error {
 	b := bufio.NewWriter(w)
@@ -60,10 +61,17 @@ func ExportMarkdown(w io.Writer, t *Transcript) error {
 	u := m.Usage
 	fmt.Fprintf(b, "- Messages: %d; tokens: %d in, %d out, %d cache read, %d cache write\n",
 		m.MessageCount, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens)
+	first := true
 	for _, r := range t.Records {
 		switch r.Type {
 		case RecordMessage:
-			writeMessage(b, *r.Message)
+			msg := *r.Message
+			if first {
+				// The context nova put ahead of the first prompt is the
+				// model's to read, not the conversation (ExportJSON keeps it).
+				msg, first = WithoutContext(msg), false
+			}
+			writeMessage(b, msg)
 		case RecordDecision:
 			d := r.Decision.Decision
 			fmt.Fprintf(b, "\n> **Permission** for `%s` (`%s`): **%s** by %s", r.Decision.Tool, r.Decision.CallID, d.Behavior, d.Layer)

@@ -22,7 +22,7 @@ func exportedSession(t *testing.T) (*Store, *Session) {
 	}
 	long := "main.go:3: undefined: foo\n" + strings.Repeat("noise line\n", 1000) + "THE-END"
 	mustAppend(t, s, toolResult("call_1", "Bash", long, true))
-	if err := s.AppendCompaction("The user asked about a failing build.", nil); err != nil {
+	if err := s.AppendCompaction(ContextTag+"\nWorking directory: /proj\n</environment>", "The user asked about a failing build.", nil); err != nil {
 		t.Fatal(err)
 	}
 	mustAppend(t, s,
@@ -62,9 +62,9 @@ func TestExportMarkdown(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
 	}
-	for _, absent := range []string{"THE-END", "secret scratch"} {
+	for _, absent := range []string{"THE-END", "secret scratch", "Working directory"} {
 		if strings.Contains(md, absent) {
-			t.Errorf("markdown contains %q (long results are cut, thinking left out)", absent)
+			t.Errorf("markdown contains %q (long results are cut, thinking and nova's context left out)", absent)
 		}
 	}
 }
@@ -92,5 +92,35 @@ func TestExportJSON(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "THE-END") {
 		t.Error("JSON export cut a tool result; it should keep everything")
+	}
+}
+
+// WithoutContext drops nova's context part, the first part of a user
+// message, and nothing else.
+func TestWithoutContext(t *testing.T) {
+	ctx := llm.TextPart(ContextTag + "\nWorking directory: /proj\n</environment>\n\n<instructions>\nrule\n</instructions>\n")
+	for _, c := range []struct {
+		name string
+		in   llm.Message
+		want []string
+	}{
+		{"first prompt", llm.Message{Role: llm.RoleUser, Parts: []llm.Part{ctx, llm.TextPart("hi")}}, []string{"hi"}},
+		{"a prompt without context", llm.UserText("hi"), []string{"hi"}},
+		{"context not first", llm.Message{Role: llm.RoleUser, Parts: []llm.Part{llm.TextPart("hi"), ctx}}, []string{"hi", ctx.Text}},
+		{"an assistant's text", llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{ctx}}, []string{ctx.Text}},
+		{"empty", llm.Message{Role: llm.RoleUser}, nil},
+	} {
+		in := c.in
+		inParts := append([]llm.Part(nil), in.Parts...)
+		var got []string
+		for _, p := range WithoutContext(in).Parts {
+			got = append(got, p.Text)
+		}
+		if strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+		if len(in.Parts) != len(inParts) || (len(in.Parts) > 0 && in.Parts[0].Text != inParts[0].Text) {
+			t.Errorf("%s: the message given was changed", c.name)
+		}
 	}
 }

@@ -43,8 +43,8 @@ func (t *Transcript) Messages() []llm.Message {
 	}
 	c := t.Records[t.boundary].Compaction
 	out := make([]llm.Message, 0, 1+len(c.Kept)+len(t.Records)-t.boundary)
-	if c.Summary != "" {
-		out = append(out, SummaryMessage(c.Summary))
+	if c.Summary != "" || c.Context != "" {
+		out = append(out, SummaryMessage(c.Context, c.Summary))
 	}
 	out = append(out, c.Kept...)
 	for _, r := range t.Records[t.boundary+1:] {

@@ -7,6 +7,7 @@
 package session
 
 import (
+	"strings"
 	"time"
 
 	"github.com/nova-dev/nova/llm"
@@ -72,6 +73,12 @@ type UsageRecord struct {
 // Compaction is a boundary: the history before it is replaced, for the
 // model, by Summary followed by Kept.
 type Compaction struct {
+	// Context is the context message rebuilt at the compaction (see
+	// IsContext), kept apart from Summary so that a history shown to a
+	// person can leave it out. Transcripts written before it was kept
+	// apart have it at the start of Summary, and no Context.
+	Context string `json:"context,omitempty"`
+	// Summary is the model's summary of the history before the boundary.
 	Summary string `json:"summary"`
 	// Kept are the messages carried over verbatim after the summary. They
 	// are stored whole, not as indices, so the boundary stays meaningful
@@ -88,8 +95,55 @@ const summaryPreamble = "[nova: the earlier part of this conversation was compac
 	"What follows is a summary of it, not a message from the user.]\n\n"
 
 // SummaryMessage returns the user message that stands in for the history
-// before a compaction boundary. The agent can use it to build its live
-// history so that what it sends matches what a resumed session sends.
-func SummaryMessage(summary string) llm.Message {
-	return llm.UserText(summaryPreamble + summary)
+// before a compaction boundary: the context message (when there is one)
+// as a part of its own, as in a session's first message, then the
+// summary. The agent can use it to build its live history so that what it
+// sends matches what a resumed session sends.
+func SummaryMessage(contextMsg, summary string) llm.Message {
+	m := llm.UserText(summaryPreamble + summary)
+	if contextMsg != "" {
+		m.Parts = append([]llm.Part{llm.TextPart(contextMsg)}, m.Parts...)
+	}
+	return m
+}
+
+// IsSummary reports whether m is a SummaryMessage.
+func IsSummary(m llm.Message) bool {
+	if m.Role != llm.RoleUser {
+		return false
+	}
+	for i, p := range m.Parts {
+		if i > 1 || p.Type != llm.PartText {
+			break
+		}
+		if strings.HasPrefix(p.Text, summaryPreamble) {
+			return true
+		}
+	}
+	return false
+}
+
+// ContextTag opens nova's context message: agent.EnvironmentContext
+// writes it first, and IsContext knows the message by it.
+const ContextTag = "<environment>"
+
+// IsContext reports whether p is nova's context message (the environment,
+// instruction files and memory of agent.ContextSource). The agent puts it
+// ahead of the prompt in a session's first user message, as a text part
+// of its own, so the transcript keeps it apart from what the person sent.
+func IsContext(p llm.Part) bool {
+	return p.Type == llm.PartText && strings.HasPrefix(p.Text, ContextTag)
+}
+
+// WithoutContext returns m as the person sent it: without nova's context
+// part when m starts with one (only a session's first message, and the
+// summary message of a compaction, do). The
+// model reads that part; nobody typed it, so a history shown to a person
+// (the server's messages, an export, a resumed TUI) leaves it out.
+func WithoutContext(m llm.Message) llm.Message {
+	if m.Role != llm.RoleUser || len(m.Parts) == 0 || !IsContext(m.Parts[0]) {
+		return m
+	}
+	m.Parts = append([]llm.Part(nil), m.Parts[1:]...)
+	return m
 }

@@ -124,8 +124,9 @@ func (s *Session) AppendUsage(turn llm.Usage) error {
 }
 
 // AppendCompaction records a compaction boundary: from now on Messages()
-// starts with the summary, then kept, then what is appended after.
-func (s *Session) AppendCompaction(summary string, kept []llm.Message) error {
+// starts with the summary (after contextMsg, the context message rebuilt
+// for it; see SummaryMessage), then kept, then what is appended after.
+func (s *Session) AppendCompaction(contextMsg, summary string, kept []llm.Message) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if kept == nil {
@@ -136,7 +137,7 @@ func (s *Session) AppendCompaction(summary string, kept []llm.Message) error {
 		safe[i] = llm.SafeMessage(m)
 	}
 	kept = safe
-	c := &Compaction{Summary: summary, Kept: kept, Before: s.t.Meta.MessageCount}
+	c := &Compaction{Context: contextMsg, Summary: summary, Kept: kept, Before: s.t.Meta.MessageCount}
 	return s.writeLocked(Record{Type: RecordCompaction, Compaction: c})
 }
 

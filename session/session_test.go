@@ -48,7 +48,7 @@ func TestRoundTripEveryRecordType(t *testing.T) {
 	if err := s.SetTitle("List the files"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AppendCompaction("we listed files", msgs[2:3]); err != nil {
+	if err := s.AppendCompaction("", "we listed files", msgs[2:3]); err != nil {
 		t.Fatal(err)
 	}
 	before := s.Meta()
@@ -126,12 +126,13 @@ func TestCompactionBoundary(t *testing.T) {
 		return llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{llm.TextPart(s)}}
 	}
 	type step struct {
-		msg     *llm.Message
-		summary string
-		kept    []llm.Message
+		msg          *llm.Message
+		ctx, summary string
+		kept         []llm.Message
 	}
 	m := func(x llm.Message) step { return step{msg: &x} }
 	compact := func(sum string, kept ...llm.Message) step { return step{summary: sum, kept: kept} }
+	ctxCompact := func(ctx, sum string, kept ...llm.Message) step { return step{ctx: ctx, summary: sum, kept: kept} }
 	tests := []struct {
 		name  string
 		steps []step
@@ -145,6 +146,9 @@ func TestCompactionBoundary(t *testing.T) {
 			[]string{"user:" + summaryPreamble + "S1", "user:3"}},
 		{"last boundary wins", []step{m(u("1")), compact("S1", u("1")), m(a("2")), m(u("3")), compact("S2", u("3")), m(a("4"))},
 			[]string{"user:" + summaryPreamble + "S2", "user:3", "assistant:4"}},
+		// The context message rides ahead of the summary, a part of its own.
+		{"context kept apart", []step{m(u("1")), m(a("2")), ctxCompact(ContextTag+"E</environment>", "S1"), m(u("3"))},
+			[]string{"user:" + ContextTag + "E</environment>" + summaryPreamble + "S1", "user:3"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -155,7 +159,7 @@ func TestCompactionBoundary(t *testing.T) {
 				if sp.msg != nil {
 					mustAppend(t, s, *sp.msg)
 					all = append(all, texts([]llm.Message{*sp.msg})...)
-				} else if err := s.AppendCompaction(sp.summary, sp.kept); err != nil {
+				} else if err := s.AppendCompaction(sp.ctx, sp.summary, sp.kept); err != nil {
 					t.Fatal(err)
 				}
 			}

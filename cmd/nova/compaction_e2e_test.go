@@ -171,6 +171,14 @@ func TestCompactionLongSession(t *testing.T) {
 		if !strings.Contains(cp.Summary, summaryText(n+1)) || len(cp.Kept) == 0 {
 			t.Errorf("compaction %d: summary %.200q, %d kept; want the model's summary and the recent messages", n+1, cp.Summary, len(cp.Kept))
 		}
+		// The rebuilt context is kept apart, so a history shown to a
+		// person can leave it out.
+		if !strings.HasPrefix(cp.Context, "<environment>") || strings.Contains(cp.Summary, "Working directory") {
+			t.Errorf("compaction %d: context %.80q, summary %.200q; want the context apart from the summary", n+1, cp.Context, cp.Summary)
+		}
+	}
+	if show := c.e.run("", "sessions", "show", c.id); show.code != 0 || strings.Contains(show.stdout, "Working directory") || !strings.Contains(show.stdout, "(summary 2)") {
+		t.Errorf("sessions show after compactions: exit %d, want the summaries without nova's context:\n%s", show.code, show.stdout)
 	}
 	if compactions[0].Before >= compactions[1].Before || messages != 10 {
 		t.Errorf("boundaries after %d and %d messages, %d messages in all; want the full history kept (10)",

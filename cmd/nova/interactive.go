@@ -218,8 +218,15 @@ func (b *interactiveBackend) Resume(id string) error {
 	return b.rebuild(o)
 }
 
-// History implements tui.Backend.
-func (b *interactiveBackend) History() []llm.Message { return b.runtime().Agent.History() }
+// History implements tui.Backend: the conversation as the person had it,
+// without the context nova put ahead of its first message for the model.
+func (b *interactiveBackend) History() []llm.Message {
+	h := b.runtime().Agent.History()
+	if len(h) > 0 {
+		h[0] = session.WithoutContext(h[0])
+	}
+	return h
+}
 
 // Shell implements tui.Backend for "!cmd": a Bash call through the
 // session's one pipeline, marked as typed by the person. That is an input

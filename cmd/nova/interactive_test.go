@@ -345,3 +345,64 @@ func TestInteractiveShellThroughThePipeline(t *testing.T) {
 		t.Errorf("the model's rm: %+v", d)
 	}
 }
+
+// The history the TUI shows, live or resumed, is the person's: the first
+// message without the context nova sent the model ahead of it.
+func TestInteractiveHistoryLeavesOutContext(t *testing.T) {
+	w := newInteractiveWorld(t, llmtest.Turn{Text: "Hello."}, llmtest.Turn{Text: "Greeting"})
+	os.WriteFile(filepath.Join(w.ws, "AGENTS.md"), []byte("Answer in haiku.\n"), 0o644)
+	w.start(t, buildOptions{})
+	w.run(t, "say hello")
+	w.b.waitTitle()
+	if first := w.b.runtime().Agent.History()[0]; len(first.Parts) != 2 || !session.IsContext(first.Parts[0]) {
+		t.Fatalf("the agent's first message = %+v, want the context then the prompt", first)
+	}
+	id := w.b.runtime().Session.ID()
+	check := func(what string) {
+		t.Helper()
+		h := w.b.History()
+		if len(h) != 2 || len(h[0].Parts) != 1 || h[0].Text() != "say hello" || h[1].Text() != "Hello." {
+			t.Errorf("%s: History = %+v, want the prompt and the answer alone", what, h)
+		}
+	}
+	check("live")
+	if err := w.b.Resume(id); err != nil {
+		t.Fatal(err)
+	}
+	check("resumed")
+}
+
+// After a compaction the history starts with the summary, and nova's
+// context, rebuilt ahead of it, is not shown either.
+func TestInteractiveHistoryAfterCompaction(t *testing.T) {
+	w := newInteractiveWorld(t, llmtest.Turn{Text: "Hello."}, llmtest.Turn{Text: "Greeting"}, llmtest.Turn{Text: "More."}, llmtest.Turn{Text: "## Goal\nsay hello"})
+	os.WriteFile(filepath.Join(w.ws, "AGENTS.md"), []byte("Answer in haiku.\n"), 0o644)
+	w.start(t, buildOptions{})
+	w.run(t, "say hello")
+	w.b.waitTitle()
+	w.run(t, "and more")
+	if err := w.b.Compact(context.Background(), ""); err != nil {
+		t.Fatal(err)
+	}
+	if first := w.b.runtime().Agent.History()[0]; !session.IsContext(first.Parts[0]) || !session.IsSummary(first) {
+		t.Fatalf("the agent's first message after compaction = %+v, want the context, then the summary", first)
+	}
+	id := w.b.runtime().Session.ID()
+	check := func(what string) {
+		t.Helper()
+		h := w.b.History()
+		if len(h) != 3 || len(h[0].Parts) != 1 || !strings.Contains(h[0].Text(), "## Goal\nsay hello") || h[1].Text() != "and more" {
+			t.Errorf("%s: History = %+v, want the summary alone, then the kept turn", what, h)
+		}
+		for _, m := range h {
+			if strings.Contains(m.Text(), "haiku") || strings.Contains(m.Text(), "Working directory") {
+				t.Errorf("%s: the history shows nova's context: %q", what, m.Text())
+			}
+		}
+	}
+	check("live")
+	if err := w.b.Resume(id); err != nil {
+		t.Fatal(err)
+	}
+	check("resumed")
+}

@@ -224,6 +224,31 @@ func TestResumeContinuesSession(t *testing.T) {
 	}
 }
 
+// nova sessions show is the conversation: the first prompt as typed,
+// without the context nova sent the model ahead of it (the JSON export
+// keeps every record as it is, context included).
+func TestSessionsShowLeavesOutContext(t *testing.T) {
+	e := newE2E(t, llmtest.Turn{Text: "It greets."})
+	e.write("AGENTS.md", "Answer in haiku.\n")
+	r := e.run("", "-p", "--output-format", "json", "what does greet.txt do?")
+	if r.code != 0 {
+		t.Fatalf("run: exit %d: %s", r.code, r.stderr)
+	}
+	id := resultSessionID(t, r)
+	show := e.run("", "sessions", "show", id)
+	if show.code != 0 || !strings.Contains(show.stdout, "## User\n\nwhat does greet.txt do?\n") || !strings.Contains(show.stdout, "It greets.") {
+		t.Fatalf("sessions show: exit %d\n%s", show.code, show.stdout)
+	}
+	for _, leak := range []string{"<environment>", "Working directory", "haiku"} {
+		if strings.Contains(show.stdout, leak) {
+			t.Errorf("sessions show shows nova's context (%q):\n%s", leak, show.stdout)
+		}
+	}
+	if js := e.run("", "sessions", "export", id, "--format", "json"); !strings.Contains(js.stdout, "Working directory") {
+		t.Errorf("the JSON export lost the context record: %s", js.stdout)
+	}
+}
+
 func TestResumeRefusedWhileOpen(t *testing.T) {
 	e := newE2E(t, llmtest.Turn{Hang: true})
 	first := e.start("-p", "--output-format", "stream-json", "a long task")
