@@ -48,7 +48,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.tr.scroll(-(m.transcriptHeight() - 2))
 		return nil
 	}
-	if len(m.dialogs) > 0 {
+	if len(m.dialogs) > 0 && !m.stepAside(k) {
 		done, cmd := m.dialogs[0].update(k)
 		if done {
 			m.dialogs = m.dialogs[1:]

@@ -106,6 +106,7 @@ func New(ctx context.Context, b Backend, opts Options) *Model {
 	if h := b.History(); len(h) > 0 {
 		m.tr.loadHistory(h)
 	}
+	m.askMCPApproval()
 	return m
 }
 
@@ -132,7 +133,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.info("", fmt.Errorf("editor: %w", msg.err))
 		}
 	case tea.PasteMsg:
-		if len(m.dialogs) == 0 {
+		if len(m.dialogs) == 0 || m.stepAside(msg) {
 			m.in.paste(msg.Content)
 			return m, m.in.comp.refresh(m.in.ta.Value(), m.status.Cwd)
 		}
@@ -269,11 +270,25 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 	}
 	if msg.closed {
 		m.run = nil
-		m.dialogs = nil
+		m.dropRunDialogs()
 		m.hint = ""
 		return m.sendQueued()
 	}
 	return m.wait(msg.ch)
+}
+
+// dropRunDialogs closes the dialogs of a run that ended (its asks are
+// answered by its end); the others, such as the MCP approval, stay.
+func (m *Model) dropRunDialogs() {
+	kept := m.dialogs[:0]
+	for _, d := range m.dialogs {
+		switch d.(type) {
+		case *permissionDialog, *questionDialog:
+		default:
+			kept = append(kept, d)
+		}
+	}
+	m.dialogs = kept
 }
 
 // startRun sends a prompt to the agent, with any "!cmd" output before it.
@@ -313,7 +328,7 @@ func (m *Model) interrupt() {
 			d.ask.Answer(nil)
 		}
 	}
-	m.dialogs = nil
+	m.dropRunDialogs()
 	m.hint = "Interrupting…"
 }
 
