@@ -22,7 +22,7 @@ type command struct {
 // commandList is the commands this backend supports, in help order.
 func (m *Model) commandList() []command {
 	cs := []command{
-		{name: "/help", help: "keys and commands", run: func(m *Model, _ string) tea.Cmd { m.showHelp(); return nil }},
+		{name: "/help", help: "keys and commands", run: (*Model).cmdHelp},
 		{name: "/clear", help: "start a new session", idleOnly: true, run: (*Model).cmdClear},
 		{name: "/compact", args: "[instructions]", help: "summarise the conversation to free context", idleOnly: true, run: (*Model).cmdCompact},
 		{name: "/resume", help: "resume an earlier session of this directory", idleOnly: true, run: (*Model).cmdResume},
@@ -45,6 +45,7 @@ func (m *Model) commandList() []command {
 	if _, ok := m.b.(Memory); ok {
 		cs = append(cs, command{name: "/memory", help: "instruction files and memory in effect", run: (*Model).cmdMemory})
 	}
+	cs = append(cs, m.promptCommands()...)
 	return append(cs, command{name: "/exit", help: "quit nova", run: func(m *Model, _ string) tea.Cmd { m.interrupt(); return tea.Quit }})
 }
 
@@ -57,7 +58,11 @@ func (m *Model) commandNames() []string {
 }
 
 // command runs a slash command line.
-func (m *Model) command(line string) tea.Cmd {
+func (m *Model) command(line string) tea.Cmd { return m.runCommand(line, true) }
+
+// runCommand runs a slash command line; relist says a /mcp__ command not
+// in the prompt list may list the prompts again and retry.
+func (m *Model) runCommand(line string, relist bool) tea.Cmd {
 	name, arg, _ := strings.Cut(line, " ")
 	for _, c := range m.commandList() {
 		if c.name != name {
@@ -68,6 +73,9 @@ func (m *Model) command(line string) tea.Cmd {
 			return nil
 		}
 		return c.run(m, strings.TrimSpace(arg))
+	}
+	if _, ok := m.b.(MCPPrompter); ok && relist && strings.HasPrefix(name, "/mcp__") {
+		return m.unknownMCPCommand(line)
 	}
 	m.tr.add(&entry{kind: entryError, text: fmt.Sprintf("unknown command %s · /help lists them", name)})
 	return nil

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -70,20 +71,21 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "?":
 		if m.in.empty() {
-			m.showHelp()
-			return nil
+			return m.cmdHelp("")
 		}
 	case "enter":
-		if m.in.comp.active() {
-			token := m.in.comp.token
+		// A command typed in full runs, though longer ones start with it
+		// (/mcp and the /mcp__ prompts).
+		if m.in.comp.active() && !slices.Contains(m.in.comp.commands, strings.TrimSpace(m.in.ta.Value())) {
+			token, item := m.in.comp.token, m.in.comp.items[m.in.comp.sel]
 			m.in.ta.SetValue(m.in.comp.accept(m.in.ta.Value()))
-			if strings.HasPrefix(token, "@") {
+			if strings.HasPrefix(token, "@") || m.needsArgs(item) {
 				return nil
 			}
 		}
 		return m.submit(m.in.value())
 	}
-	return m.in.update(k, m.status.Cwd)
+	return tea.Batch(m.in.update(k, m.status.Cwd), m.wantMCP())
 }
 
 // ctrlC clears the input; on an empty input it interrupts a run, and a

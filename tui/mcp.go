@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -57,9 +58,37 @@ type PendingServer struct {
 	Transport string
 }
 
+// MCPPrompter is an optional Backend capability: the servers' prompts, as
+// slash commands /mcp__<server>__<prompt>.
+type MCPPrompter interface {
+	// MCPPrompts lists the prompts of the connected servers. It asks the
+	// servers, so the TUI calls it off the UI goroutine, bounded by ctx.
+	MCPPrompts(ctx context.Context) []MCPPrompt
+	// MCPPrompt renders prompt p with args (in the prompt's argument
+	// order; the last takes the rest) into the text of a user message.
+	MCPPrompt(ctx context.Context, p MCPPrompt, args []string) (string, error)
+}
+
+// MCPPrompt is a prompt an MCP server offers.
+type MCPPrompt struct {
+	Server, Name string
+	// Command is the slash command without the slash: mcp__server__prompt.
+	Command     string
+	Description string
+	Arguments   []MCPPromptArgument
+}
+
+// MCPPromptArgument is one argument of an MCPPrompt.
+type MCPPromptArgument struct {
+	Name, Description string
+	Required          bool
+}
+
 // cmdMCP shows the MCP servers, or records an answer about project
 // servers waiting for approval: /mcp approve <name>, /mcp reject <name>,
-// "all" for every one waiting.
+// "all" for every one waiting. Listing also refreshes the prompts
+// completion offers, since /mcp is where a person looks after a server
+// changed.
 func (m *Model) cmdMCP(arg string) tea.Cmd {
 	b := m.b.(MCPServers)
 	verb, name, _ := strings.Cut(strings.TrimSpace(arg), " ")
@@ -67,7 +96,8 @@ func (m *Model) cmdMCP(arg string) tea.Cmd {
 	switch verb {
 	case "":
 		m.info(mcpReport(b.MCPStatus(), b.MCPPending()), nil)
-		return nil
+		m.mcp.stale()
+		return m.loadMCPPrompts(nil)
 	case "approve", "reject":
 	default:
 		m.info("", fmt.Errorf("/mcp %s: want /mcp, /mcp approve <server> or /mcp reject <server>", verb))

@@ -1,23 +1,36 @@
 package tui
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/nova-dev/nova/agent"
 )
 
-// mcpBackend is a fake backend with MCP servers: /mcp and the approval
-// dialog. It records what the TUI asked of it.
+// mcpBackend is a fake backend with MCP servers: /mcp, the approval
+// dialog and prompts. It records what the TUI asked of it.
 type mcpBackend struct {
 	*fakeBackend
 	mu       sync.Mutex
 	statuses []MCPServerStatus
 	pending  []PendingServer
 	answers  []string // "name=true"
+	prompts  []MCPPrompt
+	// rendered are the prompts rendered: command and arguments.
+	rendered []string
+	// promptLists counts calls of MCPPrompts.
+	promptLists int
+	promptErr   error
+	// block, when set, holds MCPPrompts until it is closed.
+	block chan struct{}
 }
 
 func newMCPBackend() *mcpBackend {
@@ -26,6 +39,8 @@ func newMCPBackend() *mcpBackend {
 		statuses: []MCPServerStatus{
 			{Name: "t", Target: "/usr/bin/t-server --stdio", State: MCPConnected, Tools: []string{"mcp__t__add", "mcp__t__echo"}},
 		},
+		prompts: []MCPPrompt{{Server: "t", Name: "review", Command: "mcp__t__review", Description: "Asks for a review of a file.",
+			Arguments: []MCPPromptArgument{{Name: "file", Description: "the file to review", Required: true}, {Name: "focus"}}}},
 	}
 }
 
@@ -55,6 +70,30 @@ func (b *mcpBackend) ApproveMCP(name string, approved bool) error {
 		b.statuses = append(b.statuses, MCPServerStatus{Name: p.Name, Target: p.Target, State: MCPConnecting})
 	}
 	return nil
+}
+
+func (b *mcpBackend) MCPPrompts(ctx context.Context) []MCPPrompt {
+	if b.block != nil {
+		select {
+		case <-b.block:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.promptLists++
+	return slices.Clone(b.prompts)
+}
+
+func (b *mcpBackend) MCPPrompt(_ context.Context, p MCPPrompt, args []string) (string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.rendered = append(b.rendered, strings.TrimSpace(p.Command+" "+strings.Join(args, " ")))
+	if b.promptErr != nil {
+		return "", b.promptErr
+	}
+	return "Review " + strings.Join(args, " "), nil
 }
 
 func (b *mcpBackend) answered() []string {
@@ -289,5 +328,135 @@ func TestTUIMCPApproveRejectCommands(t *testing.T) {
 			}
 			h.says(tc.screen)
 		})
+	}
+}
+
+// Prompts are offered in completion and /help, listed once for the
+// session and again after /mcp.
+func TestTUIMCPPromptCompletionAndHelp(t *testing.T) {
+	b := newMCPBackend()
+	h := newMCPHarness(t, b)
+	h.typeText("/mcp_")
+	h.says("/mcp__t__review")
+	h.press("tab")
+	if v := h.m.in.ta.Value(); v != "/mcp__t__review " {
+		t.Errorf("after tab: %q", v)
+	}
+	h.press("ctrl+c")
+	h.typeText("/help")
+	h.press("enter")
+	h.says("/mcp__t__review <file> [focus] Asks for a review of a file. (MCP t)")
+	if b.promptLists != 1 {
+		t.Errorf("prompts listed %d times, want once for the session", b.promptLists)
+	}
+	h.typeText("/mcp")
+	h.press("enter")
+	if b.promptLists != 2 {
+		t.Errorf("after /mcp the prompts were listed %d times, want again", b.promptLists)
+	}
+	// A server that connects later changes the list.
+	b.mu.Lock()
+	b.statuses = append(b.statuses, MCPServerStatus{Name: "u", State: MCPConnected})
+	b.prompts = append(b.prompts, MCPPrompt{Server: "u", Name: "plan", Command: "mcp__u__plan"})
+	b.mu.Unlock()
+	h.typeText("/mcp__u")
+	h.says("/mcp__u__plan")
+}
+
+// Enter on a completed prompt command with a required argument waits for
+// the argument instead of sending the command without it.
+func TestTUIMCPPromptCompletionWaitsForArgs(t *testing.T) {
+	b := newMCPBackend()
+	h := newMCPHarness(t, b)
+	h.typeText("/mcp__t")
+	h.press("enter")
+	if v := h.m.in.ta.Value(); v != "/mcp__t__review " || len(b.rendered) != 0 {
+		t.Errorf("input %q, rendered %v", v, b.rendered)
+	}
+}
+
+// Running a prompt renders it and sends the text as the person's prompt.
+func TestTUIMCPPromptRuns(t *testing.T) {
+	b := newMCPBackend()
+	b.runs = [][]agent.Event{{text("Looks fine."), done(agent.SubtypeSuccess)}}
+	h := newMCPHarness(t, b)
+	h.typeText("/mcp__t__review main.go the error paths")
+	h.press("enter")
+	if !slices.Equal(b.rendered, []string{"mcp__t__review main.go the error paths"}) {
+		t.Errorf("rendered %v", b.rendered)
+	}
+	if got := lastInput(t, b.fakeBackend); !slices.Equal(got, []string{"Review main.go the error paths"}) {
+		t.Errorf("the agent got %q", got)
+	}
+	h.says("❯ Review main.go the error paths")
+	h.says("Looks fine.")
+}
+
+func TestTUIMCPPromptErrors(t *testing.T) {
+	t.Run("missing argument", func(t *testing.T) {
+		b := newMCPBackend()
+		h := newMCPHarness(t, b)
+		h.typeText("/mcp__t__review")
+		h.press("enter")
+		h.says("✗ /mcp__t__review needs file (the file to review) · usage: /mcp__t__review <file> [focus]")
+		if len(b.rendered) != 0 || runs(b.fakeBackend) != 0 {
+			t.Errorf("rendered %v, runs %d", b.rendered, runs(b.fakeBackend))
+		}
+	})
+	t.Run("the server fails", func(t *testing.T) {
+		b := newMCPBackend()
+		b.promptErr = errors.New("MCP server t: prompt review: boom")
+		h := newMCPHarness(t, b)
+		h.typeText("/mcp__t__review x.go")
+		h.press("enter")
+		h.says("✗ MCP server t: prompt review: boom")
+		if runs(b.fakeBackend) != 0 || h.m.busy != "" {
+			t.Errorf("runs %d, busy %q", runs(b.fakeBackend), h.m.busy)
+		}
+	})
+	t.Run("not a prompt", func(t *testing.T) {
+		b := newMCPBackend()
+		h := newMCPHarness(t, b)
+		h.typeText("/mcp__t__nothing x")
+		h.press("enter")
+		h.says("unknown command /mcp__t__nothing")
+	})
+}
+
+// A listing is a command of its own: a slow server never holds Update.
+func TestTUIMCPListingDoesNotBlock(t *testing.T) {
+	b := newMCPBackend()
+	b.block = make(chan struct{})
+	h := newMCPHarness(t, b)
+	done := make(chan tea.Cmd, 1)
+	go func() {
+		_, cmd := h.m.Update(tea.KeyPressMsg{Code: '/', Text: "/"})
+		done <- cmd
+	}()
+	var cmd tea.Cmd
+	select {
+	case cmd = <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("typing / waited for the server's prompts")
+	}
+	if cmd == nil {
+		t.Fatal("typing / did not ask for the prompts")
+	}
+	close(b.block)
+	h.run(cmd)
+	h.typeText("mcp_")
+	h.says("/mcp__t__review")
+}
+
+// A prompt typed in full before completion listed any is found: the
+// prompts are listed, then it runs.
+func TestTUIMCPPromptTypedBeforeListing(t *testing.T) {
+	b := newMCPBackend()
+	b.runs = [][]agent.Event{{done(agent.SubtypeSuccess)}}
+	h := newMCPHarness(t, b)
+	h.send(pasteMsg("/mcp__t__review a.go"))
+	h.press("enter")
+	if got := lastInput(t, b.fakeBackend); !slices.Equal(got, []string{"Review a.go"}) {
+		t.Errorf("the agent got %q", got)
 	}
 }

@@ -52,7 +52,9 @@ type Model struct {
 	shellContext []string
 	// queued are prompts sent while nova was working, to go when it stops.
 	queued []string
-	now    func() time.Time
+	// mcp caches the MCP servers' prompts.
+	mcp mcpCache
+	now func() time.Time
 	// wait and tick make the only commands that block: the read of a run's
 	// events and the ticker's next beat. The test harness replaces them so
 	// it knows which commands wait for a run without timing any, and runs
@@ -135,7 +137,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.PasteMsg:
 		if len(m.dialogs) == 0 || m.stepAside(msg) {
 			m.in.paste(msg.Content)
-			return m, m.in.comp.refresh(m.in.ta.Value(), m.status.Cwd)
+			return m, tea.Batch(m.in.comp.refresh(m.in.ta.Value(), m.status.Cwd), m.wantMCP())
 		}
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
@@ -167,6 +169,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.status = m.b.Status()
 		return m, m.sendQueued()
+	case mcpPromptsMsg, mcpPromptMsg:
+		return m, m.mcpUpdate(msg)
 	case shellMsg:
 		m.busy = ""
 		out := msg.output

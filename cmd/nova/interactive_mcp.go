@@ -1,16 +1,21 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/nova-dev/nova/live"
+	"github.com/nova-dev/nova/tools/mcp"
 	"github.com/nova-dev/nova/tui"
 )
 
-// The TUI finds its capabilities by type assertion; a signature that
-// drifts would silently drop /mcp and the approval dialog, so the
-// compiler holds it here.
-var _ tui.MCPServers = (*interactiveBackend)(nil)
+// The TUI finds these capabilities by type assertion; a signature that
+// drifts would silently drop /mcp, the approval dialog or prompts, so the
+// compiler holds them here.
+var (
+	_ tui.MCPServers  = (*interactiveBackend)(nil)
+	_ tui.MCPPrompter = (*interactiveBackend)(nil)
+)
 
 // MCPStatus implements tui.MCPServers.
 func (b *interactiveBackend) MCPStatus() []tui.MCPServerStatus {
@@ -48,4 +53,34 @@ func (b *interactiveBackend) ApproveMCP(name string, approved bool) error {
 		}
 	}
 	return fmt.Errorf("no project MCP server %q is waiting for approval", name)
+}
+
+// MCPPrompts implements tui.MCPPrompter.
+func (b *interactiveBackend) MCPPrompts(ctx context.Context) []tui.MCPPrompt {
+	rt := b.runtime()
+	if rt.MCP == nil {
+		return nil
+	}
+	var out []tui.MCPPrompt
+	for _, p := range rt.MCP.Prompts(ctx) {
+		tp := tui.MCPPrompt{Server: p.Server, Name: p.Name, Command: p.Command, Description: p.Description}
+		for _, a := range p.Arguments {
+			tp.Arguments = append(tp.Arguments, tui.MCPPromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
+		}
+		out = append(out, tp)
+	}
+	return out
+}
+
+// MCPPrompt implements tui.MCPPrompter.
+func (b *interactiveBackend) MCPPrompt(ctx context.Context, p tui.MCPPrompt, args []string) (string, error) {
+	rt := b.runtime()
+	if rt.MCP == nil {
+		return "", fmt.Errorf("no MCP server named %q", p.Server)
+	}
+	mp := mcp.Prompt{Server: p.Server, Name: p.Name, Command: p.Command, Description: p.Description}
+	for _, a := range p.Arguments {
+		mp.Arguments = append(mp.Arguments, mcp.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
+	}
+	return rt.MCP.GetPrompt(ctx, mp, args)
 }

@@ -14,8 +14,8 @@ import (
 )
 
 // The TUI's MCP capabilities on the real runtime: a project server waits
-// for approval, and the answer is remembered and starts it (the test
-// binary is server "t").
+// for approval, the answer is remembered and starts it, and its prompts
+// reach the TUI's types (the test binary is server "t").
 func TestInteractiveMCPCapabilities(t *testing.T) {
 	w := newInteractiveWorld(t)
 	if err := os.WriteFile(filepath.Join(w.ws, ".mcp.json"), []byte(mcpJSON()), 0o644); err != nil {
@@ -55,5 +55,14 @@ func TestInteractiveMCPCapabilities(t *testing.T) {
 	sts := b.MCPStatus()
 	if len(sts) != 1 || sts[0].State != tui.MCPConnected || !slices.Contains(sts[0].Tools, "mcp__t__echo") {
 		t.Fatalf("after approval: %+v", sts)
+	}
+
+	prompts := b.MCPPrompts(ctx)
+	i := slices.IndexFunc(prompts, func(p tui.MCPPrompt) bool { return p.Command == "mcp__t__review" })
+	if i < 0 || len(prompts[i].Arguments) != 1 || !prompts[i].Arguments[0].Required || prompts[i].Arguments[0].Name != "file" {
+		t.Fatalf("prompts = %+v", prompts)
+	}
+	if text, err := b.MCPPrompt(ctx, prompts[i], []string{"main.go"}); err != nil || text != "Review main.go" {
+		t.Errorf("rendered %q, %v", text, err)
 	}
 }
