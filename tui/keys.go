@@ -13,7 +13,7 @@ var keyHelp = [][2]string{
 	{"enter", "send the prompt, or queue it while nova works (in a dialog: choose)"},
 	{"shift+enter, ctrl+j", "new line"},
 	{"up / down", "prompt history, or move through suggestions"},
-	{"tab", "complete a /command or @path"},
+	{"tab", "complete a /command, @path or @server:uri"},
 	{"esc", "interrupt the running turn, queued prompts back to the input; in a dialog: deny / cancel"},
 	{"shift+tab", "cycle permission mode: default, acceptEdits, plan (and bypassPermissions if started in it)"},
 	{"ctrl+o", "expand / collapse tool calls and thinking"},
@@ -23,6 +23,7 @@ var keyHelp = [][2]string{
 	{"?", "this help (on an empty input)"},
 	{"!cmd", "run a shell command; output goes with the next prompt"},
 	{"@path", "mention a file"},
+	{"@server:uri", "attach an MCP server's resource to the prompt"},
 }
 
 // key handles a key press.

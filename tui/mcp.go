@@ -84,11 +84,26 @@ type MCPPromptArgument struct {
 	Required          bool
 }
 
+// MCPResources is an optional Backend capability: the servers' resources,
+// mentioned in a prompt as @<server>:<uri>.
+type MCPResources interface {
+	// MCPResources lists the resources of the connected servers; like
+	// MCPPrompts it asks the servers and is called off the UI goroutine.
+	MCPResources(ctx context.Context) []MCPResource
+	// ReadMCPResource returns the text of a server's resource.
+	ReadMCPResource(ctx context.Context, server, uri string) (string, error)
+}
+
+// MCPResource is a resource an MCP server offers.
+type MCPResource struct {
+	Server, URI, Name, Description string
+}
+
 // cmdMCP shows the MCP servers, or records an answer about project
 // servers waiting for approval: /mcp approve <name>, /mcp reject <name>,
-// "all" for every one waiting. Listing also refreshes the prompts
-// completion offers, since /mcp is where a person looks after a server
-// changed.
+// "all" for every one waiting. Listing also refreshes the prompts and
+// resources completion offers, since /mcp is where a person looks after
+// a server changed.
 func (m *Model) cmdMCP(arg string) tea.Cmd {
 	b := m.b.(MCPServers)
 	verb, name, _ := strings.Cut(strings.TrimSpace(arg), " ")
@@ -97,7 +112,7 @@ func (m *Model) cmdMCP(arg string) tea.Cmd {
 	case "":
 		m.info(mcpReport(b.MCPStatus(), b.MCPPending()), nil)
 		m.mcp.stale()
-		return m.loadMCPPrompts(nil)
+		return tea.Batch(m.loadMCPPrompts(nil), m.loadMCPResources())
 	case "approve", "reject":
 	default:
 		m.info("", fmt.Errorf("/mcp %s: want /mcp, /mcp approve <server> or /mcp reject <server>", verb))

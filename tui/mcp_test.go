@@ -13,22 +13,25 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/llm"
 )
 
 // mcpBackend is a fake backend with MCP servers: /mcp, the approval
-// dialog and prompts. It records what the TUI asked of it.
+// dialog, prompts and resources. It records what the TUI asked of it.
 type mcpBackend struct {
 	*fakeBackend
-	mu       sync.Mutex
-	statuses []MCPServerStatus
-	pending  []PendingServer
-	answers  []string // "name=true"
-	prompts  []MCPPrompt
+	mu        sync.Mutex
+	statuses  []MCPServerStatus
+	pending   []PendingServer
+	answers   []string // "name=true"
+	prompts   []MCPPrompt
+	resources []MCPResource
+	texts     map[string]string // uri -> text; missing is an error
 	// rendered are the prompts rendered: command and arguments.
 	rendered []string
-	// promptLists counts calls of MCPPrompts.
-	promptLists int
-	promptErr   error
+	// listings counts calls of MCPPrompts and MCPResources.
+	promptLists, resourceLists int
+	promptErr                  error
 	// block, when set, holds MCPPrompts until it is closed.
 	block chan struct{}
 }
@@ -41,6 +44,8 @@ func newMCPBackend() *mcpBackend {
 		},
 		prompts: []MCPPrompt{{Server: "t", Name: "review", Command: "mcp__t__review", Description: "Asks for a review of a file.",
 			Arguments: []MCPPromptArgument{{Name: "file", Description: "the file to review", Required: true}, {Name: "focus"}}}},
+		resources: []MCPResource{{Server: "t", URI: "test://greeting", Name: "greeting"}, {Server: "t", URI: "test://doc/readme", Name: "readme"}},
+		texts:     map[string]string{"test://greeting": "hello from the test server"},
 	}
 }
 
@@ -94,6 +99,22 @@ func (b *mcpBackend) MCPPrompt(_ context.Context, p MCPPrompt, args []string) (s
 		return "", b.promptErr
 	}
 	return "Review " + strings.Join(args, " "), nil
+}
+
+func (b *mcpBackend) MCPResources(context.Context) []MCPResource {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.resourceLists++
+	return slices.Clone(b.resources)
+}
+
+func (b *mcpBackend) ReadMCPResource(_ context.Context, server, uri string) (string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if t, ok := b.texts[uri]; ok && server == "t" {
+		return t, nil
+	}
+	return "", fmt.Errorf("reading %s from %s: resource not found", uri, server)
 }
 
 func (b *mcpBackend) answered() []string {
@@ -458,5 +479,76 @@ func TestTUIMCPPromptTypedBeforeListing(t *testing.T) {
 	h.press("enter")
 	if got := lastInput(t, b.fakeBackend); !slices.Equal(got, []string{"Review a.go"}) {
 		t.Errorf("the agent got %q", got)
+	}
+}
+
+func TestTUIMCPMentionCompletes(t *testing.T) {
+	b := newMCPBackend()
+	h := newMCPHarness(t, b)
+	h.typeText("summarise @t:gree")
+	h.says("@t:test://greeting")
+	h.press("tab")
+	if v := h.m.in.ta.Value(); v != "summarise @t:test://greeting " {
+		t.Errorf("after tab: %q", v)
+	}
+	h.typeText("and @read")
+	h.says("@t:test://doc/readme")
+	if b.resourceLists != 1 {
+		t.Errorf("resources listed %d times, want once", b.resourceLists)
+	}
+}
+
+// A mention's resource goes with the prompt, after the typed text.
+func TestTUIMCPMentionAttached(t *testing.T) {
+	b := newMCPBackend()
+	b.runs = [][]agent.Event{{text("It greets."), done(agent.SubtypeSuccess)}}
+	h := newMCPHarness(t, b)
+	h.send(pasteMsg("what does @t:test://greeting. say? not @me:home or @main.go"))
+	h.press("enter")
+	got := lastInput(t, b.fakeBackend)
+	want := []string{
+		"what does @t:test://greeting. say? not @me:home or @main.go",
+		"<mcp-resource server=\"t\" uri=\"test://greeting\">\nhello from the test server\n</mcp-resource>",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the agent got %q\nwant %q", got, want)
+	}
+	h.says("· Attached @t:test://greeting (26 bytes)")
+	h.says("It greets.")
+
+	// A resumed session shows the attachment as a line, not its text.
+	var tr transcript = newTranscript()
+	tr.loadHistory([]llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{llm.TextPart(want[0]), llm.TextPart(want[1])}}})
+	if n := len(tr.entries); n != 2 || tr.entries[1].kind != entryNotice || tr.entries[1].text != "Attached @t:test://greeting" {
+		t.Errorf("resumed: %d entries, last %+v", n, tr.entries[len(tr.entries)-1])
+	}
+}
+
+// A resource that cannot be read stops the prompt with an error line, and
+// the prompt comes back to the input.
+func TestTUIMCPMentionUnreadable(t *testing.T) {
+	b := newMCPBackend()
+	h := newMCPHarness(t, b)
+	h.send(pasteMsg("read @t:test://missing please"))
+	h.press("enter")
+	h.says("✗ @t:test://missing: reading test://missing from t: resource not found")
+	h.says("Not sent: the prompt is back in the input.")
+	if runs(b.fakeBackend) != 0 {
+		t.Error("the prompt was sent without its resource")
+	}
+	if v := h.m.in.ta.Value(); v != "read @t:test://missing please" {
+		t.Errorf("input %q", v)
+	}
+
+	// A server waiting for approval is named, not read.
+	b2 := newMCPBackend()
+	b2.pending = twoPending()
+	h2 := newMCPHarness(t, b2)
+	h2.press("esc")
+	h2.send(pasteMsg("use @db:schema://all"))
+	h2.press("enter")
+	h2.says("✗ @db:schema://all: MCP server db is not started: it waits for your approval (/mcp approve db)")
+	if runs(b2.fakeBackend) != 0 {
+		t.Error("the prompt was sent without its resource")
 	}
 }

@@ -9,12 +9,12 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// mcpListTimeout bounds listing the servers' prompts: a
+// mcpListTimeout bounds listing the servers' prompts or resources: a
 // server that does not answer leaves its entries out of completion; it
 // never holds the UI.
 const mcpListTimeout = 5 * time.Second
 
-// mcpList is one cached listing of the servers (their prompts).
+// mcpList is one cached listing of the servers (prompts or resources).
 // A listing is made for the set of connected servers, its key, and made
 // again when that set changes (a server connected since) or /mcp drops it.
 type mcpList[T any] struct {
@@ -61,14 +61,16 @@ func (l *mcpList[T]) done(gen int, items []T) ([]func(*Model) tea.Cmd, bool) {
 	return after, true
 }
 
-// mcpCache is what the TUI knows of the servers' prompts.
+// mcpCache is what the TUI knows of the servers' prompts and resources.
 type mcpCache struct {
-	prompts mcpList[MCPPrompt]
+	prompts   mcpList[MCPPrompt]
+	resources mcpList[MCPResource]
 }
 
-// stale drops the listings (/mcp).
+// stale drops both listings (/mcp).
 func (c *mcpCache) stale() {
 	c.prompts.drop()
+	c.resources.drop()
 }
 
 // Messages of MCP listings and commands.
@@ -76,6 +78,10 @@ type (
 	mcpPromptsMsg struct {
 		gen     int
 		prompts []MCPPrompt
+	}
+	mcpResourcesMsg struct {
+		gen       int
+		resources []MCPResource
 	}
 	// mcpPromptMsg is a prompt rendered by its server.
 	mcpPromptMsg struct {
@@ -100,14 +106,21 @@ func (m *Model) mcpKey() string {
 	return strings.Join(names, "\x00")
 }
 
-// wantMCP starts the listing completion needs for what is typed: the
-// prompts while a /command is typed.
+// wantMCP starts the listings completion needs for what is typed: the
+// prompts while a /command is typed, the resources while an @word is.
 func (m *Model) wantMCP() tea.Cmd {
 	v := m.in.ta.Value()
 	var cmds []tea.Cmd
 	if _, ok := m.b.(MCPPrompter); ok && strings.HasPrefix(v, "/") && !strings.ContainsAny(v, " \n") {
 		if key := m.mcpKey(); m.mcp.prompts.want(key) {
 			cmds = append(cmds, m.listMCPPrompts(key))
+		}
+	}
+	if _, ok := m.b.(MCPResources); ok {
+		if i := strings.LastIndexAny(v, " \n\t"); strings.HasPrefix(v[i+1:], "@") {
+			if key := m.mcpKey(); m.mcp.resources.want(key) {
+				cmds = append(cmds, m.listMCPResources(key))
+			}
 		}
 	}
 	return tea.Batch(cmds...)
@@ -132,6 +145,14 @@ func (m *Model) loadMCPPrompts(after func(*Model) tea.Cmd) tea.Cmd {
 	return m.listMCPPrompts(key)
 }
 
+// loadMCPResources lists the resources again.
+func (m *Model) loadMCPResources() tea.Cmd {
+	if _, ok := m.b.(MCPResources); !ok {
+		return nil
+	}
+	return m.listMCPResources(m.mcpKey())
+}
+
 func (m *Model) listMCPPrompts(key string) tea.Cmd {
 	p, ctx := m.b.(MCPPrompter), m.ctx
 	gen := m.mcp.prompts.start(key)
@@ -139,6 +160,16 @@ func (m *Model) listMCPPrompts(key string) tea.Cmd {
 		ctx, cancel := context.WithTimeout(ctx, mcpListTimeout)
 		defer cancel()
 		return mcpPromptsMsg{gen: gen, prompts: p.MCPPrompts(ctx)}
+	}
+}
+
+func (m *Model) listMCPResources(key string) tea.Cmd {
+	r, ctx := m.b.(MCPResources), m.ctx
+	gen := m.mcp.resources.start(key)
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, mcpListTimeout)
+		defer cancel()
+		return mcpResourcesMsg{gen: gen, resources: r.MCPResources(ctx)}
 	}
 }
 
@@ -156,6 +187,12 @@ func (m *Model) mcpUpdate(msg tea.Msg) tea.Cmd {
 			cmds = append(cmds, f(m))
 		}
 		return tea.Batch(cmds...)
+	case mcpResourcesMsg:
+		if _, ok := m.mcp.resources.done(msg.gen, msg.resources); !ok {
+			return nil
+		}
+		m.in.comp.resources = msg.resources
+		return m.in.comp.refresh(m.in.ta.Value(), m.status.Cwd)
 	case mcpPromptMsg:
 		if m.busy == msg.busy {
 			m.busy = ""
@@ -169,6 +206,8 @@ func (m *Model) mcpUpdate(msg tea.Msg) tea.Cmd {
 			return m.sendTyped(msg.text)
 		}
 		return m.sendQueued()
+	case mcpMentionsMsg:
+		return m.mentionsRead(msg)
 	}
 	return nil
 }

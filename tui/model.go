@@ -52,7 +52,7 @@ type Model struct {
 	shellContext []string
 	// queued are prompts sent while nova was working, to go when it stops.
 	queued []string
-	// mcp caches the MCP servers' prompts.
+	// mcp caches the MCP servers' prompts and resources.
 	mcp mcpCache
 	now func() time.Time
 	// wait and tick make the only commands that block: the read of a run's
@@ -169,7 +169,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.status = m.b.Status()
 		return m, m.sendQueued()
-	case mcpPromptsMsg, mcpPromptMsg:
+	case mcpPromptsMsg, mcpResourcesMsg, mcpPromptMsg, mcpMentionsMsg:
 		return m, m.mcpUpdate(msg)
 	case shellMsg:
 		m.busy = ""
@@ -295,15 +295,29 @@ func (m *Model) dropRunDialogs() {
 	m.dialogs = kept
 }
 
-// startRun sends a prompt to the agent, with any "!cmd" output before it.
+// startRun sends a prompt to the agent; the MCP resources it mentions are
+// read first, in the background.
 func (m *Model) startRun(text string) tea.Cmd {
-	parts := make([]llm.Part, 0, len(m.shellContext)+1)
+	if ms := m.mentions(text); len(ms) > 0 {
+		return m.readMentions(text, ms)
+	}
+	return m.runWith(text, nil, nil)
+}
+
+// runWith starts the run of a prompt: any "!cmd" output, the text, then
+// the parts attached to it (resources), with a notice for each.
+func (m *Model) runWith(text string, attached []llm.Part, notes []string) tea.Cmd {
+	parts := make([]llm.Part, 0, len(m.shellContext)+1+len(attached))
 	for _, s := range m.shellContext {
 		parts = append(parts, llm.TextPart(s))
 	}
 	m.shellContext = nil
 	parts = append(parts, llm.TextPart(text))
+	parts = append(parts, attached...)
 	m.tr.add(&entry{kind: entryUser, text: text})
+	for _, n := range notes {
+		m.tr.add(&entry{kind: entryNotice, text: n})
+	}
 	m.tr.offset = 0
 	ctx, cancel := context.WithCancel(m.ctx)
 	ch := m.b.Run(ctx, llm.Message{Role: llm.RoleUser, Parts: parts})

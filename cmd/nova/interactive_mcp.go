@@ -10,11 +10,12 @@ import (
 )
 
 // The TUI finds these capabilities by type assertion; a signature that
-// drifts would silently drop /mcp, the approval dialog or prompts, so the
-// compiler holds them here.
+// drifts would silently drop /mcp, the approval dialog, prompts or
+// mentions, so the compiler holds them here.
 var (
-	_ tui.MCPServers  = (*interactiveBackend)(nil)
-	_ tui.MCPPrompter = (*interactiveBackend)(nil)
+	_ tui.MCPServers   = (*interactiveBackend)(nil)
+	_ tui.MCPPrompter  = (*interactiveBackend)(nil)
+	_ tui.MCPResources = (*interactiveBackend)(nil)
 )
 
 // MCPStatus implements tui.MCPServers.
@@ -83,4 +84,26 @@ func (b *interactiveBackend) MCPPrompt(ctx context.Context, p tui.MCPPrompt, arg
 		mp.Arguments = append(mp.Arguments, mcp.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
 	}
 	return rt.MCP.GetPrompt(ctx, mp, args)
+}
+
+// MCPResources implements tui.MCPResources.
+func (b *interactiveBackend) MCPResources(ctx context.Context) []tui.MCPResource {
+	rt := b.runtime()
+	if rt.MCP == nil {
+		return nil
+	}
+	var out []tui.MCPResource
+	for _, r := range rt.MCP.Resources(ctx) {
+		out = append(out, tui.MCPResource{Server: r.Server, URI: r.URI, Name: r.Name, Description: r.Description})
+	}
+	return out
+}
+
+// ReadMCPResource implements tui.MCPResources.
+func (b *interactiveBackend) ReadMCPResource(ctx context.Context, server, uri string) (string, error) {
+	rt := b.runtime()
+	if rt.MCP == nil {
+		return "", fmt.Errorf("no MCP server named %q", server)
+	}
+	return rt.MCP.ReadResource(ctx, server, uri)
 }

@@ -10,12 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nova-dev/nova/tools/mcp/mcptest"
 	"github.com/nova-dev/nova/tui"
 )
 
 // The TUI's MCP capabilities on the real runtime: a project server waits
 // for approval, the answer is remembered and starts it, and its prompts
-// reach the TUI's types (the test binary is server "t").
+// and resources reach the TUI's types (the test binary is server "t").
 func TestInteractiveMCPCapabilities(t *testing.T) {
 	w := newInteractiveWorld(t)
 	if err := os.WriteFile(filepath.Join(w.ws, ".mcp.json"), []byte(mcpJSON()), 0o644); err != nil {
@@ -64,5 +65,16 @@ func TestInteractiveMCPCapabilities(t *testing.T) {
 	}
 	if text, err := b.MCPPrompt(ctx, prompts[i], []string{"main.go"}); err != nil || text != "Review main.go" {
 		t.Errorf("rendered %q, %v", text, err)
+	}
+
+	res := b.MCPResources(ctx)
+	if !slices.ContainsFunc(res, func(r tui.MCPResource) bool { return r.Server == "t" && r.URI == mcptest.GreetingURI }) {
+		t.Fatalf("resources = %+v", res)
+	}
+	if text, err := b.ReadMCPResource(ctx, "t", mcptest.GreetingURI); err != nil || !strings.Contains(text, mcptest.GreetingText) {
+		t.Errorf("read %q, %v", text, err)
+	}
+	if _, err := b.ReadMCPResource(ctx, "nope", mcptest.GreetingURI); err == nil {
+		t.Error("a resource of an unknown server was read")
 	}
 }
