@@ -22,7 +22,7 @@ type command struct {
 // commandList is the commands this backend supports, in help order.
 func (m *Model) commandList() []command {
 	cs := []command{
-		{name: "/help", help: "keys and commands", run: func(m *Model, _ string) tea.Cmd { m.showHelp(); return nil }},
+		{name: "/help", help: "keys and commands", run: (*Model).cmdHelp},
 		{name: "/clear", help: "start a new session", idleOnly: true, run: (*Model).cmdClear},
 		{name: "/compact", args: "[instructions]", help: "summarise the conversation to free context", idleOnly: true, run: (*Model).cmdCompact},
 		{name: "/resume", help: "resume an earlier session of this directory", idleOnly: true, run: (*Model).cmdResume},
@@ -45,6 +45,7 @@ func (m *Model) commandList() []command {
 	if _, ok := m.b.(Memory); ok {
 		cs = append(cs, command{name: "/memory", help: "instruction files and memory in effect", run: (*Model).cmdMemory})
 	}
+	cs = append(cs, m.promptCommands()...)
 	return append(cs, command{name: "/exit", help: "quit nova", run: func(m *Model, _ string) tea.Cmd { m.interrupt(); return tea.Quit }})
 }
 
@@ -57,7 +58,11 @@ func (m *Model) commandNames() []string {
 }
 
 // command runs a slash command line.
-func (m *Model) command(line string) tea.Cmd {
+func (m *Model) command(line string) tea.Cmd { return m.runCommand(line, true) }
+
+// runCommand runs a slash command line; relist says a /mcp__ command not
+// in the prompt list may list the prompts again and retry.
+func (m *Model) runCommand(line string, relist bool) tea.Cmd {
 	name, arg, _ := strings.Cut(line, " ")
 	for _, c := range m.commandList() {
 		if c.name != name {
@@ -68,6 +73,9 @@ func (m *Model) command(line string) tea.Cmd {
 			return nil
 		}
 		return c.run(m, strings.TrimSpace(arg))
+	}
+	if _, ok := m.b.(MCPPrompter); ok && relist && strings.HasPrefix(name, "/mcp__") {
+		return m.unknownMCPCommand(line)
 	}
 	m.tr.add(&entry{kind: entryError, text: fmt.Sprintf("unknown command %s · /help lists them", name)})
 	return nil
@@ -243,62 +251,4 @@ func ago(d time.Duration) string {
 		return fmt.Sprintf("%dh ago", int(d.Hours()))
 	}
 	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-}
-
-// cmdMCP shows the MCP servers, or records an answer about project
-// servers waiting for approval: /mcp approve <name>, /mcp reject <name>,
-// "all" for every one waiting.
-func (m *Model) cmdMCP(arg string) tea.Cmd {
-	b := m.b.(MCPServers)
-	verb, name, _ := strings.Cut(strings.TrimSpace(arg), " ")
-	name = strings.TrimSpace(name)
-	switch verb {
-	case "":
-		m.info(mcpReport(b), nil)
-		return nil
-	case "approve", "reject":
-	default:
-		m.info("", fmt.Errorf("/mcp %s: want /mcp, /mcp approve <server> or /mcp reject <server>", verb))
-		return nil
-	}
-	pending := b.MCPPending()
-	var names []string
-	for _, p := range pending {
-		if name == "all" || p.Name == name {
-			names = append(names, p.Name)
-		}
-	}
-	if len(names) == 0 {
-		m.info("", fmt.Errorf("no project MCP server %q is waiting for approval (/mcp lists them)", name))
-		return nil
-	}
-	var out strings.Builder
-	for _, n := range names {
-		if err := b.ApproveMCP(n, verb == "approve"); err != nil {
-			m.info(out.String(), err)
-			return nil
-		}
-		if verb == "approve" {
-			fmt.Fprintf(&out, "Approved %s: it starts now, and in later sessions (remembered in .nova/settings.local.json).\n", n)
-		} else {
-			fmt.Fprintf(&out, "Rejected %s: it is not started, now or later (remembered in .nova/settings.local.json).\n", n)
-		}
-	}
-	m.info(out.String(), nil)
-	return nil
-}
-
-// mcpReport is what /mcp shows: every server's state, then the servers
-// waiting for approval and how to answer.
-func mcpReport(b MCPServers) string {
-	var out strings.Builder
-	out.WriteString(b.MCPStatus())
-	if pending := b.MCPPending(); len(pending) > 0 {
-		out.WriteString("\nWaiting for your approval (the project's .mcp.json adds them; they run as you):\n")
-		for _, p := range pending {
-			fmt.Fprintf(&out, "  %s: %s (%s)\n", p.Name, p.Target, p.Source)
-		}
-		out.WriteString("Answer with /mcp approve <server> or /mcp reject <server> (or all).\n")
-	}
-	return out.String()
 }

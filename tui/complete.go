@@ -45,14 +45,16 @@ func listFiles(root string) tea.Cmd {
 	}
 }
 
-// completer suggests slash commands at the start of the input and
-// workspace paths after an @.
+// completer suggests slash commands at the start of the input, and MCP
+// resources and workspace paths after an @.
 type completer struct {
 	commands []string // "/help", ...
 	files    []string
-	loaded   bool // the file walk was started
-	items    []string
-	sel      int
+	// resources are the MCP servers' resources, offered as @server:uri.
+	resources []MCPResource
+	loaded    bool // the file walk was started
+	items     []string
+	sel       int
 	// token is the text being completed: the suffix of the input it replaces.
 	token string
 }
@@ -82,16 +84,34 @@ func (c *completer) refresh(value, root string) tea.Cmd {
 		}
 		c.token = word
 		q := strings.ToLower(word[1:])
+		for _, r := range c.resources {
+			if matchResource(r, q) && len(c.items) < 50 {
+				c.items = append(c.items, "@"+r.Server+":"+r.URI)
+			}
+		}
 		for _, f := range c.files {
+			if len(c.items) >= 50 {
+				break
+			}
 			if strings.Contains(strings.ToLower(f), q) {
 				c.items = append(c.items, "@"+f)
-				if len(c.items) == 50 {
-					break
-				}
 			}
 		}
 	}
 	return cmd
+}
+
+// matchResource reports whether a resource is what q (lower case, after
+// the @) may be the start of: a server name, then after a colon part of
+// its URI or name; or, with no colon, part of any of them.
+func matchResource(r MCPResource, q string) bool {
+	uri, name := strings.ToLower(r.URI), strings.ToLower(r.Name)
+	if server, rest, ok := strings.Cut(q, ":"); ok && strings.HasPrefix(strings.ToLower(r.Server), server) {
+		if strings.Contains(uri, rest) || strings.Contains(name, rest) {
+			return true
+		}
+	}
+	return strings.Contains(strings.ToLower(r.Server)+":"+uri, q) || strings.Contains(name, q)
 }
 
 func (c *completer) active() bool { return len(c.items) > 0 }

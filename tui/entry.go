@@ -107,8 +107,31 @@ func (e *entry) render(width int, rc renderCtx) []string {
 		out := []string{st.toolName.Render("! ") + st.toolArg.Render(e.title)}
 		return append(out, styleLines(st.dim, tail(indent(wrapPlain(e.text, width-4), "  ⎿ "), 12))...)
 	default:
-		return strings.Split(wrapPlain(e.text, width), "\n")
+		return hanging(e.text, width)
 	}
+}
+
+// hanging wraps each line of text at width, continuing an indented line
+// two columns further in, so a wrapped item of a list (/mcp, /help)
+// stays under its own heading.
+func hanging(text string, width int) []string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		body := strings.TrimLeft(l, " ")
+		lead := len(l) - len(body)
+		if lead == 0 || lead+12 > width {
+			out = append(out, strings.Split(wrapPlain(l, width), "\n")...)
+			continue
+		}
+		for i, w := range strings.Split(wrapPlain(body, width-lead-2), "\n") {
+			pad := lead + 2
+			if i == 0 {
+				pad = lead
+			}
+			out = append(out, strings.Repeat(" ", pad)+w)
+		}
+	}
+	return out
 }
 
 // wrapPlain wraps text at width, breaking long words.

@@ -107,7 +107,15 @@ type (
 
 func newHarness(t *testing.T, b *fakeBackend) *harness {
 	t.Helper()
-	m := New(context.Background(), b, Options{})
+	return newHarnessWith(t, b, b)
+}
+
+// newHarnessWith drives a model of backend, a fake with capabilities
+// built on b (which records the runs), from New on: what New does with a
+// capability (the MCP approval dialogs) is seen.
+func newHarnessWith(t *testing.T, backend Backend, b *fakeBackend) *harness {
+	t.Helper()
+	m := New(context.Background(), backend, Options{})
 	fixed := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	m.now = func() time.Time { return fixed }
 	m.wait = func(ch <-chan agent.Event) tea.Cmd { return func() tea.Msg { return eventWait{ch} } }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -12,7 +13,7 @@ var keyHelp = [][2]string{
 	{"enter", "send the prompt, or queue it while nova works (in a dialog: choose)"},
 	{"shift+enter, ctrl+j", "new line"},
 	{"up / down", "prompt history, or move through suggestions"},
-	{"tab", "complete a /command or @path"},
+	{"tab", "complete a /command, @path or @server:uri"},
 	{"esc", "interrupt the running turn, queued prompts back to the input; in a dialog: deny / cancel"},
 	{"shift+tab", "cycle permission mode: default, acceptEdits, plan (and bypassPermissions if started in it)"},
 	{"ctrl+o", "expand / collapse tool calls and thinking"},
@@ -22,6 +23,7 @@ var keyHelp = [][2]string{
 	{"?", "this help (on an empty input)"},
 	{"!cmd", "run a shell command; output goes with the next prompt"},
 	{"@path", "mention a file"},
+	{"@server:uri", "attach an MCP server's resource to the prompt"},
 }
 
 // key handles a key press.
@@ -48,7 +50,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.tr.scroll(-(m.transcriptHeight() - 2))
 		return nil
 	}
-	if len(m.dialogs) > 0 {
+	if len(m.dialogs) > 0 && !m.stepAside(k) {
 		done, cmd := m.dialogs[0].update(k)
 		if done {
 			m.dialogs = m.dialogs[1:]
@@ -70,20 +72,21 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "?":
 		if m.in.empty() {
-			m.showHelp()
-			return nil
+			return m.cmdHelp("")
 		}
 	case "enter":
-		if m.in.comp.active() {
-			token := m.in.comp.token
+		// A command typed in full runs, though longer ones start with it
+		// (/mcp and the /mcp__ prompts).
+		if m.in.comp.active() && !slices.Contains(m.in.comp.commands, strings.TrimSpace(m.in.ta.Value())) {
+			token, item := m.in.comp.token, m.in.comp.items[m.in.comp.sel]
 			m.in.ta.SetValue(m.in.comp.accept(m.in.ta.Value()))
-			if strings.HasPrefix(token, "@") {
+			if strings.HasPrefix(token, "@") || m.needsArgs(item) {
 				return nil
 			}
 		}
 		return m.submit(m.in.value())
 	}
-	return m.in.update(k, m.status.Cwd)
+	return tea.Batch(m.in.update(k, m.status.Cwd), m.wantMCP())
 }
 
 // ctrlC clears the input; on an empty input it interrupts a run, and a

@@ -52,7 +52,9 @@ type Model struct {
 	shellContext []string
 	// queued are prompts sent while nova was working, to go when it stops.
 	queued []string
-	now    func() time.Time
+	// mcp caches the MCP servers' prompts and resources.
+	mcp mcpCache
+	now func() time.Time
 	// wait and tick make the only commands that block: the read of a run's
 	// events and the ticker's next beat. The test harness replaces them so
 	// it knows which commands wait for a run without timing any, and runs
@@ -106,6 +108,7 @@ func New(ctx context.Context, b Backend, opts Options) *Model {
 	if h := b.History(); len(h) > 0 {
 		m.tr.loadHistory(h)
 	}
+	m.askMCPApproval()
 	return m
 }
 
@@ -132,9 +135,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.info("", fmt.Errorf("editor: %w", msg.err))
 		}
 	case tea.PasteMsg:
-		if len(m.dialogs) == 0 {
+		if len(m.dialogs) == 0 || m.stepAside(msg) {
 			m.in.paste(msg.Content)
-			return m, m.in.comp.refresh(m.in.ta.Value(), m.status.Cwd)
+			return m, tea.Batch(m.in.comp.refresh(m.in.ta.Value(), m.status.Cwd), m.wantMCP())
 		}
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
@@ -166,6 +169,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.status = m.b.Status()
 		return m, m.sendQueued()
+	case mcpPromptsMsg, mcpResourcesMsg, mcpPromptMsg, mcpMentionsMsg:
+		return m, m.mcpUpdate(msg)
 	case shellMsg:
 		m.busy = ""
 		out := msg.output
@@ -269,22 +274,50 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 	}
 	if msg.closed {
 		m.run = nil
-		m.dialogs = nil
+		m.dropRunDialogs()
 		m.hint = ""
 		return m.sendQueued()
 	}
 	return m.wait(msg.ch)
 }
 
-// startRun sends a prompt to the agent, with any "!cmd" output before it.
+// dropRunDialogs closes the dialogs of a run that ended (its asks are
+// answered by its end); the others, such as the MCP approval, stay.
+func (m *Model) dropRunDialogs() {
+	kept := m.dialogs[:0]
+	for _, d := range m.dialogs {
+		switch d.(type) {
+		case *permissionDialog, *questionDialog:
+		default:
+			kept = append(kept, d)
+		}
+	}
+	m.dialogs = kept
+}
+
+// startRun sends a prompt to the agent; the MCP resources it mentions are
+// read first, in the background.
 func (m *Model) startRun(text string) tea.Cmd {
-	parts := make([]llm.Part, 0, len(m.shellContext)+1)
+	if ms := m.mentions(text); len(ms) > 0 {
+		return m.readMentions(text, ms)
+	}
+	return m.runWith(text, nil, nil)
+}
+
+// runWith starts the run of a prompt: any "!cmd" output, the text, then
+// the parts attached to it (resources), with a notice for each.
+func (m *Model) runWith(text string, attached []llm.Part, notes []string) tea.Cmd {
+	parts := make([]llm.Part, 0, len(m.shellContext)+1+len(attached))
 	for _, s := range m.shellContext {
 		parts = append(parts, llm.TextPart(s))
 	}
 	m.shellContext = nil
 	parts = append(parts, llm.TextPart(text))
+	parts = append(parts, attached...)
 	m.tr.add(&entry{kind: entryUser, text: text})
+	for _, n := range notes {
+		m.tr.add(&entry{kind: entryNotice, text: n})
+	}
 	m.tr.offset = 0
 	ctx, cancel := context.WithCancel(m.ctx)
 	ch := m.b.Run(ctx, llm.Message{Role: llm.RoleUser, Parts: parts})
@@ -313,7 +346,7 @@ func (m *Model) interrupt() {
 			d.ask.Answer(nil)
 		}
 	}
-	m.dialogs = nil
+	m.dropRunDialogs()
 	m.hint = "Interrupting…"
 }
 

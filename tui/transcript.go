@@ -200,7 +200,10 @@ func (t *transcript) loadHistory(msgs []llm.Message) {
 		for _, p := range m.Parts {
 			switch {
 			case p.Type == llm.PartText && m.Role == llm.RoleUser:
-				if s := strings.TrimSpace(p.Text); s != "" && !strings.HasPrefix(s, "<environment>") {
+				s := strings.TrimSpace(p.Text)
+				if note, ok := attachedNote(s); ok {
+					t.add(&entry{kind: entryNotice, text: note})
+				} else if s != "" && !strings.HasPrefix(s, "<environment>") {
 					t.add(&entry{kind: entryUser, text: s})
 				}
 			case p.Type == llm.PartText:

@@ -57,25 +57,6 @@ type ModelSwitcher interface {
 	SetModel(id string) error
 }
 
-// MCPServers is an optional Backend capability behind /mcp: the
-// session's MCP servers, and the project servers waiting for the
-// person's approval.
-type MCPServers interface {
-	// MCPStatus describes each server: its state, tools or error.
-	MCPStatus() string
-	// MCPPending names the project servers not yet approved, each with
-	// what it runs.
-	MCPPending() []PendingServer
-	// ApproveMCP records the person's answer about a pending server
-	// (remembered in .nova/settings.local.json) and starts it if approved.
-	ApproveMCP(name string, approved bool) error
-}
-
-// PendingServer is a project MCP server waiting for approval.
-type PendingServer struct {
-	Name, Target, Source string
-}
-
 // Memory is an optional Backend capability behind /memory.
 type Memory interface {
 	// Memory describes the instruction files and memory in effect.

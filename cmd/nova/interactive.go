@@ -48,9 +48,8 @@ func runInteractive(ctx context.Context, opts *rootOptions) error {
 	if len(b.rt.Ignored) > 0 {
 		notices = append(notices, ignoredNotice(b.rt))
 	}
-	if n := b.rt.MCPPendingNotice(); n != "" {
-		notices = append(notices, n)
-	}
+	// Project MCP servers waiting for approval get no notice: the TUI
+	// asks about each in a dialog as it starts (tui.MCPServers).
 	return tui.Run(ctx, b, tui.Options{In: opts.io.In, Out: opts.io.Out, Prompt: opts.prompt, Notices: notices, Editor: editor})
 }
 

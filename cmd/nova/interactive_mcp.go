@@ -1,21 +1,46 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/nova-dev/nova/live"
+	"github.com/nova-dev/nova/tools/mcp"
 	"github.com/nova-dev/nova/tui"
 )
 
+// The TUI finds these capabilities by type assertion; a signature that
+// drifts would silently drop /mcp, the approval dialog, prompts or
+// mentions, so the compiler holds them here.
+var (
+	_ tui.MCPServers   = (*interactiveBackend)(nil)
+	_ tui.MCPPrompter  = (*interactiveBackend)(nil)
+	_ tui.MCPResources = (*interactiveBackend)(nil)
+)
+
 // MCPStatus implements tui.MCPServers.
-func (b *interactiveBackend) MCPStatus() string { return b.runtime().MCPStatus() }
+func (b *interactiveBackend) MCPStatus() []tui.MCPServerStatus {
+	rt := b.runtime()
+	if rt.MCP == nil {
+		return nil
+	}
+	sts := rt.MCP.Statuses()
+	out := make([]tui.MCPServerStatus, 0, len(sts))
+	for _, st := range sts {
+		out = append(out, tui.MCPServerStatus{Name: st.Name, Target: st.Target, State: string(st.State),
+			Tools: st.Tools, Error: st.Error, Retries: !st.Retry.IsZero()})
+	}
+	return out
+}
 
 // MCPPending implements tui.MCPServers.
 func (b *interactiveBackend) MCPPending() []tui.PendingServer {
 	rt := b.runtime()
 	out := make([]tui.PendingServer, 0, len(rt.MCPPending))
 	for _, p := range rt.MCPPending {
-		out = append(out, tui.PendingServer{Name: p.Name, Target: live.MCPServer(p, rt.Workdir).Target(), Source: displayPath(p.Source, rt.Workdir, rt.Home)})
+		srv := live.MCPServer(p, rt.Workdir)
+		out = append(out, tui.PendingServer{Name: p.Name, Target: srv.Target(), Source: displayPath(p.Source, rt.Workdir, rt.Home),
+			Transport: string(srv.Transport)})
 	}
 	return out
 }
@@ -29,4 +54,56 @@ func (b *interactiveBackend) ApproveMCP(name string, approved bool) error {
 		}
 	}
 	return fmt.Errorf("no project MCP server %q is waiting for approval", name)
+}
+
+// MCPPrompts implements tui.MCPPrompter.
+func (b *interactiveBackend) MCPPrompts(ctx context.Context) []tui.MCPPrompt {
+	rt := b.runtime()
+	if rt.MCP == nil {
+		return nil
+	}
+	var out []tui.MCPPrompt
+	for _, p := range rt.MCP.Prompts(ctx) {
+		tp := tui.MCPPrompt{Server: p.Server, Name: p.Name, Command: p.Command, Description: p.Description}
+		for _, a := range p.Arguments {
+			tp.Arguments = append(tp.Arguments, tui.MCPPromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
+		}
+		out = append(out, tp)
+	}
+	return out
+}
+
+// MCPPrompt implements tui.MCPPrompter.
+func (b *interactiveBackend) MCPPrompt(ctx context.Context, p tui.MCPPrompt, args []string) (string, error) {
+	rt := b.runtime()
+	if rt.MCP == nil {
+		return "", fmt.Errorf("no MCP server named %q", p.Server)
+	}
+	mp := mcp.Prompt{Server: p.Server, Name: p.Name, Command: p.Command, Description: p.Description}
+	for _, a := range p.Arguments {
+		mp.Arguments = append(mp.Arguments, mcp.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
+	}
+	return rt.MCP.GetPrompt(ctx, mp, args)
+}
+
+// MCPResources implements tui.MCPResources.
+func (b *interactiveBackend) MCPResources(ctx context.Context) []tui.MCPResource {
+	rt := b.runtime()
+	if rt.MCP == nil {
+		return nil
+	}
+	var out []tui.MCPResource
+	for _, r := range rt.MCP.Resources(ctx) {
+		out = append(out, tui.MCPResource{Server: r.Server, URI: r.URI, Name: r.Name, Description: r.Description})
+	}
+	return out
+}
+
+// ReadMCPResource implements tui.MCPResources.
+func (b *interactiveBackend) ReadMCPResource(ctx context.Context, server, uri string) (string, error) {
+	rt := b.runtime()
+	if rt.MCP == nil {
+		return "", fmt.Errorf("no MCP server named %q", server)
+	}
+	return rt.MCP.ReadResource(ctx, server, uri)
 }

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nova-dev/nova/tools/mcp/mcptest"
+	"github.com/nova-dev/nova/tui"
+)
+
+// The TUI's MCP capabilities on the real runtime: a project server waits
+// for approval, the answer is remembered and starts it, and its prompts
+// and resources reach the TUI's types (the test binary is server "t").
+func TestInteractiveMCPCapabilities(t *testing.T) {
+	w := newInteractiveWorld(t)
+	if err := os.WriteFile(filepath.Join(w.ws, ".mcp.json"), []byte(mcpJSON()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.start(t, buildOptions{trust: true})
+	b := w.b
+
+	pending := b.MCPPending()
+	if len(pending) != 1 || pending[0].Name != "t" || pending[0].Source != ".mcp.json" || pending[0].Transport != "stdio" ||
+		!strings.HasPrefix(pending[0].Target, os.Args[0]) {
+		t.Fatalf("pending = %+v", pending)
+	}
+	if sts := b.MCPStatus(); len(sts) != 0 {
+		t.Fatalf("a server started before approval: %+v", sts)
+	}
+	if err := b.ApproveMCP("t", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.ApproveMCP("t", true); err == nil {
+		t.Error("a second answer for t was taken")
+	}
+	data, err := os.ReadFile(filepath.Join(w.ws, ".nova", "settings.local.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var local struct {
+		Enabled []string `json:"enabledMcpjsonServers"`
+	}
+	if err := json.Unmarshal(data, &local); err != nil || !slices.Equal(local.Enabled, []string{"t"}) {
+		t.Fatalf("settings.local.json = %s (%v)", data, err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	b.runtime().MCP.Wait(ctx)
+	sts := b.MCPStatus()
+	if len(sts) != 1 || sts[0].State != tui.MCPConnected || !slices.Contains(sts[0].Tools, "mcp__t__echo") {
+		t.Fatalf("after approval: %+v", sts)
+	}
+
+	prompts := b.MCPPrompts(ctx)
+	i := slices.IndexFunc(prompts, func(p tui.MCPPrompt) bool { return p.Command == "mcp__t__review" })
+	if i < 0 || len(prompts[i].Arguments) != 1 || !prompts[i].Arguments[0].Required || prompts[i].Arguments[0].Name != "file" {
+		t.Fatalf("prompts = %+v", prompts)
+	}
+	if text, err := b.MCPPrompt(ctx, prompts[i], []string{"main.go"}); err != nil || text != "Review main.go" {
+		t.Errorf("rendered %q, %v", text, err)
+	}
+
+	res := b.MCPResources(ctx)
+	if !slices.ContainsFunc(res, func(r tui.MCPResource) bool { return r.Server == "t" && r.URI == mcptest.GreetingURI }) {
+		t.Fatalf("resources = %+v", res)
+	}
+	if text, err := b.ReadMCPResource(ctx, "t", mcptest.GreetingURI); err != nil || !strings.Contains(text, mcptest.GreetingText) {
+		t.Errorf("read %q, %v", text, err)
+	}
+	if _, err := b.ReadMCPResource(ctx, "nope", mcptest.GreetingURI); err == nil {
+		t.Error("a resource of an unknown server was read")
+	}
+}

@@ -1,0 +1,202 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// MCPServers is an optional Backend capability behind /mcp and the
+// approval dialog: the session's MCP servers, and the project servers
+// waiting for the person's approval.
+type MCPServers interface {
+	// MCPStatus describes each server of the session: its state, tools or
+	// error. It must not wait for a server: /mcp and completion call it.
+	MCPStatus() []MCPServerStatus
+	// MCPPending names the project servers not yet approved, each with
+	// what it runs.
+	MCPPending() []PendingServer
+	// ApproveMCP records the person's answer about a pending server
+	// (remembered in .nova/settings.local.json) and starts it if approved.
+	ApproveMCP(name string, approved bool) error
+}
+
+// MCPServerStatus is one MCP server's state, as /mcp shows it.
+type MCPServerStatus struct {
+	Name string
+	// Target is what the server runs: its command line, or its URL.
+	Target string
+	// State is MCPConnecting, MCPConnected, MCPFailed or another state of
+	// the MCP client (shown as it is, with Error when set).
+	State string
+	// Tools are the tool names the server registered (mcp__server__tool).
+	Tools []string
+	// Error says, in words, why the server failed.
+	Error string
+	// Retries says a failed server is started again at the next call to
+	// one of its tools.
+	Retries bool
+}
+
+// The MCP server states /mcp words specially.
+const (
+	MCPConnecting = "connecting"
+	MCPConnected  = "connected"
+	MCPFailed     = "failed"
+)
+
+// PendingServer is a project MCP server waiting for approval.
+type PendingServer struct {
+	Name string
+	// Target is its command line (stdio) or URL (http, sse).
+	Target string
+	// Source is the file that adds it, as people read it (.mcp.json).
+	Source string
+	// Transport is stdio, http or sse; "" is read as stdio.
+	Transport string
+}
+
+// MCPPrompter is an optional Backend capability: the servers' prompts, as
+// slash commands /mcp__<server>__<prompt>.
+type MCPPrompter interface {
+	// MCPPrompts lists the prompts of the connected servers. It asks the
+	// servers, so the TUI calls it off the UI goroutine, bounded by ctx.
+	MCPPrompts(ctx context.Context) []MCPPrompt
+	// MCPPrompt renders prompt p with args (in the prompt's argument
+	// order; the last takes the rest) into the text of a user message.
+	MCPPrompt(ctx context.Context, p MCPPrompt, args []string) (string, error)
+}
+
+// MCPPrompt is a prompt an MCP server offers.
+type MCPPrompt struct {
+	Server, Name string
+	// Command is the slash command without the slash: mcp__server__prompt.
+	Command     string
+	Description string
+	Arguments   []MCPPromptArgument
+}
+
+// MCPPromptArgument is one argument of an MCPPrompt.
+type MCPPromptArgument struct {
+	Name, Description string
+	Required          bool
+}
+
+// MCPResources is an optional Backend capability: the servers' resources,
+// mentioned in a prompt as @<server>:<uri>.
+type MCPResources interface {
+	// MCPResources lists the resources of the connected servers; like
+	// MCPPrompts it asks the servers and is called off the UI goroutine.
+	MCPResources(ctx context.Context) []MCPResource
+	// ReadMCPResource returns the text of a server's resource.
+	ReadMCPResource(ctx context.Context, server, uri string) (string, error)
+}
+
+// MCPResource is a resource an MCP server offers.
+type MCPResource struct {
+	Server, URI, Name, Description string
+}
+
+// cmdMCP shows the MCP servers, or records an answer about project
+// servers waiting for approval: /mcp approve <name>, /mcp reject <name>,
+// "all" for every one waiting. Listing also refreshes the prompts and
+// resources completion offers, since /mcp is where a person looks after
+// a server changed.
+func (m *Model) cmdMCP(arg string) tea.Cmd {
+	b := m.b.(MCPServers)
+	verb, name, _ := strings.Cut(strings.TrimSpace(arg), " ")
+	name = strings.TrimSpace(name)
+	switch verb {
+	case "":
+		m.info(mcpReport(b.MCPStatus(), b.MCPPending()), nil)
+		m.mcp.stale()
+		return tea.Batch(m.loadMCPPrompts(nil), m.loadMCPResources())
+	case "approve", "reject":
+	default:
+		m.info("", fmt.Errorf("/mcp %s: want /mcp, /mcp approve <server> or /mcp reject <server>", verb))
+		return nil
+	}
+	var names []string
+	for _, p := range b.MCPPending() {
+		if name == "all" || p.Name == name {
+			names = append(names, p.Name)
+		}
+	}
+	if len(names) == 0 {
+		m.info("", fmt.Errorf("no project MCP server %q is waiting for approval (/mcp lists them)", name))
+		return nil
+	}
+	m.answerMCP(names, verb == "approve")
+	return nil
+}
+
+// answerMCP gives the backend the person's answer about pending servers,
+// from /mcp approve or the approval dialog, and says what it did. It runs
+// on the UI goroutine, as the backend's pending list is not shared with
+// any other: the answer is a small local file write, and the server
+// itself starts in the background.
+func (m *Model) answerMCP(names []string, approved bool) {
+	b := m.b.(MCPServers)
+	var out strings.Builder
+	for _, n := range names {
+		if err := b.ApproveMCP(n, approved); err != nil {
+			m.info(out.String(), err)
+			return
+		}
+		if approved {
+			fmt.Fprintf(&out, "Using MCP server %s: it starts now, and in later sessions (remembered in .nova/settings.local.json).\n", n)
+		} else {
+			fmt.Fprintf(&out, "Not using MCP server %s, now or later (remembered in .nova/settings.local.json).\n", n)
+		}
+	}
+	m.info(out.String(), nil)
+}
+
+// mcpReport is what /mcp shows: every server with its state, the servers
+// waiting for approval among them, and how to answer.
+func mcpReport(sts []MCPServerStatus, pending []PendingServer) string {
+	if len(sts) == 0 && len(pending) == 0 {
+		return "No MCP servers. Add one with nova mcp add, or in .mcp.json (docs/mcp.md)."
+	}
+	var out strings.Builder
+	out.WriteString("MCP servers\n")
+	for _, st := range sts {
+		fmt.Fprintf(&out, "  %s · %s\n", st.Name, mcpStateText(st))
+		if st.Target != "" {
+			fmt.Fprintf(&out, "    %s\n", st.Target)
+		}
+		if st.State == MCPConnected && len(st.Tools) > 0 {
+			fmt.Fprintf(&out, "    tools: %s\n", strings.Join(st.Tools, ", "))
+		}
+	}
+	for _, p := range pending {
+		fmt.Fprintf(&out, "  %s · needs approval (from %s)\n", p.Name, p.Source)
+		fmt.Fprintf(&out, "    %s\n", p.Target)
+	}
+	if len(pending) > 0 {
+		out.WriteString("Answer with /mcp approve <server> or /mcp reject <server> (or all).\n")
+	}
+	return out.String()
+}
+
+// mcpStateText words one server's state.
+func mcpStateText(st MCPServerStatus) string {
+	switch st.State {
+	case MCPConnecting:
+		return "connecting…"
+	case MCPConnected:
+		return fmt.Sprintf("connected · %d tool%s", len(st.Tools), plural(len(st.Tools)))
+	case MCPFailed:
+		s := "failed: " + st.Error
+		if st.Retries {
+			s += " · started again at the next call to one of its tools"
+		}
+		return s
+	}
+	if st.Error != "" {
+		return st.State + ": " + st.Error
+	}
+	return st.State
+}
