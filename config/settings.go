@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/gofrs/flock"
@@ -31,6 +32,10 @@ type Settings struct {
 	// up, and a declined server stays declined whichever file approves it.
 	EnabledMcpjsonServers  []string `json:"enabledMcpjsonServers,omitempty"`
 	DisabledMcpjsonServers []string `json:"disabledMcpjsonServers,omitempty"`
+	// EnableToolSearch is when MCP tools are deferred behind ToolSearch:
+	// true, false, "auto" or "auto:N" (ENABLE_TOOL_SEARCH's values, which
+	// win over it); "" leaves earlier files' value alone.
+	EnableToolSearch ToolSearchSetting `json:"enableToolSearch,omitempty"`
 	// RuleSets are the permission lists of each file loaded, in order, with
 	// the file and project directory their rules belong to.
 	RuleSets []permission.RuleSet `json:"-"`
@@ -40,6 +45,29 @@ type Settings struct {
 	// Sources names, for each scalar setting in the merge ("sandbox.enabled",
 	// "permissions.defaultMode", ...), the file whose value won.
 	Sources map[string]string `json:"-"`
+}
+
+// ToolSearchSetting is the enableToolSearch value as written: a JSON
+// boolean is kept as "true" or "false", a string as it is. What it means
+// is tools/mcp's to say (ParseSearchMode), when the session starts.
+type ToolSearchSetting string
+
+// UnmarshalJSON takes a boolean or a string.
+func (t *ToolSearchSetting) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	var on bool
+	if err := json.Unmarshal(b, &on); err == nil {
+		*t = ToolSearchSetting(strconv.FormatBool(on))
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("enableToolSearch: want true, false, \"auto\" or \"auto:N\"")
+	}
+	*t = ToolSearchSetting(s)
+	return nil
 }
 
 // Permissions is the "permissions" object of a settings file.
@@ -183,6 +211,10 @@ func (m *Settings) merge(s *Settings, path, projectDir, home string) {
 	if s.EnableAllProjectMcpServers != nil {
 		m.EnableAllProjectMcpServers = s.EnableAllProjectMcpServers
 		m.Sources["enableAllProjectMcpServers"] = path
+	}
+	if s.EnableToolSearch != "" {
+		m.EnableToolSearch = s.EnableToolSearch
+		m.Sources["enableToolSearch"] = path
 	}
 	m.EnabledMcpjsonServers = appendNew(m.EnabledMcpjsonServers, s.EnabledMcpjsonServers)
 	m.DisabledMcpjsonServers = appendNew(m.DisabledMcpjsonServers, s.DisabledMcpjsonServers)

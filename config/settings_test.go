@@ -406,3 +406,25 @@ func TestAddLocalRuleKeepsLocalSettingsOutOfGit(t *testing.T) {
 		t.Errorf("user's .gitignore rewritten: %q", got)
 	}
 }
+
+// TestEnableToolSearchSetting: a boolean or a string, the later file's
+// value winning, with the file it came from; anything else is refused.
+func TestEnableToolSearchSetting(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(home, "settings.json"), `{"enableToolSearch": true}`)
+	s, _, err := LoadSettings(home, proj, "", true)
+	if err != nil || s.EnableToolSearch != "true" {
+		t.Fatalf("a boolean: %q, %v", s.EnableToolSearch, err)
+	}
+	local := filepath.Join(proj, ".nova", "settings.local.json")
+	writeFile(t, local, `{"enableToolSearch": "auto:5"}`)
+	writeFile(t, filepath.Join(proj, ".nova", "settings.json"), `{"enableToolSearch": null}`)
+	s, _, err = LoadSettings(home, proj, "", true)
+	if err != nil || s.EnableToolSearch != "auto:5" || s.Sources["enableToolSearch"] != local {
+		t.Fatalf("the later file: %q from %q, %v", s.EnableToolSearch, s.Sources["enableToolSearch"], err)
+	}
+	writeFile(t, local, `{"enableToolSearch": 5}`)
+	if _, _, err := LoadSettings(home, proj, "", true); err == nil || !strings.Contains(err.Error(), local) || !strings.Contains(err.Error(), "enableToolSearch") {
+		t.Errorf("a number: %v", err)
+	}
+}

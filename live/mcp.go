@@ -34,6 +34,11 @@ func (rt *Runtime) startMCP(o Options, tr *Setup, version string) error {
 	if opts.CallTimeout, err = envMillis(o.Getenv, "MCP_TOOL_TIMEOUT"); err != nil {
 		return err
 	}
+	p := rt.Selection.Provider
+	if opts.ToolSearch, err = mcp.ToolSearchMode(o.Getenv("ENABLE_TOOL_SEARCH"), string(tr.Settings.EnableToolSearch), tr.Settings.Sources["enableToolSearch"], p.Type, p.BaseURL); err != nil {
+		return configErr("%v", err)
+	}
+	opts.ContextWindow, _ = rt.Selection.Model.Limits()
 	var ready []mcp.Server
 	for _, s := range servers {
 		switch s.State {

@@ -248,6 +248,8 @@ func partProblem(role Role, p Part) string {
 		case !validInput(p.ToolCall.Input):
 			return fmt.Sprintf("the input of tool call %s is not JSON", p.ToolCall.ID)
 		}
+	case PartToolReference:
+		return "a tool reference outside a tool result"
 	case PartToolResult:
 		switch {
 		case role != RoleUser:
@@ -267,7 +269,15 @@ func partProblem(role Role, p Part) string {
 }
 
 func resultContentOK(c Part) bool {
-	return c.Type == PartText || (c.Type == PartImage && len(c.Data) > 0)
+	switch c.Type {
+	case PartText:
+		return true
+	case PartImage:
+		return len(c.Data) > 0
+	case PartToolReference:
+		return c.ToolName != ""
+	}
+	return false
 }
 
 // sendable reports whether an assistant message's parts say anything a

@@ -29,6 +29,10 @@ const (
 	PartThinking   PartType = "thinking"
 	PartToolCall   PartType = "tool_call"
 	PartToolResult PartType = "tool_result"
+	// PartToolReference names a deferred tool (ToolName) inside a tool
+	// result's content: the result loads that tool's definition (a
+	// ToolSearch answer). It is allowed nowhere else.
+	PartToolReference PartType = "tool_reference"
 )
 
 // Part is one piece of a message. Exactly the fields of its Type are set.
@@ -46,6 +50,8 @@ type Part struct {
 	ToolCall *ToolCall `json:"tool_call,omitempty"`
 	// ToolResult is set on tool_result parts.
 	ToolResult *ToolResult `json:"tool_result,omitempty"`
+	// ToolName is the tool a tool_reference part loads.
+	ToolName string `json:"tool_name,omitempty"`
 }
 
 // ToolCall is a complete request by the model to run a tool.
@@ -55,7 +61,8 @@ type ToolCall struct {
 	Input json.RawMessage `json:"input"`
 }
 
-// ToolResult answers one ToolCall. Content holds text and image parts.
+// ToolResult answers one ToolCall. Content holds text, image and
+// tool_reference parts.
 type ToolResult struct {
 	CallID  string `json:"call_id"`
 	Name    string `json:"name,omitempty"`
@@ -102,7 +109,16 @@ type ToolSpec struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"input_schema"`
+	// Deferred keeps the tool's definition out of the model's context
+	// until a tool_reference part in the history loads it (tool search):
+	// Anthropic is sent it with defer_loading, so the tool list, and the
+	// cached prompt prefix, stay the same when it loads; providers without
+	// the feature are sent it only once it is loaded (LoadedTools).
+	Deferred bool `json:"deferred,omitempty"`
 }
+
+// ToolReference returns a tool_reference part loading the tool name.
+func ToolReference(name string) Part { return Part{Type: PartToolReference, ToolName: name} }
 
 // Request is one call to a model.
 type Request struct {

@@ -19,6 +19,9 @@ type Registry struct {
 	order    []string
 	tools    map[string]*entry
 	disabled map[string]bool
+	// deferred are the tools whose definitions the model is not given
+	// until a tool search loads them (llm.ToolSpec.Deferred).
+	deferred map[string]bool
 }
 
 type entry struct {
@@ -65,14 +68,20 @@ func (e *entry) resolved() (*jsonschema.Resolved, error) {
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{tools: map[string]*entry{}, disabled: map[string]bool{}}
+	return &Registry{tools: map[string]*entry{}, disabled: map[string]bool{}, deferred: map[string]bool{}}
 }
 
 // Register adds t. Its schema must be a JSON object (it is compiled at the
 // first call: TestBuiltinSchemasCompile holds nova's own to compiling); an
 // inferred schema (Input) is built at first use, and the golden schema
 // test holds nova's own to building. A name may be registered once.
-func (r *Registry) Register(t Tool) error {
+func (r *Registry) Register(t Tool) error { return r.register(t, false) }
+
+// RegisterDeferred adds t as Register does, deferred: its definition
+// reaches the model only once a tool search loads it (see SetDeferred).
+func (r *Registry) RegisterDeferred(t Tool) error { return r.register(t, true) }
+
+func (r *Registry) register(t Tool, deferred bool) error {
 	if _, inferred := t.(inferred); !inferred {
 		if raw := t.Schema(); !json.Valid(raw) || !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) {
 			return fmt.Errorf("tool %s: schema is not a JSON object", t.Name())
@@ -85,7 +94,27 @@ func (r *Registry) Register(t Tool) error {
 	}
 	r.tools[t.Name()] = &entry{tool: t}
 	r.order = append(r.order, t.Name())
+	if deferred {
+		r.deferred[t.Name()] = true
+	}
 	return nil
+}
+
+// SetDeferred defers a registered tool, or stops deferring it. A deferred
+// tool stays in Specs, marked Deferred, in its place: on Anthropic it is
+// in the tools array from the start, so loading it changes no cached
+// prefix. It runs like any other tool when called.
+func (r *Registry) SetDeferred(name string, on bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.tools[name]; !ok {
+		return
+	}
+	if on {
+		r.deferred[name] = true
+	} else {
+		delete(r.deferred, name)
+	}
 }
 
 // Unregister removes the tool called name (an MCP server's tool the
@@ -98,6 +127,7 @@ func (r *Registry) Unregister(name string) {
 	}
 	delete(r.tools, name)
 	delete(r.disabled, name)
+	delete(r.deferred, name)
 	for i, n := range r.order {
 		if n == name {
 			r.order = append(r.order[:i:i], r.order[i+1:]...)
@@ -142,23 +172,58 @@ func (r *Registry) Names() []string {
 	return names
 }
 
-// Specs returns the enabled tools as the model sees them. A tool whose
-// inferred schema cannot be built is left out: the model cannot call what
-// it cannot be told the input of (a call by name is refused with why).
-func (r *Registry) Specs() []llm.ToolSpec {
+// Specs returns the enabled tools as the model sees them, deferred ones
+// marked. A tool whose inferred schema cannot be built is left out: the
+// model cannot call what it cannot be told the input of (a call by name
+// is refused with why).
+func (r *Registry) Specs() []llm.ToolSpec { return r.specs(false) }
+
+// DeferredSpecs returns the enabled deferred tools, in order: what a tool
+// search searches.
+func (r *Registry) DeferredSpecs() []llm.ToolSpec { return r.specs(true) }
+
+// DeferredNames returns the names of the enabled deferred tools, in order,
+// without asking any tool for its description.
+func (r *Registry) DeferredNames() []string {
+	var names []string
+	for _, s := range r.snapshot(true) {
+		names = append(names, s.e.tool.Name())
+	}
+	return names
+}
+
+// listed is one tool of a snapshot of the registry.
+type listed struct {
+	e        *entry
+	deferred bool
+}
+
+// snapshot returns the enabled tools (only the deferred ones when
+// onlyDeferred), in order.
+func (r *Registry) snapshot(onlyDeferred bool) []listed {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	var specs []llm.ToolSpec
+	var out []listed
 	for _, n := range r.order {
-		if r.disabled[n] {
+		if r.disabled[n] || (onlyDeferred && !r.deferred[n]) {
 			continue
 		}
-		e := r.tools[n]
-		raw, err := e.inputSchema()
+		out = append(out, listed{e: r.tools[n], deferred: r.deferred[n]})
+	}
+	return out
+}
+
+// specs builds the specs of a snapshot outside the lock: a tool's
+// description may itself read the registry (ToolSearch names the deferred
+// tools), and a read lock taken twice can deadlock behind a writer.
+func (r *Registry) specs(onlyDeferred bool) []llm.ToolSpec {
+	var specs []llm.ToolSpec
+	for _, l := range r.snapshot(onlyDeferred) {
+		raw, err := l.e.inputSchema()
 		if err != nil {
 			continue
 		}
-		specs = append(specs, llm.ToolSpec{Name: e.tool.Name(), Description: e.tool.Description(), InputSchema: raw})
+		specs = append(specs, llm.ToolSpec{Name: l.e.tool.Name(), Description: l.e.tool.Description(), InputSchema: raw, Deferred: l.deferred})
 	}
 	return specs
 }

@@ -42,7 +42,9 @@ type Permissioner interface {
 type Result struct {
 	// Output is the text shown to the model.
 	Output string `json:"output"`
-	// Images go to vision models as image parts after Output.
+	// Images go to vision models as image parts after Output; they may
+	// also hold tool_reference parts (ToolSearch's answer), which load
+	// deferred tools.
 	Images []llm.Part `json:"images,omitempty"`
 	// IsError marks a failure the model should see as such.
 	IsError bool `json:"is_error,omitempty"`

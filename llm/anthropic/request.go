@@ -47,6 +47,8 @@ func buildParams(req llm.Request) (sdk.MessageNewParams, error) {
 		p.System = []sdk.TextBlockParam{{Text: req.System, CacheControl: sdk.NewCacheControlEphemeralParam()}}
 	}
 
+	deferred := deferredTools(req.Tools)
+	last := lastLoaded(req.Tools, deferred)
 	for i, t := range req.Tools {
 		schema, err := toolSchema(t.InputSchema)
 		if err != nil {
@@ -56,14 +58,17 @@ func buildParams(req llm.Request) (sdk.MessageNewParams, error) {
 		if t.Description != "" {
 			tp.Description = param.NewOpt(t.Description)
 		}
-		if i == len(req.Tools)-1 {
+		if deferred[t.Name] {
+			tp.DeferLoading = param.NewOpt(true)
+		}
+		if i == last {
 			tp.CacheControl = sdk.NewCacheControlEphemeralParam()
 		}
 		p.Tools = append(p.Tools, sdk.ToolUnionParam{OfTool: tp})
 	}
 
 	for _, m := range req.Messages {
-		blocks, err := contentBlocks(m.Parts)
+		blocks, err := contentBlocks(m.Parts, deferred)
 		if err != nil {
 			return p, err
 		}
@@ -86,12 +91,56 @@ func buildParams(req llm.Request) (sdk.MessageNewParams, error) {
 	return p, nil
 }
 
+// Deferred tools (tool search). A tool the request defers goes out with
+// defer_loading: true; the API keeps its definition out of the prompt
+// until a tool_reference block in a tool_result names it, and then
+// expands the reference into the definition where it stands in the
+// conversation, so the tools array, and every cached prefix, stay as they
+// were ("Tool search tool", "Tool use with prompt caching"). The API
+// refuses a request whose tools are all deferred ("All tools have
+// defer_loading set. At least one tool must be non-deferred."), a
+// deferred tool that carries cache_control ("Tools with defer_loading
+// cannot use prompt caching"), and a reference to a tool the tools array
+// does not hold deferred ("Tool reference '...' has no corresponding tool
+// definition"). So nothing is deferred when every tool would be (no tool
+// could load the others), the tools' breakpoint goes on the last tool
+// that is not deferred, and a reference the request cannot honour (its
+// tool is gone, or no longer deferred) is left out of the result: a
+// history must never hold a request the API refuses for good.
+
+// deferredTools returns the names of the tools sent with defer_loading;
+// none when every tool is deferred.
+func deferredTools(tools []llm.ToolSpec) map[string]bool {
+	deferred := map[string]bool{}
+	for _, t := range tools {
+		if t.Deferred {
+			deferred[t.Name] = true
+		}
+	}
+	if len(deferred) == len(tools) {
+		return nil
+	}
+	return deferred
+}
+
+// lastLoaded is the index of the last tool that is not deferred, the one
+// that carries the tools' breakpoint; -1 for none.
+func lastLoaded(tools []llm.ToolSpec, deferred map[string]bool) int {
+	for i := len(tools) - 1; i >= 0; i-- {
+		if !deferred[tools[i].Name] {
+			return i
+		}
+	}
+	return -1
+}
+
 // Cache breakpoints. The API writes a cache entry only at a block marked
 // with cache_control, and a later request reads an entry only if it ends
 // exactly at one of that request's breakpoints or at most 19 blocks before
 // one (the 20-block lookback); four breakpoints at most. nova marks:
 //
-//  1. the last tool: the tool list, which never changes within a session;
+//  1. the last tool that is not deferred: the tool list, which never
+//     changes within a session;
 //  2. the system prompt: tools and system, which survive a compaction;
 //  3. the end of the previous request: the last block before the newest
 //     assistant message, where the previous request put its breakpoint 4.
@@ -129,8 +178,9 @@ func toolSchema(raw json.RawMessage) (sdk.ToolInputSchemaParam, error) {
 	return param.Override[sdk.ToolInputSchemaParam](raw), nil
 }
 
-// contentBlocks maps message parts to content blocks.
-func contentBlocks(parts []llm.Part) ([]sdk.ContentBlockParamUnion, error) {
+// contentBlocks maps message parts to content blocks; deferred are the
+// tools a tool reference may load.
+func contentBlocks(parts []llm.Part, deferred map[string]bool) ([]sdk.ContentBlockParamUnion, error) {
 	var out []sdk.ContentBlockParamUnion
 	for _, p := range parts {
 		switch p.Type {
@@ -165,7 +215,7 @@ func contentBlocks(parts []llm.Part) ([]sdk.ContentBlockParamUnion, error) {
 			if p.ToolResult == nil {
 				return nil, fmt.Errorf("tool_result part without a result")
 			}
-			out = append(out, sdk.ContentBlockParamUnion{OfToolResult: toolResultBlock(p.ToolResult)})
+			out = append(out, sdk.ContentBlockParamUnion{OfToolResult: toolResultBlock(p.ToolResult, deferred)})
 		default:
 			return nil, fmt.Errorf("unknown part type %q", p.Type)
 		}
@@ -191,10 +241,19 @@ func imageBlock(p llm.Part) *sdk.ImageBlockParam {
 	}}}
 }
 
-func toolResultBlock(r *llm.ToolResult) *sdk.ToolResultBlockParam {
+// toolResultBlock maps a tool result. Its tool references come first:
+// the API expands each into the tool's definition, and Claude Code found
+// models stop early when a definition ends the prompt (its "Tool loaded."
+// text after the references), so the result's own text follows them.
+func toolResultBlock(r *llm.ToolResult, deferred map[string]bool) *sdk.ToolResultBlockParam {
 	b := &sdk.ToolResultBlockParam{ToolUseID: r.CallID}
 	if r.IsError {
 		b.IsError = param.NewOpt(true)
+	}
+	for _, c := range r.Content {
+		if c.Type == llm.PartToolReference && deferred[c.ToolName] {
+			b.Content = append(b.Content, sdk.ToolResultBlockParamContentUnion{OfToolReference: &sdk.ToolReferenceBlockParam{ToolName: c.ToolName}})
+		}
 	}
 	for _, c := range r.Content {
 		switch c.Type {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 )
 
@@ -179,4 +180,90 @@ func (anthropicFormat) stream(w *sseWriter, t Turn, reqBody []byte) {
 		"usage": map[string]any{"output_tokens": output},
 	})
 	w.Event("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// anthropicToolsRefusal is the 400 the Messages API answers a request
+// whose tool search does not hold together, or "" when it does. The API's
+// rules ("Tool search tool", its error handling; the 400 that a
+// defer_loading tool with cache_control gets):
+//
+//   - at least one tool is not deferred;
+//   - a deferred tool carries no cache_control;
+//   - every tool_reference in a tool_result names a tool of the tools
+//     array that has defer_loading: true.
+//
+// The wording is the API's, except for a reference to a tool that is in
+// the array but not deferred: the documentation requires defer_loading
+// there without quoting the error, so that message is llmtest's own.
+func anthropicToolsRefusal(body []byte) string {
+	var req struct {
+		Tools []struct {
+			Name         string          `json:"name"`
+			DeferLoading bool            `json:"defer_loading"`
+			CacheControl json.RawMessage `json:"cache_control"`
+		} `json:"tools"`
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(body, &req) != nil {
+		return ""
+	}
+	deferred := map[string]bool{}
+	for _, t := range req.Tools {
+		deferred[t.Name] = t.DeferLoading
+		if t.DeferLoading && len(t.CacheControl) > 0 && string(t.CacheControl) != "null" {
+			return fmt.Sprintf("Tool '%s' cannot have both defer_loading=true and cache_control set. Tools with defer_loading cannot use prompt caching.", t.Name)
+		}
+	}
+	if n := len(req.Tools); n > 0 {
+		all := true
+		for _, t := range req.Tools {
+			all = all && t.DeferLoading
+		}
+		if all {
+			return "All tools have defer_loading set. At least one tool must be non-deferred."
+		}
+	}
+	for _, m := range req.Messages {
+		for _, raw := range contentBlocks(m.Content) {
+			var b struct {
+				Type    string          `json:"type"`
+				Content json.RawMessage `json:"content"`
+			}
+			if json.Unmarshal(raw, &b) != nil || b.Type != "tool_result" {
+				continue
+			}
+			for _, inner := range contentBlocks(b.Content) {
+				var ref struct {
+					Type     string `json:"type"`
+					ToolName string `json:"tool_name"`
+				}
+				if json.Unmarshal(inner, &ref) != nil || ref.Type != "tool_reference" {
+					continue
+				}
+				d, ok := deferred[ref.ToolName]
+				switch {
+				case !ok:
+					return fmt.Sprintf("Tool reference '%s' has no corresponding tool definition", ref.ToolName)
+				case !d:
+					return fmt.Sprintf("Tool reference '%s' names a tool without defer_loading: true", ref.ToolName)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// anthropicCheck turns a scripted success into the API's 400 when the
+// request breaks its tool search rules. A turn that fails or hangs
+// anyway is left as scripted, as the cache model leaves it.
+func anthropicCheck(t Turn, body []byte) Turn {
+	if t.Hang || (t.Status != 0 && t.Status != http.StatusOK) {
+		return t
+	}
+	if msg := anthropicToolsRefusal(body); msg != "" {
+		return Turn{Status: http.StatusBadRequest, ErrorType: "invalid_request_error", ErrorMessage: msg}
+	}
+	return t
 }

@@ -33,7 +33,11 @@ const (
 //
 //   - A request's prefix is its tools, then its system blocks, then its
 //     message content blocks, in that order; a change to any block changes
-//     every prefix that includes it.
+//     every prefix that includes it. A deferred tool (defer_loading) is a
+//     tool of the prefix like any other, its flag included: the API says
+//     it keeps deferred definitions out of the prompt, so a change to one
+//     may cost less there than here, never more. A tool_reference is part
+//     of the tool_result block that holds it.
 //   - An entry is written only at a block that carries cache_control (a
 //     breakpoint): the prefix up to and including that block, when it is
 //     at least MinTokens long. A top-level cache_control puts a breakpoint

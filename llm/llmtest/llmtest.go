@@ -164,7 +164,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	cache := s.cache
 	s.mu.Unlock()
 	if ok && r.URL.Path == "/v1/messages" {
-		turn = cacheTurn(cache, turn, body)
+		turn = cacheTurn(cache, anthropicCheck(turn, body), body)
 	}
 	if !ok {
 		http.Error(w, `{"error":{"type":"api_error","message":"llmtest: no scripted turn left"}}`, http.StatusInternalServerError)

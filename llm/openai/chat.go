@@ -81,7 +81,9 @@ func (c *ChatClient) params(req llm.Request) sdk.ChatCompletionNewParams {
 	if req.ThinkingBudget > 0 {
 		p.ReasoningEffort = effort(req.ThinkingBudget)
 	}
-	for _, t := range req.Tools {
+	// Neither API defers a tool: one loads when the history references it
+	// (see llm.LoadedTools), and the tool list grows at its end.
+	for _, t := range llm.LoadedTools(req) {
 		fn := shared.FunctionDefinitionParam{Name: t.Name, Parameters: schemaMap(t.InputSchema)}
 		if t.Description != "" {
 			fn.Description = sdk.String(t.Description)

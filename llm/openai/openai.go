@@ -111,13 +111,22 @@ func validInput(args string) json.RawMessage {
 }
 
 // resultText flattens a tool result's text parts; an error result says so,
-// since neither OpenAI API has an is_error flag.
+// since neither OpenAI API has an is_error flag. Tool references are not
+// text: the tools they load join the tool list instead (llm.LoadedTools),
+// and only a result with no text of its own names them.
 func resultText(r *llm.ToolResult) string {
 	var sb strings.Builder
+	var loaded []string
 	for _, p := range r.Content {
-		if p.Type == llm.PartText {
+		switch p.Type {
+		case llm.PartText:
 			sb.WriteString(p.Text)
+		case llm.PartToolReference:
+			loaded = append(loaded, p.ToolName)
 		}
+	}
+	if sb.Len() == 0 && len(loaded) > 0 {
+		sb.WriteString("Loaded tools: " + strings.Join(loaded, ", "))
 	}
 	s := sb.String()
 	if r.IsError {

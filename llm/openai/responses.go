@@ -71,7 +71,9 @@ func responsesParams(req llm.Request) responses.ResponseNewParams {
 		// The summary is what streams as thinking; raw reasoning is hidden.
 		p.Reasoning = shared.ReasoningParam{Effort: effort(req.ThinkingBudget), Summary: shared.ReasoningSummaryAuto}
 	}
-	for _, t := range req.Tools {
+	// Neither API defers a tool: one loads when the history references it
+	// (see llm.LoadedTools), and the tool list grows at its end.
+	for _, t := range llm.LoadedTools(req) {
 		fn := &responses.FunctionToolParam{
 			Name: t.Name, Parameters: schemaMap(t.InputSchema),
 			// Strict mode demands schemas nova's tools need not follow.

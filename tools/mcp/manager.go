@@ -57,6 +57,11 @@ type Options struct {
 	// AuthDir is where OAuth logins are stored, a file per server
 	// (NOVA_HOME/mcp-auth); "" keeps them in memory for the Manager's life.
 	AuthDir string
+	// ToolSearch says when the servers' tools are deferred behind
+	// ToolSearch (search.go); ContextWindow, in tokens, is what auto
+	// mode measures them against.
+	ToolSearch    SearchMode
+	ContextWindow int
 }
 
 // Manager connects MCP servers in the background and keeps their tools in
@@ -66,6 +71,7 @@ type Options struct {
 // wants an OAuth login waits for Login (oauth.go).
 type Manager struct {
 	opts   Options
+	search *deferral
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -103,7 +109,7 @@ func NewManager(servers []Server, o Options) *Manager {
 		o.CallTimeout = DefaultCallTimeout
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &Manager{opts: o, ctx: ctx, cancel: cancel, conns: map[string]*conn{}}
+	m := &Manager{opts: o, search: newDeferral(o), ctx: ctx, cancel: cancel, conns: map[string]*conn{}}
 	for _, s := range servers {
 		if _, dup := m.conns[s.Name]; dup {
 			continue
@@ -122,6 +128,7 @@ func (m *Manager) Start() {
 	if len(m.all()) > 0 {
 		_ = m.opts.Registry.Register(&ListResources{m: m})
 		_ = m.opts.Registry.Register(&ReadResource{m: m})
+		m.search.offer()
 	}
 	for _, c := range m.all() {
 		c.mu.Lock()
@@ -155,6 +162,7 @@ func (m *Manager) Add(s Server) {
 	if first {
 		_ = m.opts.Registry.Register(&ListResources{m: m})
 		_ = m.opts.Registry.Register(&ReadResource{m: m})
+		m.search.offer()
 	}
 	m.wg.Add(1)
 	go func() {
@@ -344,7 +352,7 @@ func (c *conn) refresh(ctx context.Context, cl *client.Client) error {
 			}
 			reg.Unregister(name)
 		}
-		if err := reg.Register(tool); err != nil {
+		if err := c.m.search.register(tool); err != nil {
 			continue // the name is taken (by a built-in tool)
 		}
 		c.tools[name] = tool
@@ -355,6 +363,7 @@ func (c *conn) refresh(ctx context.Context, cl *client.Client) error {
 			delete(c.tools, name)
 		}
 	}
+	c.m.search.settle()
 	return nil
 }
 
