@@ -120,14 +120,10 @@ func (l smallBuffers) Accept() (net.Conn, error) {
 	return c, err
 }
 
-// A client that never reads does not hold up the run or another
-// subscriber of the session: that one sees the run to its done event,
-// and the one that does not read is closed.
-func TestWSSlowClientDoesNotStall(t *testing.T) {
-	e := newWSEnvOn(t, wsConfig{queue: 1, writeWait: time.Second}, func(l net.Listener) net.Listener { return smallBuffers{l} },
-		llmtest.Turn{Text: "ok"}, bigTurn(120, 300), llmtest.Turn{Text: "read them all"})
-	sid := e.newSession()
-
+// dialSlow connects a client with a small socket buffer that subscribes
+// to session sid and does not read: the test reads it, or not, later.
+func (e *wsEnv) dialSlow(t *testing.T, sid string) *websocket.Conn {
+	t.Helper()
 	d := websocket.Dialer{ReadBufferSize: 1024, NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
 		if tc, ok := c.(*net.TCPConn); ok {
@@ -139,11 +135,22 @@ func TestWSSlowClientDoesNotStall(t *testing.T) {
 	if err != nil {
 		t.Fatalf("dial: %v (%s)", err, respText(resp))
 	}
-	defer slow.Close()
+	t.Cleanup(func() { slow.Close() })
 	if err := slow.WriteMessage(websocket.TextMessage, []byte(fmt.Sprintf(`{"type":"subscribe","session_id":%q}`, sid))); err != nil {
 		t.Fatal(err)
 	}
-	fast := e.connect()
+	return slow
+}
+
+// A client that never reads does not hold up the run or another
+// subscriber of the session: that one sees the run to its done event,
+// and the one that does not read is closed.
+func TestWSSlowClientDoesNotStall(t *testing.T) {
+	e := newWSEnvOn(t, wsConfig{queue: 1, writeWait: time.Second}, func(l net.Listener) net.Listener { return smallBuffers{l} },
+		llmtest.Turn{Text: "ok"}, bigTurn(120, 300), llmtest.Turn{Text: "read them all"})
+	sid := e.newSession()
+	slow := e.dialSlow(t, sid)
+	fast := e.connect(t)
 	fast.send(fmt.Sprintf(`{"type":"subscribe","session_id":%q,"id":1}`, sid))
 	fast.until(func(m wsMsg) bool { return m.is("ok", "1") })
 	firstRun := fast.toDone(sid) // the replay of the session's first run
@@ -172,6 +179,63 @@ func TestWSSlowClientDoesNotStall(t *testing.T) {
 		}
 	}
 	t.Logf("the slow client read %d messages, then: %v", len(got), cl.err)
+}
+
+// A client that stops reading for longer than live keeps frames for it
+// is caught up when it reads again: what was kept for it, then a resync
+// where frames were lost, then the rest of the run. No frame is missing
+// without a resync saying so.
+func TestWSSlowClientCatchesUp(t *testing.T) {
+	e := newWSEnvOn(t, wsConfig{queue: 1, writeWait: time.Minute}, func(l net.Listener) net.Listener { return smallBuffers{l} },
+		llmtest.Turn{Text: "ok"}, bigTurn(1000, 0), llmtest.Turn{Text: "read them all"})
+	sid := e.newSession()
+	slow := e.dialSlow(t, sid)
+	fast := e.connect(t)
+	fast.send(fmt.Sprintf(`{"type":"subscribe","session_id":%q,"id":1}`, sid))
+	fast.until(func(m wsMsg) bool { return m.is("ok", "1") })
+	firstRun := fast.toDone(sid)
+	waitFor(t, "both clients to follow the session", func() bool { return e.subscribers(sid) == 2 })
+	fast.send(fmt.Sprintf(`{"type":"prompt","session_id":%q,"text":"read everything"}`, sid))
+	end := fast.toDone(sid)
+	last := end[len(end)-1].Seq
+
+	// The run is over; the slow client reads now.
+	cl := startClient(t, slow)
+	if m := cl.next(); m.Type != "ok" {
+		t.Fatalf("first message %s", m.raw)
+	}
+	var prev, resyncs int64
+	var from int64 = -1
+	for {
+		m := cl.next()
+		if m.Type == "resync" {
+			if m.FromSeq <= prev+1 {
+				t.Errorf("a resync from %d after frame %d: nothing was lost", m.FromSeq, prev)
+			}
+			from = m.FromSeq
+			resyncs++
+			continue
+		}
+		if m.Type != "event" {
+			t.Fatalf("unexpected %s", m.raw)
+		}
+		switch {
+		case from >= 0 && m.Seq != from:
+			t.Fatalf("frame %d after a resync from %d", m.Seq, from)
+		case from < 0 && m.Seq != prev+1:
+			t.Fatalf("frame %d after %d with no resync", m.Seq, prev)
+		}
+		prev, from = m.Seq, -1
+		if m.Seq == last {
+			break
+		}
+	}
+	if resyncs == 0 {
+		t.Errorf("no resync: the %d frames after the first run's %d all waited for the client", last-firstRun[len(firstRun)-1].Seq, firstRun[len(firstRun)-1].Seq)
+	}
+	if e.subscribers(sid) != 2 {
+		t.Error("the slow client was let go")
+	}
 }
 
 // The server pings; a peer that answers stays connected however long it

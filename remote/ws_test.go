@@ -78,14 +78,14 @@ func (e *wsEnv) dial(header http.Header, query string) (*websocket.Conn, *http.R
 	return c, resp, err
 }
 
-// connect is a client with the token that reads all the time.
-func (e *wsEnv) connect() *wsClient {
-	e.t.Helper()
+// connect is a client of test t with the token that reads all the time.
+func (e *wsEnv) connect(t *testing.T) *wsClient {
+	t.Helper()
 	c, resp, err := e.dial(bearer(), "")
 	if err != nil {
-		e.t.Fatalf("dial: %v (%s)", err, respText(resp))
+		t.Fatalf("dial: %v (%s)", err, respText(resp))
 	}
-	return startClient(e.t, c)
+	return startClient(t, c)
 }
 
 // subscribers counts the connections that follow session id.
@@ -283,7 +283,7 @@ func wantRun(t *testing.T, fs []wsMsg, first int64) (run, text string) {
 // with a new run id and numbers that go on. HTTP sees the runs too.
 func TestWSPromptStreamsToDone(t *testing.T) {
 	e := newWSEnv(t, wsConfig{}, llmtest.Turn{Text: "Hello there."}, llmtest.Turn{Text: "Second answer."})
-	c := e.connect()
+	c := e.connect(t)
 	c.send(`{"type":"prompt","session_id":"","text":"hi","id":7}`)
 	s := c.next()
 	if !s.is("session", "7") || s.SessionID == "" {
@@ -327,7 +327,7 @@ func TestWSSubscribeReplay(t *testing.T) {
 	sid := e.newSession()
 	other := e.newSession()
 
-	c := e.connect()
+	c := e.connect(t)
 	c.send(fmt.Sprintf(`{"type":"subscribe","session_id":%q,"after_seq":0,"id":1}`, sid))
 	if m := c.next(); !m.is("ok", "1") || m.SessionID != sid {
 		t.Fatalf("subscribe: %s", m.raw)
@@ -351,7 +351,7 @@ func TestWSSubscribeReplay(t *testing.T) {
 		{"negative", fmt.Sprintf(`{"type":"subscribe","session_id":%q,"after_seq":-1}`, sid), 1, 1},
 	} {
 		t.Run(k.name, func(t *testing.T) {
-			cl := e.connect()
+			cl := e.connect(t)
 			cl.send(k.msg)
 			if m := cl.next(); m.Type != "ok" {
 				t.Fatalf("subscribe: %s", m.raw)
@@ -418,7 +418,7 @@ func bigTurn(n, pad int) llmtest.Turn {
 func TestWSSubscribeEvicted(t *testing.T) {
 	e := newWSEnv(t, wsConfig{}, bigTurn(300, 0), llmtest.Turn{Text: "read them all"})
 	sid := e.newSession()
-	c := e.connect()
+	c := e.connect(t)
 	c.send(fmt.Sprintf(`{"type":"subscribe","session_id":%q,"after_seq":1}`, sid))
 	if m := c.next(); m.Type != "ok" {
 		t.Fatalf("subscribe: %s", m.raw)
@@ -447,7 +447,7 @@ func TestWSApproveBash(t *testing.T) {
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "toolu_1", Name: "Bash", Input: `{"command":"touch made.txt"}`}}},
 		llmtest.Turn{Text: "Made it."})
 	other := e.newSession()
-	c := e.connect()
+	c := e.connect(t)
 	c.send(`{"type":"prompt","session_id":"","text":"make a file","id":1}`)
 	sid := c.next().SessionID
 	ask, _ := c.until(func(m wsMsg) bool { return m.event(sid, agent.EventPermissionAsk) })
@@ -495,7 +495,7 @@ func TestWSApproveBash(t *testing.T) {
 // interrupted, the ok comes with the slot free, and the next prompt runs.
 func TestWSInterrupt(t *testing.T) {
 	e := newWSEnv(t, wsConfig{}, llmtest.Turn{Text: "a slow answer that takes its time", ChunkDelay: 300 * time.Millisecond})
-	c := e.connect()
+	c := e.connect(t)
 	c.send(`{"type":"prompt","session_id":"","text":"go slowly"}`)
 	sid := c.next().SessionID
 	c.until(func(m wsMsg) bool { return m.event(sid, agent.EventTextDelta) })
@@ -528,7 +528,7 @@ func TestWSInterrupt(t *testing.T) {
 // closes the connection with 1009.
 func TestWSBadMessages(t *testing.T) {
 	e := newWSEnv(t, wsConfig{readLimit: 4096}, llmtest.Turn{Hang: true})
-	c := e.connect()
+	c := e.connect(t)
 	for _, k := range []struct{ msg, id, has string }{
 		{`not json`, "", "not JSON"},
 		{`[1,2]`, "", "a message is a JSON object"},
@@ -587,7 +587,7 @@ func TestWSBadMessages(t *testing.T) {
 func TestWSSessionClosed(t *testing.T) {
 	e := newWSEnv(t, wsConfig{}, llmtest.Turn{Text: "ok"})
 	sid := e.newSession()
-	c := e.connect()
+	c := e.connect(t)
 	c.send(fmt.Sprintf(`{"type":"subscribe","session_id":%q}`, sid))
 	c.toDone(sid)
 	if code, body, _ := e.do("DELETE", "/api/sessions/"+sid, ""); code != 200 {
