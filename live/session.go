@@ -59,6 +59,7 @@ type Session struct {
 	done   chan struct{} // closed when the current run has ended
 	asks   map[string]*agent.PermissionAsk
 	closed bool
+	runs   *RunRef // the current or last run, for watchers of every run (runs.go)
 }
 
 // NewSession opens id for runs of runner. Runs are cancelled when ctx
@@ -100,6 +101,7 @@ func (s *Session) start(input llm.Message, relay bool) (*Sub[agent.Event], error
 	ctx, cancel := context.WithCancel(s.base)
 	done := make(chan struct{})
 	s.log, s.cancel, s.done = log, cancel, done
+	s.linkRun(log)
 	var sub *Sub[agent.Event]
 	if relay {
 		sub, _, _ = log.Follow(0)
@@ -250,6 +252,7 @@ func (s *Session) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
+	s.endRunsLocked()
 	if s.log != nil {
 		s.log.End()
 	}
@@ -267,6 +270,7 @@ func (s *Session) closeIdle() bool {
 		return false
 	}
 	s.closed = true
+	s.endRunsLocked()
 	if s.log != nil {
 		s.log.End()
 	}

@@ -120,7 +120,7 @@ func (s *Server) chatStream(w http.ResponseWriter, r *http.Request) {
 	}
 	sess, sub, code, err := s.startTurn(r.Context(), &req, input, true)
 	if errors.Is(err, live.ErrBusy) {
-		writeError(w, http.StatusConflict, "Session is busy: "+sess.ID()+" is already running a turn; resume its stream (resume_from_seq), wait, or interrupt it")
+		writeError(w, http.StatusConflict, busyDetail(sess.ID())+"; resume its stream (resume_from_seq), wait, or interrupt it")
 		return
 	}
 	if err != nil {
@@ -154,7 +154,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	sess, own, code, err := s.startTurn(r.Context(), &req, input, false)
 	if errors.Is(err, live.ErrBusy) {
-		writeError(w, http.StatusConflict, "Session is busy: "+sess.ID()+" is already running a turn")
+		writeError(w, http.StatusConflict, busyDetail(sess.ID()))
 		return
 	}
 	if err != nil {
@@ -249,22 +249,36 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
 		notFound()
 		return
 	}
-	ans := agent.PermissionAnswer{Allow: req.Approved}
-	if !req.Approved {
-		ans.Message = "denied from the remote"
-	}
-	if req.Approved && req.Remember {
-		for _, a := range sess.Pending() {
-			if a.RequestID == req.RequestID && len(a.Suggestions) > 0 {
-				ans.Always, ans.Rule = true, a.Suggestions[0]
-			}
-		}
-	}
-	if err := sess.Answer(req.RequestID, ans); err != nil {
+	if err := answerApproval(sess, req.RequestID, req.Approved, req.Remember); err != nil {
 		notFound()
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"status": "resolved", "approved": req.Approved})
+}
+
+// answerApproval answers the pending ask requestID of sess, once (the
+// HTTP approve and the WebSocket's approve). remember, with approved,
+// allows always by the ask's first suggested rule, as "always" does in
+// the terminal UI. An id that is not pending in sess is live.ErrNoAsk.
+func answerApproval(sess *live.Session, requestID string, approved, remember bool) error {
+	ans := agent.PermissionAnswer{Allow: approved}
+	if !approved {
+		ans.Message = "denied from the remote"
+	}
+	if approved && remember {
+		for _, a := range sess.Pending() {
+			if a.RequestID == requestID && len(a.Suggestions) > 0 {
+				ans.Always, ans.Rule = true, a.Suggestions[0]
+			}
+		}
+	}
+	return sess.Answer(requestID, ans)
+}
+
+// busyDetail is the words of a refused turn on a busy session (D1), the
+// HTTP 409's and the WebSocket's error alike.
+func busyDetail(id string) string {
+	return "Session is busy: " + id + " is already running a turn"
 }
 
 // streamStatus is GET /api/chat/stream/status?session_id=.

@@ -53,6 +53,7 @@ type Server struct {
 	o       Options
 	mux     *http.ServeMux
 	streams streams
+	ws      wsHub
 }
 
 // New returns a server for o. A missing token is an error: the caller
@@ -145,6 +146,11 @@ func (s *Server) authorized(r *http.Request) bool {
 	if c, err := r.Cookie(cookieName); err == nil && s.tokenIs(c.Value) {
 		return true
 	}
+	// A browser's WebSocket cannot send a header: GET /ws may carry the
+	// token in its query.
+	if r.URL.Path == "/ws" && s.tokenIs(r.URL.Query().Get("token")) {
+		return true
+	}
 	return false
 }
 
@@ -167,6 +173,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 // (a bounded time) and returns nil.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	hs.RegisterOnShutdown(s.ws.shutdown) // Shutdown leaves hijacked connections be
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -199,6 +206,7 @@ func (s *Server) routes() {
 			writeError(w, http.StatusMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path)
 		}
 	})
+	s.mux.HandleFunc("GET /ws", s.serveWS)
 	s.sessionRoutes()
 	s.chatRoutes()
 	s.configRoutes()
