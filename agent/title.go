@@ -125,6 +125,8 @@ func promptText(m llm.Message) string {
 		t := strings.TrimSpace(p.Text)
 		switch {
 		case p.Type != llm.PartText || t == "":
+		case strings.HasPrefix(t, "<mcp-resource"):
+			// An attached resource is the server's text, not the person's.
 		case strings.HasPrefix(t, "<shell-command>"):
 			shell = append(shell, t)
 		default:

@@ -148,6 +148,7 @@ func TestFirstPrompt(t *testing.T) {
 		{name: "context dropped", parts: []llm.Part{llm.TextPart("<environment>\nx\n</environment>\n\n<instructions>"), llm.TextPart("fix it")}, want: "fix it"},
 		{name: "shell output dropped", parts: []llm.Part{llm.TextPart(shell), llm.TextPart("fix it")}, want: "fix it"},
 		{name: "shell output alone", parts: []llm.Part{llm.TextPart(shell)}, want: shell},
+		{name: "attached resource dropped", parts: []llm.Part{llm.TextPart("summarise it"), llm.TextPart("<mcp-resource server=\"t\" uri=\"test://greeting\">\nhello\n</mcp-resource>")}, want: "summarise it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := New(Config{Client: &titleClient{}, History: []llm.Message{{Role: llm.RoleUser, Parts: tc.parts}}})

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/nova-dev/nova/config"
@@ -108,57 +107,6 @@ func envMillis(getenv func(string) string, name string) (time.Duration, error) {
 		return 0, configErr("%s=%q: want a timeout in milliseconds", name, v)
 	}
 	return time.Duration(n) * time.Millisecond, nil
-}
-
-// MCPStatus describes each MCP server of the session, for /mcp: its
-// state, its tools or why it failed.
-func (rt *Runtime) MCPStatus() string {
-	if rt.MCP == nil {
-		return "No MCP servers.\n"
-	}
-	return FormatMCPStatuses(rt.MCP.Statuses())
-}
-
-// FormatMCPStatuses is the one way server states are written for a person.
-func FormatMCPStatuses(sts []mcp.Status) string {
-	if len(sts) == 0 {
-		return "No MCP servers.\n"
-	}
-	var b strings.Builder
-	for _, st := range sts {
-		fmt.Fprintf(&b, "%s (%s): ", st.Name, st.Target)
-		switch st.State {
-		case mcp.StateConnected:
-			fmt.Fprintf(&b, "connected, %d tool(s)", len(st.Tools))
-			if len(st.Tools) > 0 {
-				b.WriteString(": " + strings.Join(st.Tools, ", "))
-			}
-		case mcp.StateNeedsLogin:
-			fmt.Fprintf(&b, "needs login: %s", st.Error)
-		case mcp.StateFailed:
-			fmt.Fprintf(&b, "failed: %s", st.Error)
-			if !st.Retry.IsZero() {
-				b.WriteString(" (started again at the next call to one of its tools)")
-			}
-		default:
-			b.WriteString(string(st.State))
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
-
-// MCPPendingNotice is what a frontend says at start about project servers
-// waiting for approval; "" when none are.
-func (rt *Runtime) MCPPendingNotice() string {
-	if len(rt.MCPPending) == 0 {
-		return ""
-	}
-	names := make([]string, len(rt.MCPPending))
-	for i, p := range rt.MCPPending {
-		names[i] = p.Name
-	}
-	return fmt.Sprintf("This project's .mcp.json adds MCP servers you have not approved: %s. They are not started; type /mcp to see what they run, then /mcp approve <server> (or reject).", strings.Join(names, ", "))
 }
 
 // WaitMCP waits for every MCP server's first connection attempt (each is
