@@ -207,7 +207,11 @@ func runWebUI(t *testing.T, wrap func(*testing.T, *Server) func(http.Handler) ht
 	model := llmtest.New(webUITurns()...)
 	t.Cleanup(model.Close)
 	env := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": model.URL}
-	workdir := t.TempDir()
+	// A workspace with a name, as the screenshots show it.
+	workdir := filepath.Join(t.TempDir(), "my-project")
+	if err := os.Mkdir(workdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	o := Options{Host: "127.0.0.1", Token: testToken, NovaHome: filepath.Join(t.TempDir(), ".nova"), Home: t.TempDir(),
 		Workdir: workdir, Getenv: func(k string) string { return env[k] }}
 	host := live.NewHost(context.Background(), live.Options{NovaHome: o.NovaHome, Workdir: o.Workdir, Home: o.Home,
