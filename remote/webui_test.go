@@ -196,6 +196,8 @@ func webUITurns() []llmtest.Turn {
 // history, stops a slow run, loses the network mid-answer and gets every
 // frame, and does it again at 390x844 with no horizontal scroll. It needs
 // the /ws endpoint (docs/remote.md).
+//
+// Its workspace holds a directory src for the workspace picker.
 func TestWebUIInBrowser(t *testing.T) {
 	runWebUI(t, nil)
 }
@@ -209,7 +211,7 @@ func runWebUI(t *testing.T, wrap func(*testing.T, *Server) func(http.Handler) ht
 	env := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": model.URL}
 	// A workspace with a name, as the screenshots show it.
 	workdir := filepath.Join(t.TempDir(), "my-project")
-	if err := os.Mkdir(workdir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(workdir, "src"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	o := Options{Host: "127.0.0.1", Token: testToken, NovaHome: filepath.Join(t.TempDir(), ".nova"), Home: t.TempDir(),

@@ -232,6 +232,23 @@ async function desktop(browser) {
   assert.equal((await streamed.textContent()).trim(),
     'Alpha bravo charlie delta echo foxtrot golf hotel india juliett kilo lima mike.', 'frames were lost or doubled');
 
+  step('pick the workspace of a new session');
+  await page.locator('#new-session').click();
+  assert.equal(new URL(page.url()).pathname, '/');
+  await page.locator('#workspace').click();
+  const picker = page.getByRole('dialog', { name: 'Choose a workspace' });
+  await picker.waitFor();
+  await picker.getByRole('button', { name: 'src', exact: true }).click();
+  await page.waitForFunction(() => /\/src$/.test(document.querySelector('dialog .ws-input').value));
+  await picker.getByRole('button', { name: 'Use this folder' }).click();
+  await picker.waitFor({ state: 'hidden' });
+  assert.equal(await page.locator('#workspace').textContent(), 'src');
+  await page.locator('#workspace').click();
+  await picker.waitFor();
+  await page.keyboard.press('Escape');
+  await picker.waitFor({ state: 'hidden' });
+  assert.equal(await page.locator('#workspace').textContent(), 'src', 'Escape changed the workspace');
+
   await context.close();
   assert.deepEqual(problems, []);
 }

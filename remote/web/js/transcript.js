@@ -255,11 +255,14 @@ export class Transcript {
       case 'error':
         this.note(ev.text || 'error', 'error');
         break;
+      case 'question':
+        if (ev.question) this.question(ev.question);
+        break;
       case 'done':
         this.done(ev.done || {});
         break;
       default:
-        break; // turn_end, question and kinds this UI does not know
+        break; // turn_end and kinds this UI does not know
     }
   }
 
@@ -275,6 +278,14 @@ export class Transcript {
     this.asks.set(ask.request_id, { ask, row, card });
     this.hooks.asks(this.pending());
     this.hooks.announce(`Approval needed: nova wants to use ${ask.tool}.`);
+  }
+
+  // question shows what AskUserQuestion asks. The protocol has no way
+  // to answer it from here yet, so the page says what the person can do.
+  question(q) {
+    const text = (q.questions || []).map((x) => x.question).filter(Boolean).join(' ');
+    this.note(`nova asks: ${text} This page cannot answer questions yet: stop the run and answer in your next message.`, 'notice question');
+    this.hooks.announce('nova asked a question.');
   }
 
   pending() {
