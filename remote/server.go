@@ -12,8 +12,6 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 )
@@ -38,7 +36,8 @@ type Options struct {
 	// Workdir is the server's own workspace: sessions start there unless a
 	// request names another.
 	Workdir string
-	// FrontendDir, when it is a directory, is served at / (NOVA_FRONTEND_DIST).
+	// FrontendDir, when it is a directory, is served at / instead of the
+	// web UI embedded in the binary (NOVA_FRONTEND_DIST).
 	FrontendDir string
 	// Sessions opens and runs the sessions.
 	Sessions Host
@@ -104,6 +103,10 @@ func (s *Server) Handler() http.Handler {
 			return
 		}
 		if !s.authorized(r) {
+			if wantsHTML(r) {
+				writeLoginPage(w, r)
+				return
+			}
 			writeError(w, http.StatusUnauthorized, "missing or wrong token: send Authorization: Bearer <token>, or open the URL nova serve printed")
 			return
 		}
@@ -210,40 +213,6 @@ func (s *Server) routes() {
 	s.sessionRoutes()
 	s.chatRoutes()
 	s.configRoutes()
-}
-
-// frontend serves the built web UI from FrontendDir: a missing asset is a
-// 404, any other path falls back to index.html (client-side routes).
-// Without a build it answers with a JSON placeholder.
-func (s *Server) frontend(w http.ResponseWriter, r *http.Request) {
-	dir := s.o.FrontendDir
-	if fi, err := os.Stat(dir); dir == "" || err != nil || !fi.IsDir() {
-		if r.URL.Path != "/" {
-			writeError(w, http.StatusNotFound, "not found")
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]string{"service": "nova", "mode": "server"})
-		return
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
-		return
-	}
-	defer root.Close()
-	name := strings.TrimPrefix(filepath.Clean("/"+r.URL.Path), "/")
-	if name == "" {
-		name = "index.html"
-	}
-	if fi, err := root.Stat(name); err == nil && !fi.IsDir() {
-		http.ServeFileFS(w, r, root.FS(), name)
-		return
-	}
-	if filepath.Ext(name) != "" {
-		writeError(w, http.StatusNotFound, "not found: "+r.URL.Path)
-		return
-	}
-	http.ServeFileFS(w, r, root.FS(), "index.html")
 }
 
 // writeJSON answers with v as JSON.

@@ -71,13 +71,14 @@ func (ts *testServer) do(method, path, body string, headers ...string) (int, str
 	return resp.StatusCode, string(data), resp.Header
 }
 
-func TestHealthAndFrontendPlaceholder(t *testing.T) {
+func TestHealthAndUnknownEndpoint(t *testing.T) {
 	ts := newTestServer(t)
 	if code, body, _ := ts.do("GET", "/health", "", "Authorization", ""); code != 200 || !strings.Contains(body, `"status":"ok"`) || !strings.Contains(body, `"mode":"server"`) {
 		t.Errorf("health without a token: %d %s", code, body)
 	}
-	if code, body, _ := ts.do("GET", "/", ""); code != 200 || strings.TrimSpace(body) != `{"mode":"server","service":"nova"}` {
-		t.Errorf("placeholder: %d %s", code, body)
+	// Without NOVA_FRONTEND_DIST, / is the embedded UI (web_test.go).
+	if code, body, _ := ts.do("GET", "/", ""); code != 200 || !strings.Contains(body, "<title>nova</title>") {
+		t.Errorf("the embedded UI: %d %.80q", code, body)
 	}
 	if code, body, _ := ts.do("GET", "/api/nothing", ""); code != 404 || !strings.Contains(body, `"detail"`) {
 		t.Errorf("unknown endpoint: %d %s", code, body)

@@ -1,0 +1,316 @@
+// Drives nova serve's web UI in headless Chromium, as a person would.
+// remote/webui_test.go starts the server on a scripted fake model (its
+// turns follow the prompts below, in order) behind a proxy it can cut,
+// and runs this with:
+//   NOVA_URL        the server (through the proxy)
+//   NOVA_TOKEN      the token
+//   CONTROL_URL     GET /cut drops the network, GET /restore brings it back,
+//                   GET /requests?n=N waits until the model was asked N times
+//   CHROMIUM        the browser to drive
+//   SCREENSHOT_DIR  where remote-desktop.png and remote-phone.png go
+// It prints each step and exits non-zero with the reason on a failure.
+
+import { chromium } from 'playwright-core';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+
+const { NOVA_URL, NOVA_TOKEN, CONTROL_URL, CHROMIUM, SCREENSHOT_DIR } = process.env;
+const TIMEOUT = 20000;
+
+const step = (name) => console.log(`step: ${name}`);
+// current is the page under test, for what a failure prints.
+let current = null;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// watch fails the test on an uncaught page error or a CSP violation:
+// the UI must run with nothing but its own scripts.
+function watch(page, problems) {
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && /Content.Security.Policy/i.test(msg.text())) problems.push(`CSP: ${msg.text()}`);
+  });
+}
+
+async function login(page) {
+  const resp = await page.goto(`${NOVA_URL}/?token=${encodeURIComponent(NOVA_TOKEN)}`);
+  assert.equal(resp.status(), 200);
+  const url = new URL(page.url());
+  assert.equal(url.search, '', `the token is still in the address bar: ${page.url()}`);
+  const csp = resp.headers()['content-security-policy'] || '';
+  assert.match(csp, /default-src 'self'/, 'no Content-Security-Policy on the page');
+  assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/, `the CSP allows inline code: ${csp}`);
+  await connected(page);
+}
+
+async function connected(page) {
+  await page.waitForFunction(() => document.getElementById('conn').dataset.state === 'open', null, { timeout: TIMEOUT });
+}
+
+// send types a prompt and sends it with Enter.
+async function send(page, text) {
+  await page.locator('#prompt').fill(text);
+  await page.locator('#prompt').press('Enter');
+}
+
+async function idle(page) {
+  await page.locator('#send').waitFor({ state: 'visible', timeout: TIMEOUT });
+}
+
+// noHorizontalScroll is the phone rule: nothing wider than the screen.
+async function noHorizontalScroll(page, where) {
+  const { sw, iw, wide } = await page.evaluate(() => {
+    const iw = window.innerWidth;
+    const wide = [...document.querySelectorAll('body *')]
+      .filter((e) => e.getClientRects().length && e.getBoundingClientRect().right > iw + 1 && !e.closest('pre, .table-wrap, .sidebar:not(.open)'))
+      .slice(0, 5).map((e) => `${e.tagName}.${e.className}`);
+    return { sw: document.documentElement.scrollWidth, iw, wide };
+  });
+  assert.ok(sw <= iw, `${where}: the page scrolls sideways (scrollWidth ${sw} > ${iw}; wide: ${wide.join(', ')})`);
+  assert.deepEqual(wide, [], `${where}: elements stick out of the screen`);
+}
+
+// labelled checks every control has an accessible name.
+async function labelled(page, where) {
+  const bad = await page.evaluate(() => {
+    const out = [];
+    for (const e of document.querySelectorAll('button, textarea, select, input')) {
+      if (!e.getClientRects().length) continue;
+      const name = e.getAttribute('aria-label') || (e.labels && [...e.labels].map((l) => l.textContent).join(' ')) || e.textContent;
+      if (!name || !name.trim()) out.push(e.outerHTML.slice(0, 80));
+    }
+    return out;
+  });
+  assert.deepEqual(bad, [], `${where}: controls without a name`);
+}
+
+// tapSized checks the controls on screen are at least 44 px high (and
+// buttons as wide), the size of a fingertip.
+async function tapSized(page, where) {
+  const small = await page.evaluate(() => [...document.querySelectorAll('button, select, textarea, summary')]
+    .filter((e) => e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden')
+    .map((e) => ({ e, r: e.getBoundingClientRect() }))
+    .filter(({ e, r }) => r.height < 43.5 || (e.tagName === 'BUTTON' && r.width < 43.5))
+    .map(({ e, r }) => `${e.tagName} "${e.textContent.trim().slice(0, 20)}" ${Math.round(r.width)}x${Math.round(r.height)}`));
+  assert.deepEqual(small, [], `${where}: controls smaller than a fingertip`);
+}
+
+async function control(what) {
+  const resp = await fetch(`${CONTROL_URL}/${what}`);
+  assert.equal(resp.status, 200, `control ${what}`);
+}
+
+async function desktop(browser) {
+  const problems = [];
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  current = page;
+  page.setDefaultTimeout(TIMEOUT);
+  watch(page, problems);
+
+  step('open the UI with the token');
+  await login(page);
+  await labelled(page, 'desktop');
+
+  step('the Markdown renderer keeps agent-written HTML and scripts out');
+  const md = await page.evaluate(async () => {
+    const { renderMarkdown } = await import('/js/markdown.js');
+    const box = document.createElement('div');
+    box.append(renderMarkdown([
+      '<script>window.pwned = 1</script> <img src=x onerror="window.pwned = 1">',
+      '[bad](javascript:window.pwned=1) [data](data:text/html,hi) [good](https://example.com/a_(b)) ![pic](http://e.com/p.png)',
+      '',
+      '```js',
+      'const a = "x"; // note',
+      '```',
+      '',
+      '1. first',
+      '   - nested *em*',
+      '2. second',
+      '',
+      '| a | b |',
+      '|---|---|',
+      '| `x|y` | **z** |',
+    ].join('\n')));
+    return {
+      text: box.textContent,
+      tags: [...box.querySelectorAll('script, img, iframe, object, [onerror]')].length,
+      links: [...box.querySelectorAll('a')].map((a) => [a.getAttribute('href'), a.rel, a.target]),
+      kw: [...box.querySelectorAll('.tok-kw')].map((e) => e.textContent),
+      str: [...box.querySelectorAll('.tok-str')].map((e) => e.textContent),
+      nested: box.querySelectorAll('ol > li > ul > li > em').length,
+      cells: [...box.querySelectorAll('td')].map((e) => e.textContent),
+      pwned: window.pwned === 1,
+    };
+  });
+  assert.equal(md.tags, 0, 'raw HTML became elements');
+  assert.equal(md.pwned, false);
+  assert.ok(md.text.includes('<script>window.pwned = 1</script>'), 'raw HTML is not shown as text');
+  assert.deepEqual(md.links, [
+    ['https://example.com/a_(b)', 'noopener noreferrer', '_blank'],
+    ['http://e.com/p.png', 'noopener noreferrer', '_blank'],
+  ], 'only http(s) links, with rel=noopener');
+  assert.deepEqual(md.kw, ['const']);
+  assert.deepEqual(md.str, ['"x"']);
+  assert.equal(md.nested, 1, 'nested list');
+  assert.deepEqual(md.cells, ['x|y', 'z']);
+
+  step('send a prompt and see the rendered answer');
+  await send(page, 'Say hello');
+  const first = page.locator('article.msg.assistant').last();
+  await first.locator('h2', { hasText: 'Hello' }).waitFor();
+  await first.locator('strong', { hasText: 'bold' }).waitFor();
+  await first.locator('em', { hasText: 'emphasis' }).waitFor();
+  await first.locator('pre.code .tok-kw', { hasText: 'func' }).first().waitFor();
+  await first.locator('pre.code .tok-com', { hasText: '// done' }).waitFor();
+  await first.locator('li', { hasText: 'two' }).waitFor();
+  const a = first.locator('a[href="https://example.com/docs"]');
+  assert.equal(await a.getAttribute('rel'), 'noopener noreferrer');
+  assert.equal(await first.locator('img').count(), 0, 'agent-written <img> became an element');
+  assert.ok((await first.textContent()).includes('<img src=x onerror=alert(1)>'));
+  await idle(page);
+  assert.match(new URL(page.url()).pathname, /^\/s\/.+/, 'the session is not in the address');
+
+  step('Shift+Enter adds a line, Enter sends');
+  const users = await page.locator('article.msg.user').count();
+  await page.locator('#prompt').fill('line one');
+  await page.locator('#prompt').press('Shift+Enter');
+  await page.locator('#prompt').pressSequentially('line two');
+  assert.equal(await page.locator('#prompt').inputValue(), 'line one\nline two');
+  assert.equal(await page.locator('article.msg.user').count(), users, 'Shift+Enter sent the prompt');
+
+  step('approve a Bash call in place and see its result');
+  await send(page, 'Make a file');
+  const ask = page.getByRole('alertdialog');
+  await ask.waitFor();
+  assert.ok((await ask.textContent()).includes('touch made-by-nova.txt'), 'the ask does not show the command');
+  assert.ok((await ask.locator('.ask-reason').textContent()).trim().length > 0, 'the ask gives no reason');
+  await page.locator('#waiting').waitFor({ state: 'visible' });
+  const allow = ask.getByRole('button', { name: 'Allow', exact: true });
+  assert.ok(await allow.evaluate((b) => b === document.activeElement), 'focus did not move to the approval');
+  await allow.click();
+  const row = page.locator('details.tool[data-call-id="toolu_bash"]');
+  await row.locator('.tool-status', { hasText: 'done' }).waitFor();
+  await row.locator('.tool-output pre.out', { hasText: 'created-by-bash' }).waitFor();
+  await page.locator('article.msg.assistant').last().locator('strong', { hasText: 'made-by-nova.txt' }).waitFor();
+  await idle(page);
+  assert.ok(await page.locator('#waiting').isHidden(), 'the approval banner stayed');
+
+  step('reload and see the history');
+  await page.reload();
+  await connected(page);
+  await page.locator('.user-text', { hasText: 'Say hello' }).waitFor();
+  await page.locator('.user-text', { hasText: 'Make a file' }).waitFor();
+  await page.locator('article.msg.assistant h2', { hasText: 'Hello' }).waitFor();
+  const hrow = page.locator('details.tool[data-call-id="toolu_bash"]');
+  await hrow.locator('.tool-output pre.out', { hasText: 'created-by-bash' }).waitFor({ state: 'attached' });
+  await page.locator('article.msg.assistant strong', { hasText: 'made-by-nova.txt' }).waitFor();
+  assert.equal(await page.locator('article.msg.assistant h2', { hasText: 'Hello' }).count(), 1, 'the history is shown twice');
+  await page.locator('.session-name', { hasText: 'Say hello' }).waitFor();
+  await hrow.locator('summary').click();
+  await hrow.locator('.tool-output pre.out', { hasText: 'created-by-bash' }).waitFor();
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-desktop.png') });
+
+  step('stop a slow run');
+  await send(page, 'Take your time');
+  await page.locator('#stop').waitFor({ state: 'visible' });
+  await control('requests?n=4'); // the run is waiting on the model
+  await page.locator('#stop').click();
+  await page.locator('.notice.stopped', { hasText: 'Stopped.' }).waitFor();
+  await idle(page);
+
+  step('lose the network mid-answer and miss no frame');
+  await send(page, 'Stream slowly');
+  const streamed = page.locator('article.msg.assistant').last().locator('.markdown');
+  await streamed.filter({ hasText: 'Alpha' }).waitFor();
+  await control('cut');
+  await page.waitForFunction(() => document.getElementById('conn').dataset.state !== 'open', null, { timeout: TIMEOUT });
+  await page.locator('#conn', { hasText: 'Offline' }).waitFor();
+  await sleep(1500);
+  await control('restore');
+  await connected(page);
+  await idle(page);
+  assert.equal((await streamed.textContent()).trim(),
+    'Alpha bravo charlie delta echo foxtrot golf hotel india juliett kilo lima mike.', 'frames were lost or doubled');
+
+  step('pick the workspace of a new session');
+  await page.locator('#new-session').click();
+  assert.equal(new URL(page.url()).pathname, '/');
+  await page.locator('#workspace').click();
+  const picker = page.getByRole('dialog', { name: 'Choose a workspace' });
+  await picker.waitFor();
+  await picker.getByRole('button', { name: 'src', exact: true }).click();
+  await page.waitForFunction(() => /\/src$/.test(document.querySelector('dialog .ws-input').value));
+  await picker.getByRole('button', { name: 'Use this folder' }).click();
+  await picker.waitFor({ state: 'hidden' });
+  assert.equal(await page.locator('#workspace').textContent(), 'src');
+  await page.locator('#workspace').click();
+  await picker.waitFor();
+  await page.keyboard.press('Escape');
+  await picker.waitFor({ state: 'hidden' });
+  assert.equal(await page.locator('#workspace').textContent(), 'src', 'Escape changed the workspace');
+
+  await context.close();
+  assert.deepEqual(problems, []);
+}
+
+async function phone(browser) {
+  const problems = [];
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  const page = await context.newPage();
+  current = page;
+  page.setDefaultTimeout(TIMEOUT);
+  watch(page, problems);
+
+  step('phone: open the UI');
+  await login(page);
+  await noHorizontalScroll(page, 'phone, new session');
+  await tapSized(page, 'phone, new session');
+  await labelled(page, 'phone');
+
+  step('phone: open a session from the menu');
+  await page.locator('#menu-button').click();
+  const item = page.locator('.session', { hasText: 'Say hello' });
+  await item.waitFor();
+  await tapSized(page, 'phone, menu');
+  await item.click();
+  await page.locator('article.msg.assistant h2', { hasText: 'Hello' }).waitFor();
+  assert.ok(await page.locator('#sidebar').evaluate((e) => !e.classList.contains('open')), 'the menu stayed open');
+  // A tab that never saw the session shows each run once.
+  await page.locator('.user-text', { hasText: 'Stream slowly' }).waitFor();
+  await sleep(500);
+  assert.equal(await page.locator('.markdown', { hasText: 'Alpha bravo' }).count(), 1, 'a run is shown twice');
+  assert.equal(await page.locator('.user-text', { hasText: 'Stream slowly' }).count(), 1);
+  await noHorizontalScroll(page, 'phone, history');
+
+  step('phone: a new session with wide content');
+  await page.locator('#menu-button').click();
+  await page.locator('#new-session').click();
+  await send(page, 'Show wide things');
+  await page.locator('article.msg.assistant table').waitFor();
+  await idle(page);
+  await noHorizontalScroll(page, 'phone, wide answer');
+  await tapSized(page, 'phone, answer');
+  const box = await page.locator('#prompt').boundingBox();
+  assert.ok(box && box.y + box.height <= 844, 'the message box is below the screen');
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-phone.png') });
+
+  await context.close();
+  assert.deepEqual(problems, []);
+}
+
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+try {
+  await desktop(browser);
+  await phone(browser);
+  console.log('ui.mjs: every step passed');
+} catch (err) {
+  console.error(`ui.mjs: ${err.stack || err}`);
+  process.exitCode = 1;
+  if (current && !current.isClosed()) {
+    // What the page showed, to tell a broken UI from a slow one.
+    const shown = await current.evaluate(() => document.getElementById('transcript').innerText).catch(() => '');
+    console.error(`the page at ${current.url()} showed:\n${shown}`);
+  }
+} finally {
+  await browser.close();
+}

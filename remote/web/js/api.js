@@ -1,0 +1,52 @@
+// nova serve's HTTP API (docs/server.md), as the UI uses it: the session
+// list and history, stream status, context, the workspace picker's
+// listing and the models. The token is the cookie the first load set, so
+// requests carry nothing of their own.
+
+// ApiError is a non-2xx answer with the server's {"detail"}.
+export class ApiError extends Error {
+  constructor(status, detail) {
+    super(detail || `HTTP ${status}`);
+    this.status = status;
+  }
+}
+
+async function request(method, path, body) {
+  const init = { method, credentials: 'same-origin', headers: {} };
+  if (body !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  const resp = await fetch(path, init);
+  let data = null;
+  try {
+    data = await resp.json();
+  } catch {
+    data = null;
+  }
+  if (!resp.ok) throw new ApiError(resp.status, data && data.detail);
+  return data;
+}
+
+const q = encodeURIComponent;
+
+export const api = {
+  sessions: () => request('GET', '/api/sessions').then((d) => d.items || []),
+  messages: (id) => request('GET', `/api/sessions/${q(id)}/messages`).then((d) => d.items || []),
+  context: (id) => request('GET', `/api/sessions/${q(id)}/context`),
+  rename: (id, title) => request('PATCH', `/api/sessions/${q(id)}`, { title }),
+  setWorkspace: (id, dir) => request('PUT', `/api/sessions/${q(id)}/workspace`, { workspace_dir: dir }),
+  // status is the session's stream status, or null when it has none
+  // (a session that has not run since the server started).
+  status: (id) => request('GET', `/api/chat/stream/status?session_id=${q(id)}`).catch((e) => {
+    if (e.status === 404) return null;
+    throw e;
+  }),
+  fsList: (path) => request('GET', path ? `/api/fs/list?path=${q(path)}` : '/api/fs/list'),
+  models: () => request('GET', '/api/models').then((d) => d.items || []),
+  agent: (key) => request('GET', `/api/agents/${q(key)}`),
+  // The HTTP forms of approve and interrupt, for when the socket is down.
+  approve: (sessionId, requestId, approved, remember) =>
+    request('POST', `/api/chat/approve?session_id=${q(sessionId)}`, { request_id: requestId, approved, remember }),
+  interrupt: (sessionId) => request('POST', '/api/chat/interrupt', { session_id: sessionId }),
+};
