@@ -71,6 +71,22 @@ type MCPServers interface {
 	ApproveMCP(name string, approved bool) error
 }
 
+// Skills is an optional Backend capability: the skills and command files
+// a person can run as /name. Running one sends "/name args" as the
+// prompt; the run expands it.
+type Skills interface {
+	// SkillCommands lists them by name.
+	SkillCommands() []SkillCommand
+}
+
+// SkillCommand is a skill or command file offered as /name.
+type SkillCommand struct {
+	Name         string // without the slash
+	Description  string
+	ArgumentHint string // "[file] [line]"
+	Source       string // "project", "user:git"
+}
+
 // PendingServer is a project MCP server waiting for approval.
 type PendingServer struct {
 	Name, Target, Source string
