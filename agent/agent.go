@@ -135,6 +135,10 @@ func (a *Agent) Run(ctx context.Context, input llm.Message) <-chan Event {
 		// what a skill grants for the run ends with it.
 		rctx, scope := tools.WithRunScope(withSink(ctx, a.send))
 		done := a.run(rctx, input)
+		for _, o := range scope.Denials() {
+			done.Denials = append(done.Denials, Denial{ToolName: o.Call.Name, ToolUseID: o.Call.ID, ToolInput: o.Call.Input,
+				Layer: o.Decision.Layer, Reason: o.Decision.Reason})
+		}
 		scope.End()
 		a.mu.Lock()
 		a.running = false

@@ -38,12 +38,18 @@ func TestExpandRewritesTheInput(t *testing.T) {
 	var sawScope, sawSink bool
 	h.agent.cfg.Expand = func(ctx context.Context, in llm.Message) (llm.Message, error) {
 		sawScope, sawSink = tools.RunScopeOf(ctx) != nil, Notice(ctx, "expanding")
+		tools.RunScopeOf(ctx).Denied(tools.Outcome{Call: tools.Call{ID: "cmd_deploy_1", Name: "Bash"}, Denied: true,
+			Decision: permission.Decision{Behavior: permission.Deny, Layer: permission.LayerAsk, Reason: "nobody to approve it"}})
 		return llm.Message{Role: llm.RoleUser, Parts: []llm.Part{llm.TextPart("expanded " + in.Text())}}, nil
 	}
 	h.client.add(reply("ok"))
 	evs := drain(h.agent.Run(context.Background(), llm.UserText("/deploy now")), nil)
-	if d := last(evs); d.Subtype != SubtypeSuccess {
+	d := last(evs)
+	if d.Subtype != SubtypeSuccess {
 		t.Fatalf("done = %+v", d)
+	}
+	if len(d.Denials) != 1 || d.Denials[0].ToolUseID != "cmd_deploy_1" || d.Denials[0].Layer != permission.LayerAsk {
+		t.Errorf("denials = %+v, want the expansion's refused call", d.Denials)
 	}
 	if !sawScope || !sawSink {
 		t.Errorf("Expand ran outside the run: scope %v, sink %v", sawScope, sawSink)

@@ -39,7 +39,11 @@ func (c *caller) call(ctx context.Context, name string, input map[string]any) to
 	if err != nil {
 		return tools.Outcome{Result: tools.Errorf("%v", err)}
 	}
-	return c.pipeline.Run(ctx, tools.Call{ID: fmt.Sprintf("%s_%d", c.id, c.n), Name: name, Input: raw}, c.env)
+	out := c.pipeline.Run(ctx, tools.Call{ID: fmt.Sprintf("%s_%d", c.id, c.n), Name: name, Input: raw}, c.env)
+	if out.Denied {
+		tools.RunScopeOf(ctx).Denied(out)
+	}
+	return out
 }
 
 // runShell replaces every !`command` and ```! block of text by what the

@@ -86,6 +86,9 @@ func TestExpandCommand(t *testing.T) {
 	if s.bash("touch another.txt") != permission.Allow {
 		t.Error("allowed-tools does not hold during the run")
 	}
+	if d := scope.Denials(); len(d) != 1 || !strings.Contains(string(d[0].Call.Input), "mkdir refused-dir") {
+		t.Errorf("the run's denials = %+v, want the refused shell line", d)
+	}
 	scope.End()
 	if s.bash("touch another.txt") != permission.Ask {
 		t.Error("allowed-tools outlived the run")

@@ -13,10 +13,11 @@ import (
 // AtEnd, and the agent ends the scope when the run ends, however it ends.
 // The agent starts one per run (WithRunScope); RunScopeOf finds it.
 type RunScope struct {
-	mu    sync.Mutex
-	ends  []func()
-	model *RunModel
-	ended bool
+	mu      sync.Mutex
+	ends    []func()
+	model   *RunModel
+	denials []Outcome
+	ended   bool
 }
 
 // RunModel is a model the rest of a run uses in place of the session's
@@ -81,6 +82,28 @@ func (s *RunScope) Model() *RunModel {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.model
+}
+
+// Denied records a call of the run that was refused and that the model
+// did not make itself (a command's shell line), so the run's list of
+// denials holds it too.
+func (s *RunScope) Denied(o Outcome) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.denials = append(s.denials, o)
+}
+
+// Denials returns the calls Denied recorded, in order.
+func (s *RunScope) Denials() []Outcome {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Outcome(nil), s.denials...)
 }
 
 // End runs what was registered, last first, once.

@@ -43,6 +43,10 @@ func TestRunScope(t *testing.T) {
 		}
 	}
 	RunScopeOf(ctx).SetModel(RunModel{ID: "p:m", Model: "m"})
+	RunScopeOf(ctx).Denied(Outcome{Call: Call{ID: "x_1", Name: "Bash"}, Denied: true})
+	if d := s.Denials(); len(d) != 1 || d[0].Call.ID != "x_1" {
+		t.Errorf("Denials() = %+v", d)
+	}
 	if m := s.Model(); m == nil || m.Model != "m" {
 		t.Errorf("Model() = %+v", m)
 	}

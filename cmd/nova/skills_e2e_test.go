@@ -39,9 +39,12 @@ func TestPrintModeCommandE2E(t *testing.T) {
 		"Touched: !`touch greeted.txt && echo touched-ok`\n"+
 		"Refused: !`mkdir not-made`\n"+
 		"Notes follow: @notes.txt\n")
-	r := e.run("", "-p", "/greet Ada Lovelace")
+	r := e.run("", "-p", "--output-format", "json", "/greet Ada Lovelace")
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	if res := parseResult(t, r.stdout); len(res.Denials) != 1 || res.Denials[0].ToolName != "Bash" || !strings.Contains(res.Denials[0].input(), "mkdir not-made") {
+		t.Errorf("permission_denials = %+v, want the refused shell line", res.Denials)
 	}
 	got := lastUserText(t, e.srv.Requests()[0])
 	for _, want := range []string{
