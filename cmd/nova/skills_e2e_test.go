@@ -23,7 +23,8 @@ func (e *e2e) writeHome(name, content string) {
 
 // nova -p "/name a b": the provider is sent the expanded command, its
 // shell lines run through the checker (an allowed one's output in, a
-// refused one said), its @file read; its allowed-tools hold for the run.
+// refused one said, and listed among the denials), its @file read; its
+// allowed-tools hold for the run, and its model serves it.
 func TestPrintModeCommandE2E(t *testing.T) {
 	e := newE2E(t,
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "b1", Name: "Bash", Input: jsonInput(map[string]any{"command": "touch by-model.txt"})}}},
@@ -34,6 +35,7 @@ func TestPrintModeCommandE2E(t *testing.T) {
 		"description: Greet someone\n"+
 		"argument-hint: [first] [last]\n"+
 		"allowed-tools: Bash(touch:*)\n"+
+		"model: haiku\n"+
 		"---\n"+
 		"Greet $0 then $1; all: $ARGUMENTS.\n"+
 		"Touched: !`touch greeted.txt && echo touched-ok`\n"+
@@ -46,7 +48,13 @@ func TestPrintModeCommandE2E(t *testing.T) {
 	if res := parseResult(t, r.stdout); len(res.Denials) != 1 || res.Denials[0].ToolName != "Bash" || !strings.Contains(res.Denials[0].input(), "mkdir not-made") {
 		t.Errorf("permission_denials = %+v, want the refused shell line", res.Denials)
 	}
-	got := lastUserText(t, e.srv.Requests()[0])
+	reqs := e.srv.Requests()
+	for i, req := range reqs {
+		if m := req.JSON()["model"]; m != "claude-haiku-4-5" {
+			t.Errorf("request %d asked model %v, want the command's (haiku)", i, m)
+		}
+	}
+	got := lastUserText(t, reqs[0])
 	for _, want := range []string{
 		"<command-name>/greet</command-name>\n<command-args>Ada Lovelace</command-args>",
 		"Greet Ada then Lovelace; all: Ada Lovelace.",
