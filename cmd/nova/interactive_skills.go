@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/nova-dev/nova/tui"
 )
 
@@ -13,7 +15,9 @@ func (b *interactiveBackend) SkillCommands() []tui.SkillCommand {
 	}
 	var out []tui.SkillCommand
 	for _, sk := range rt.Skills.Commands() {
-		out = append(out, tui.SkillCommand{Name: sk.Name, Description: sk.Description, ArgumentHint: sk.ArgumentHint, Source: sk.Source()})
+		// A YAML description may span lines; /help gives each one line.
+		desc := strings.Join(strings.Fields(sk.Description), " ")
+		out = append(out, tui.SkillCommand{Name: sk.Name, Description: desc, ArgumentHint: sk.ArgumentHint, Source: sk.Source()})
 	}
 	return out
 }
