@@ -50,6 +50,13 @@ type Config struct {
 	// (Person, or nil when nobody can answer), its Notify is Notify.
 	Pipeline *tools.Pipeline
 	Env      *tools.Env
+	// Expand, when set, rewrites each run's input before it enters the
+	// conversation: a person's /name command becomes its prompt
+	// (skills.Manager.Expand). It runs inside the run, so the tool calls
+	// it makes ask and notify as the run's own, and what it registers
+	// with the run's tools.RunScope ends with the run. An error ends the
+	// run before the model is called, with nothing added to history.
+	Expand func(ctx context.Context, input llm.Message) (llm.Message, error)
 	// MaxTurns stops a run after that many model turns; 0 means no limit.
 	MaxTurns int
 	// Recorder, when set, receives every message of the conversation.
@@ -69,6 +76,8 @@ type Agent struct {
 	usage   llm.Usage   // of the session
 	last    llm.Usage   // of the last response, to anchor context usage
 	added   int         // characters added to history since the last response
+	// model is the model the current run switched to (a skill's), or nil.
+	model *tools.RunModel
 }
 
 // New returns an Agent.
@@ -122,11 +131,19 @@ func (a *Agent) Run(ctx context.Context, input llm.Message) <-chan Event {
 	go func() {
 		defer close(ch)
 		// Everything the run does carries its sink, so the asks and
-		// notices of its tool calls become its events.
-		done := a.run(withSink(ctx, a.send), input)
+		// notices of its tool calls become its events, and its scope, so
+		// what a skill grants for the run ends with it.
+		rctx, scope := tools.WithRunScope(withSink(ctx, a.send))
+		done := a.run(rctx, input)
+		for _, o := range scope.Denials() {
+			done.Denials = append(done.Denials, Denial{ToolName: o.Call.Name, ToolUseID: o.Call.ID, ToolInput: o.Call.Input,
+				Layer: o.Decision.Layer, Reason: o.Decision.Reason})
+		}
+		scope.End()
 		a.mu.Lock()
 		a.running = false
 		a.emit = nil
+		a.model = nil
 		a.mu.Unlock()
 		ch <- Event{Type: EventDone, Done: done, Usage: &done.Usage, StopReason: done.StopReason}
 	}()
@@ -149,10 +166,22 @@ func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 	a.mu.Lock()
 	fresh := len(a.history) == 0
 	a.mu.Unlock()
+	var prefix string
 	if fresh && a.cfg.Context != nil {
+		prefix = a.cfg.Context(ctx)
+	}
+	if a.cfg.Expand != nil {
+		in, err := a.cfg.Expand(ctx, input)
+		if err != nil {
+			a.send(Event{Type: EventError, Text: err.Error()})
+			return a.finish(done, SubtypeError, err.Error())
+		}
+		input = in
+	}
+	if prefix != "" {
 		// The context rides in the first user message, ahead of the
 		// prompt, so every later request shares the same prefix.
-		input.Parts = append([]llm.Part{llm.TextPart(a.cfg.Context(ctx))}, input.Parts...)
+		input.Parts = append([]llm.Part{llm.TextPart(prefix)}, input.Parts...)
 	}
 	if err := a.closeDanglingCalls(); err != nil {
 		a.send(Event{Type: EventNotice, Text: err.Error()})
@@ -183,6 +212,9 @@ func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 			return a.finish(done, SubtypeError, err.Error())
 		}
 		done.NumTurns = turn
+		a.mu.Lock()
+		a.model = tools.RunScopeOf(ctx).Model() // a skill of the last turn may have switched it
+		a.mu.Unlock()
 		a.send(Event{Type: EventTurnStart, Turn: turn})
 		tr := a.turn(ctx, turn, done)
 		done.Usage.Add(tr.usage)

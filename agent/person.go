@@ -83,6 +83,11 @@ func Notify(ctx context.Context, d *display.Display) {
 	}
 }
 
+// Notice tells the run of ctx something in words, as a notice event; it
+// reports false when ctx belongs to no run. What runs inside a run and is
+// not a tool (a command's expansion) tells its watchers with it.
+func Notice(ctx context.Context, text string) bool { return notice(ctx, text) }
+
 // notice tells the run of ctx something in words; it reports false when
 // ctx belongs to no run.
 func notice(ctx context.Context, text string) bool {

@@ -106,7 +106,7 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 	// that call (its result would answer nothing), or would hold it again
 	// and run it twice.
 	restartable := func() bool { return !running }
-	err := llm.StreamRestartable(ctx, a.cfg.Client, a.request(), onEvent, restartable)
+	err := llm.StreamRestartable(ctx, a.client(), a.request(), onEvent, restartable)
 	flushThinking("")
 	res.text = text.String()
 	a.mu.Lock()
@@ -260,12 +260,30 @@ func (a *Agent) request() llm.Request {
 	if a.cfg.AppendSystem != "" {
 		system += "\n\n" + a.cfg.AppendSystem
 	}
+	model, maxTokens := a.cfg.Model, a.cfg.MaxTokens
+	if m := a.model; m != nil {
+		model = m.Model
+		if m.MaxTokens > 0 {
+			maxTokens = m.MaxTokens
+		}
+	}
 	return llm.Request{
-		Model:          a.cfg.Model,
+		Model:          model,
 		System:         system,
 		Messages:       llm.RepairHistory(mergeRoles(a.history)),
 		Tools:          a.cfg.Pipeline.Registry.Specs(),
-		MaxTokens:      a.cfg.MaxTokens,
+		MaxTokens:      maxTokens,
 		ThinkingBudget: a.cfg.ThinkingBudget,
 	}
+}
+
+// client is the run's model's client: the session's, or that of the model
+// a skill switched the run to.
+func (a *Agent) client() llm.Client {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.model != nil && a.model.Client != nil {
+		return a.model.Client
+	}
+	return a.cfg.Client
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/nova-dev/nova/llm/providers"
 	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/session"
+	"github.com/nova-dev/nova/skills"
 	"github.com/nova-dev/nova/tools"
 	"github.com/nova-dev/nova/tools/mcp"
 )
@@ -101,6 +102,9 @@ type Runtime struct {
 	// MCPPending are project MCP servers waiting for the person's
 	// approval (asked by a frontend that can; see ApproveMCP).
 	MCPPending []config.ConfiguredMCP
+	// Skills are the session's skills and commands: listed to the model,
+	// run as /name, loaded by the Skill tool.
+	Skills *skills.Manager
 
 	scratch string // removed on Close
 }
@@ -199,7 +203,8 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 		return nil, configErr("%v", err)
 	}
 	rt.Registry = tools.NewRegistry()
-	for _, t := range append(tools.Builtin(), &tools.Remember{NovaHome: o.NovaHome}) {
+	rt.newSkills(o, tr.Trust.Trusted)
+	for _, t := range append(tools.Builtin(), &tools.Remember{NovaHome: o.NovaHome}, &tools.Skill{Loader: rt.Skills}) {
 		if err := rt.Registry.Register(t); err != nil {
 			return nil, fmt.Errorf("register tools: %w", err)
 		}
@@ -261,6 +266,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 		thinking = n
 	}
 	rt.Pipeline = &tools.Pipeline{Registry: rt.Registry, Checker: rt.Checker}
+	rt.wireSkills(file, o.Getenv, client)
 	rt.Agent = agent.New(agent.Config{
 		Client:         client,
 		Model:          sel.Model.Model,
@@ -269,10 +275,11 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 		ContextWindow:  window,
 		System:         agent.SystemPrompt(),
 		AppendSystem:   o.AppendSystem,
-		Context:        src.Message,
+		Context:        rt.contextWithSkills(src),
 		Discover:       src.Discover,
 		Pipeline:       rt.Pipeline,
 		Env:            env,
+		Expand:         rt.Skills.Expand,
 		MaxTurns:       o.MaxTurns,
 		Recorder:       rt.Session,
 		History:        history,

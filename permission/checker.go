@@ -62,6 +62,8 @@ type Checker struct {
 	specs     map[string]*spec // the command table, parsed
 	// readDenies says some deny rule names paths that Read covers.
 	readDenies bool
+	// grants numbers the Grants made, so each revokes only its own rules.
+	grants uint64
 }
 
 // NewChecker returns a Checker for cfg, or an error naming the bad rule or

@@ -15,6 +15,9 @@ type Rule struct {
 	Spec   string // the specifier; "" means the whole tool
 	Source string // the settings file or "--allowedTools" it came from
 	Base   string // the project directory ./ patterns are relative to
+	// grant names the Grant that added the rule for a while; 0 for rules
+	// that last as long as the Checker.
+	grant uint64
 }
 
 // RuleSet is the allow, ask and deny lists of one source.

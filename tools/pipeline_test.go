@@ -350,7 +350,7 @@ func TestPreparedConcurrent(t *testing.T) {
 // TestBuiltinSchemasCompile: every built-in tool's schema compiles (they
 // are compiled lazily, at a tool's first call).
 func TestBuiltinSchemasCompile(t *testing.T) {
-	for _, tl := range append(Builtin(), &Remember{}) {
+	for _, tl := range append(Builtin(), &Remember{}, &Skill{}) {
 		if _, err := compileSchema(tl.Name(), tl.Schema()); err != nil {
 			t.Errorf("%s: %v", tl.Name(), err)
 		}

@@ -536,6 +536,26 @@ func prebuiltSchema(v any) json.RawMessage {
   ],
   "additionalProperties": false
 }`)
+	case skillInput: // Skill
+		return json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "skill": {
+      "type": "string",
+      "description": "The name of the skill to load, as the list of available skills gives it (e.g. \"review-pr\"), without a leading slash",
+      "minLength": 1
+    },
+    "args": {
+      "type": "string",
+      "description": "Arguments for the skill, as a person would type them after /name"
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "required": [
+    "skill"
+  ],
+  "additionalProperties": false
+}`)
 	}
 	return nil
 }

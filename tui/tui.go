@@ -57,6 +57,22 @@ type ModelSwitcher interface {
 	SetModel(id string) error
 }
 
+// Skills is an optional Backend capability: the skills and command files
+// a person can run as /name. Running one sends "/name args" as the
+// prompt; the run expands it.
+type Skills interface {
+	// SkillCommands lists them by name.
+	SkillCommands() []SkillCommand
+}
+
+// SkillCommand is a skill or command file offered as /name.
+type SkillCommand struct {
+	Name         string // without the slash
+	Description  string
+	ArgumentHint string // "[file] [line]"
+	Source       string // "project", "user:git"
+}
+
 // Memory is an optional Backend capability behind /memory.
 type Memory interface {
 	// Memory describes the instruction files and memory in effect.

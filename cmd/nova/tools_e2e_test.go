@@ -97,6 +97,15 @@ func TestToolsE2E(t *testing.T) {
 	}
 
 	e := newE2E(t)
+	// A skill of the user's: outside the workspace, which the test holds
+	// to the files the tools made.
+	skillDir := filepath.Join(e.home, ".nova", "skills", "e2e-check")
+	if err := os.MkdirAll(skillDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(skillDir, "SKILL.md"), []byte("---\ndescription: Checks the e2e world\n---\nCheck $0 in ${CLAUDE_SKILL_DIR}.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	e.write("notes.txt", "alpha\nbeta\ngamma\n")
 	e.write("multi.txt", "red green blue\n")
 	e.write("patchme.txt", "one\ntwo\nthree\n")
@@ -170,6 +179,8 @@ func TestToolsE2E(t *testing.T) {
 				"options": []map[string]any{{"label": "Twiddle"}, {"label": "Frob"}},
 			}}}), contains: []string{"Nobody can answer"}},
 			{call: call("remember", "Remember", map[string]any{"memory": memText}), contains: []string{"Saved to memory"}},
+			{call: call("skill", "Skill", map[string]any{"skill": "e2e-check", "args": "alpha"}),
+				contains: []string{"Base directory for this skill: " + skillDir, "Check alpha in " + skillDir + "."}},
 		},
 	}
 	// Plan mode last: once in it, nothing can be edited. Print mode wires
@@ -192,7 +203,8 @@ func TestToolsE2E(t *testing.T) {
 		builtin = append(builtin, tl.Name())
 	}
 
-	// Every built-in tool (and Remember, registered beside them) is used.
+	// Every built-in tool (and Remember and Skill, registered beside
+	// them) is used.
 	used := map[string]bool{}
 	for _, turn := range turns {
 		for _, c := range turn {
@@ -201,7 +213,7 @@ func TestToolsE2E(t *testing.T) {
 	}
 	// A new tool fails here until it is added: say exactly how.
 	missing := false
-	for _, name := range append(builtin, "Remember") {
+	for _, name := range append(builtin, "Remember", "Skill") {
 		if !used[name] {
 			missing = true
 			t.Errorf("the trajectory does not use %[1]s: add a call of it to a turn of turns in TestToolsE2E (cmd/nova/tools_e2e_test.go), "+
@@ -326,7 +338,7 @@ func TestToolsE2E(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[0]), &init); err != nil || init.Subtype != "init" || init.PermissionMode != "acceptEdits" {
 		t.Errorf("init line = %s (%v)", lines[0], err)
 	}
-	for _, name := range append(builtin, "Remember") {
+	for _, name := range append(builtin, "Remember", "Skill") {
 		if !slices.Contains(init.Tools, name) {
 			t.Errorf("init tools %v lack %s", init.Tools, name)
 		}

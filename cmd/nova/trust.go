@@ -11,6 +11,7 @@ import (
 	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/headless"
 	"github.com/nova-dev/nova/live"
+	"github.com/nova-dev/nova/skills"
 	"github.com/nova-dev/nova/tui"
 )
 
@@ -190,6 +191,11 @@ func askTrust(ctx context.Context, opts *rootOptions) (bool, error) {
 	p := tui.TrustPrompt{Dir: displayDir(workdir, home)}
 	for _, ig := range st.Ignored {
 		p.Grants = append(p.Grants, tui.TrustGrant{File: displayPath(ig.File, workdir, home), Setting: ig.Setting, Value: ig.Value})
+	}
+	// The project's skills and commands are its words too, and may widen
+	// what runs without asking (allowed-tools).
+	for _, ig := range skills.Load(skills.Dirs{Workdir: workdir}).Ignored {
+		p.Grants = append(p.Grants, tui.TrustGrant{File: displayPath(ig.Dir, workdir, home), Setting: string(ig.Kind) + "s", Value: strings.Join(ig.Names, ", ")})
 	}
 	choice, err := tui.RunTrust(ctx, p, tui.Options{In: opts.io.In, Out: opts.io.Out})
 	if err != nil {
