@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/live"
@@ -144,6 +145,8 @@ func decodeDataURL(u string) (string, []byte, error) {
 // its current or last run, numbered across runs, in a bounded log (D2).
 type chatStream struct {
 	log *live.Log[[]byte]
+	// relayed is closed when the relay has encoded the run's last event.
+	relayed chan struct{}
 }
 
 // streams are the sessions' chat streams.
@@ -160,11 +163,20 @@ func (st *streams) get(id string) *chatStream {
 
 func (st *streams) drop(id string) {
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	if cs := st.m[id]; cs != nil {
-		cs.log.End()
-	}
+	cs := st.m[id]
 	delete(st.m, id)
+	st.mu.Unlock()
+	if cs == nil {
+		return
+	}
+	// The session's run was ended before the drop: its last events (the
+	// abort) are still being encoded, and a watcher must get them before
+	// the stream ends. A relay that does not finish is not waited for.
+	select {
+	case <-cs.relayed:
+	case <-time.After(2 * time.Second):
+	}
+	cs.log.End()
 }
 
 // begin starts a new stream for the run sess just started, relaying its
@@ -177,7 +189,7 @@ func (st *streams) begin(sess *live.Session, sub *live.Sub[agent.Event], replay 
 	if old := st.m[sess.ID()]; old != nil {
 		first = old.log.LastSeq() + 1
 	}
-	cs = &chatStream{log: live.NewLog[[]byte](live.ReplayFrames, first)}
+	cs = &chatStream{log: live.NewLog[[]byte](live.ReplayFrames, first), relayed: make(chan struct{})}
 	if st.m == nil {
 		st.m = map[string]*chatStream{}
 	}
@@ -187,7 +199,10 @@ func (st *streams) begin(sess *live.Session, sub *live.Sub[agent.Event], replay 
 	for _, c := range enc.start() {
 		cs.log.Append(encodeChunk(c))
 	}
-	go relay(sess, sub, replay, enc, cs.log)
+	go func() {
+		defer close(cs.relayed)
+		relay(sess, sub, replay, enc, cs.log)
+	}()
 	return cs, first - 1
 }
 
