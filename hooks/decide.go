@@ -42,7 +42,7 @@ type Outcome struct {
 
 func (o *Outcome) block(reason string) {
 	o.Block = true
-	o.Reason = join(o.Reason, reason)
+	o.Reason = join(o.Reason, capped(reason))
 }
 
 func (o *Outcome) permission(p, reason string) {
