@@ -210,3 +210,133 @@ func TestHooksDoctor(t *testing.T) {
 		t.Errorf("trusted doctor:\n%s", r.stdout)
 	}
 }
+
+// TestHooksPermissionRequest: print mode has nobody to ask, so a call the
+// check asks about is answered by PermissionRequest hooks: their allow runs
+// it, their deny tells the model why, and their allow does not settle an
+// ask rule. A PreToolUse ask is a denial the model reads with its reason.
+func TestHooksPermissionRequest(t *testing.T) {
+	answer := func(decision string) string {
+		return `echo '{"systemMessage": "permission hook consulted", "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": ` + decision + `}}'`
+	}
+	tests := []struct {
+		name, hooks, settings, want string
+		ran                         bool
+	}{
+		{name: "allow", hooks: commandHook("PermissionRequest", "Bash", answer(`{"behavior": "allow"}`)), ran: true},
+		{name: "allow with updatedInput", hooks: commandHook("PermissionRequest", "Bash", answer(`{"behavior": "allow", "updatedInput": {"command": "touch rewritten.txt"}}`))},
+		{name: "deny", hooks: commandHook("PermissionRequest", "Bash", answer(`{"behavior": "deny", "message": "no new files on a release branch"}`)),
+			want: "no new files on a release branch"},
+		{name: "an ask rule still asks", hooks: commandHook("PermissionRequest", "Bash", answer(`{"behavior": "allow"}`)),
+			settings: `{"permissions": {"ask": ["Bash(touch:*)"]}}`, want: "nobody to approve it"},
+		{name: "a PreToolUse ask", hooks: commandHook("PreToolUse", "Bash",
+			`echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask", "permissionDecisionReason": "touching files needs a person"}}'`),
+			want: "touching files needs a person"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newE2E(t, bashTurns("toolu_b", "touch made.txt")...)
+			e.userHooks(tt.hooks)
+			if tt.settings != "" {
+				e.write(".nova/settings.json", tt.settings)
+			}
+			args := []string{"-p", "make a file"}
+			if tt.name == "a PreToolUse ask" {
+				args = []string{"-p", "--allowedTools", "Bash", "make a file"}
+			}
+			r := e.run("", args...)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			if e.exists("made.txt") != tt.ran {
+				t.Errorf("made.txt exists = %v, want %v", !tt.ran, tt.ran)
+			}
+			if tt.name == "allow with updatedInput" && (!e.exists("rewritten.txt") || e.exists("made.txt")) {
+				t.Errorf("the rewritten command did not run instead")
+			}
+			res := toolResultsOf(t, e.srv.Requests()[1])["toolu_b"]
+			if tt.want != "" && (!res.IsError || !strings.Contains(res.Text, tt.want)) {
+				t.Errorf("the model got %+v, want %q", res, tt.want)
+			}
+			if strings.Contains(tt.hooks, "PermissionRequest") && tt.name != "an ask rule still asks" && !strings.Contains(r.stderr, "permission hook consulted") {
+				t.Errorf("the hook's systemMessage is not shown: %s", r.stderr)
+			}
+		})
+	}
+}
+
+// TestHooksTurns: TurnStart and TurnEnd (nova's own) fire around each
+// turn with its number.
+func TestHooksTurns(t *testing.T) {
+	e := newE2E(t, bashTurns("toolu_b", "echo hi")...)
+	log := `python3 -c 'import json,sys; d=json.load(sys.stdin); open("turns.log","a").write("%s %s %s\n" % (d["hook_event_name"], d["turn"], d.get("stop_reason","")))'`
+	e.userHooks(`{"TurnStart": [{"hooks": [{"type": "command", "command": ` + jsonInput(log) + `}]}], "TurnEnd": [{"hooks": [{"type": "command", "command": ` + jsonInput(log) + `}]}]}`)
+	if r := e.run("", "-p", "--allowedTools", "Bash", "say hi"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if got, want := e.read("turns.log"), "TurnStart 1 \nTurnEnd 1 tool_use\nTurnStart 2 \nTurnEnd 2 end_turn\n"; got != want {
+		t.Errorf("turns.log = %q, want %q", got, want)
+	}
+}
+
+// TestHooksCompaction: PreCompact and PostCompact frame the automatic
+// compaction, and SessionStart(compact)'s context joins the summary; a
+// PreCompact hook that exits 2 keeps the conversation uncompacted.
+func TestHooksCompaction(t *testing.T) {
+	for _, blocked := range []bool{false, true} {
+		t.Run(map[bool]string{false: "allowed", true: "blocked"}[blocked], func(t *testing.T) {
+			long := strings.Repeat("Reading the files one by one. ", 30)
+			turns := []llmtest.Turn{
+				{Text: long, ToolCalls: readCall("toolu_1", "big1.txt"), InputTokens: 9000, OutputTokens: 300},
+				{Text: long, ToolCalls: readCall("toolu_2", "big2.txt"), InputTokens: 20000, OutputTokens: 300},
+			}
+			if !blocked {
+				turns = append(turns, llmtest.Turn{Text: summaryText(1), InputTokens: 3000, OutputTokens: 100})
+			}
+			e := newE2E(t, append(turns, llmtest.Turn{Text: "Both read.", InputTokens: 9000, OutputTokens: 50})...)
+			e.env = e.baseEnv()
+			cfg := map[string]any{"providers": []any{map[string]any{"key": "anthropic", "type": "anthropic", "base_url": e.srv.URL, "api_key": "k",
+				"models": []any{map[string]any{"model": "small", "context_window": 30000, "max_output": 1000}}}}}
+			if err := os.MkdirAll(filepath.Join(e.home, ".nova"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(e.home, ".nova", "config.json"), []byte(jsonInput(cfg)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []string{"big1.txt", "big2.txt"} {
+				e.write(f, bigFile(f))
+			}
+			pre := `python3 -c 'import json,sys; open("pre.log","a").write(json.load(sys.stdin)["trigger"])'`
+			if blocked {
+				pre += `; echo 'a release is being cut' >&2; exit 2`
+			}
+			post := `python3 -c 'import json,sys; open("summary.txt","w").write(json.load(sys.stdin)["compact_summary"])'`
+			e.userHooks(`{"PreCompact": [{"matcher": "auto", "hooks": [{"type": "command", "command": ` + jsonInput(pre) + `}]}],
+				"PostCompact": [{"hooks": [{"type": "command", "command": ` + jsonInput(post) + `}]}],
+				"SessionStart": [{"matcher": "compact", "hooks": [{"type": "command", "command": "echo 'Compacted: re-read NOTES.md'"}]}]}`)
+			r := e.run("", "-p", "read both files")
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			if got := e.read("pre.log"); got != "auto" {
+				t.Errorf("PreCompact was told %q", got)
+			}
+			reqs := e.srv.Requests()
+			if blocked {
+				if len(reqs) != 3 || e.exists("summary.txt") || !strings.Contains(r.stderr, "a PreCompact hook blocked the compaction: a release is being cut") {
+					t.Errorf("%d requests, summary written %v, stderr %s", len(reqs), e.exists("summary.txt"), r.stderr)
+				}
+				return
+			}
+			if len(reqs) != 4 {
+				t.Fatalf("%d requests, want 4", len(reqs))
+			}
+			if got := e.read("summary.txt"); got != summaryText(1) {
+				t.Errorf("PostCompact got %q", got)
+			}
+			if body := string(reqs[3].Body); !strings.Contains(body, "SessionStart:compact hook additional context: Compacted: re-read NOTES.md") {
+				t.Errorf("the request after the compaction lacks SessionStart's context")
+			}
+		})
+	}
+}
