@@ -118,6 +118,8 @@ func seconds(d time.Duration) string {
 // rest: a hook that floods its output cannot fill nova's memory.
 type capBuffer struct{ bytes.Buffer }
 
+// Write keeps what fits and reports all of p written, so the hook is
+// never stopped by a full pipe.
 func (b *capBuffer) Write(p []byte) (int, error) {
 	if room := maxOutput - b.Len(); room > 0 {
 		if len(p) > room {

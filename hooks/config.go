@@ -59,7 +59,8 @@ type Hook struct {
 	// Unavailable says why nova will not run this hook ("" when it will).
 	Unavailable string
 
-	m matcher
+	m  matcher
+	id string // identity, made once
 }
 
 // Config is every hook of the settings files, in file order.
@@ -118,9 +119,13 @@ func Parse(sources []Source) (*Config, error) {
 				if g.Hooks == nil {
 					return nil, fmt.Errorf("%s has no \"hooks\" list of handlers", where)
 				}
-				m, err := compileMatcher(g.Matcher)
-				if err != nil {
-					return nil, fmt.Errorf("%s: %v", where, err)
+				// An event that takes no matcher ignores one, as Claude
+				// Code's do: it is listed, not compiled.
+				m := matcher{all: true}
+				if s, ok := specs[ev]; ok && s.match != "" {
+					if m, err = compileMatcher(g.Matcher); err != nil {
+						return nil, fmt.Errorf("%s: %v", where, err)
+					}
 				}
 				for hi, raw := range g.Hooks {
 					h, err := parseHandler(raw, fmt.Sprintf("%s.hooks[%d]", where, hi))
@@ -128,7 +133,7 @@ func Parse(sources []Source) (*Config, error) {
 						return nil, err
 					}
 					h.Event, h.Matcher, h.File, h.m = ev, g.Matcher, src.File, m
-					h.Unavailable = unavailable(h)
+					h.Unavailable, h.id = unavailable(h), h.identity()
 					c.Hooks = append(c.Hooks, h)
 				}
 			}

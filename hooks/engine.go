@@ -92,11 +92,10 @@ func (e *Engine) Fire(ctx context.Context, in Input) Outcome {
 		if h.Event != in.Event || (sp.match != "" && !h.m.match(value)) {
 			continue
 		}
-		if id := h.identity(); seen[id] {
+		if seen[h.id] {
 			continue // the same handler in two files runs once
-		} else {
-			seen[id] = true
 		}
+		seen[h.id] = true
 		matched = append(matched, h)
 	}
 	if len(matched) == 0 {
@@ -154,17 +153,9 @@ func (e *Engine) payload(in Input) []byte {
 	for k, v := range in.Fields {
 		m[k] = v
 	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		// Only plain data goes in; a field that would not encode is
-		// dropped rather than keeping every hook of the event from running.
-		for k := range in.Fields {
-			if _, err := json.Marshal(in.Fields[k]); err != nil {
-				delete(m, k)
-			}
-		}
-		b, _ = json.Marshal(m)
-	}
+	// The constructors put in plain data only (a tool input that is not
+	// JSON becomes {}), so this encodes.
+	b, _ := json.Marshal(m)
 	return b
 }
 
