@@ -152,10 +152,8 @@ func (o *Outcome) exit2(ev Event, h *Hook, label, stderr string) {
 		o.deny(full)
 	case PostToolUse, PostToolUseFailure:
 		o.Context = append(o.Context, reminder(label, "error: "+h.what(), msg))
-	case UserPromptSubmit, PreCompact:
-		o.block(capped(msg))
-	case Stop:
-		o.block(capped(msg))
+	case UserPromptSubmit, PreCompact, Stop:
+		o.block(msg)
 	case PermissionRequest, Notification:
 		// Not honored: only a JSON decision answers a permission request.
 	default:

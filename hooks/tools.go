@@ -32,12 +32,18 @@ func (t toolHooks) PermissionRequest(ctx context.Context, call tools.Call, d per
 // failed (an error result, or a Bash command that exited non-zero, as
 // Claude Code counts it), PostToolUse otherwise.
 func (t toolHooks) PostToolUse(ctx context.Context, call tools.Call, res tools.Result) (tools.Result, tools.HookVerdict) {
+	if ctx.Err() != nil {
+		// A call cancelled with its run fires neither, as in Claude Code:
+		// the run is over, and its hooks would be stopped at once.
+		return res, tools.HookVerdict{}
+	}
 	var o Outcome
 	if errText, failed := failure(res); failed {
 		if !t.e.Has(PostToolUseFailure) {
 			return res, tools.HookVerdict{}
 		}
-		o = t.e.Fire(ctx, FailureInput(call.Name, call.Input, call.ID, errText, ctx.Err() != nil))
+		interrupted := strings.HasSuffix(res.Output, "Command was interrupted")
+		o = t.e.Fire(ctx, FailureInput(call.Name, call.Input, call.ID, errText, interrupted))
 	} else {
 		if !t.e.Has(PostToolUse) {
 			return res, tools.HookVerdict{}

@@ -84,6 +84,9 @@ type Prepared struct {
 	// every check of it is told.
 	hook        HookVerdict
 	hookAllowed bool
+	// hookAsked says the ask is a PreToolUse hook's: it wants a person,
+	// so PermissionRequest hooks do not answer it.
+	hookAsked bool
 	// hookContext is what hooks had the model told beside the result.
 	hookContext []string
 	hookNote    *HookNote
@@ -159,6 +162,7 @@ func (pr *Prepared) check(ctx context.Context) {
 		}
 		pr.decision = permission.Decision{Behavior: permission.Ask, Layer: permission.LayerHook, Reason: reason,
 			Writes: pr.checked.Writes, Reads: pr.checked.Reads}
+		pr.hookAsked = true
 	}
 }
 
@@ -294,8 +298,7 @@ func runTool(ctx context.Context, t Tool, input json.RawMessage, env *Env) (res 
 // ask puts the call to PermissionRequest hooks, then to a person, and
 // reports whether it may run.
 func (pr *Prepared) ask(ctx context.Context) bool {
-	if pr.p.Hooks != nil && pr.decision.Layer != permission.LayerHook {
-		// Not for the ask a PreToolUse hook made: that one wants a person.
+	if pr.p.Hooks != nil && !pr.hookAsked {
 		if done, ok := pr.permissionHooks(ctx); done {
 			return ok
 		}
