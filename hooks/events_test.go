@@ -7,9 +7,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/permission"
@@ -401,5 +404,54 @@ func TestParse(t *testing.T) {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("description lacks %q:\n%s", s, b.String())
 		}
+	}
+}
+
+// TestAsyncHooksDecideNothing: an async hook runs in the background, its
+// answer is not waited for, and Close stops it.
+func TestAsyncHooksDecideNothing(t *testing.T) {
+	w := newWorld(t)
+	e := w.engine(cmdHooks("PreToolUse", "Bash", "echo started > async.log; sleep 30; echo finished >> async.log; exit 2", "async", "true"))
+	if o := e.Fire(context.Background(), bashCall); o.Block || o.Ran != 0 {
+		t.Fatalf("an async hook decided: %+v", o)
+	}
+	// Fire did not wait: the hook is still starting, or sleeping.
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.HasPrefix(readOr(filepath.Join(w.dir, "async.log")), "started") {
+		if time.Now().After(deadline) {
+			t.Fatal("the async hook never ran")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	e.Close() // stops the hook and waits for it
+	if got := readOr(filepath.Join(w.dir, "async.log")); got != "started\n" {
+		t.Errorf("async.log = %q: Close did not stop the hook", got)
+	}
+}
+
+func readOr(p string) string {
+	b, _ := os.ReadFile(p)
+	return string(b)
+}
+
+// TestHTTPBodyThatIsNotJSON: a 2xx answer that is not a JSON object is a
+// non-blocking error, as in Claude Code, even for a guard.
+func TestHTTPBodyThatIsNotJSON(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "looks fine to me") }))
+	defer srv.Close()
+	w := newWorld(t)
+	o := w.engine(`{"PreToolUse":[{"hooks":[{"type":"http","url":"`+srv.URL+`"}]}]}`).Fire(context.Background(), bashCall)
+	if o.Block || len(o.Notices) != 1 || !strings.Contains(o.Notices[0], "not a JSON object") {
+		t.Errorf("outcome = %+v", o)
+	}
+}
+
+// TestUpdatedToolOutput: a string replaces any tool's output.
+func TestUpdatedToolOutput(t *testing.T) {
+	w := newWorld(t)
+	th := w.engine(cmdHooks("PostToolUse", "Read", `echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedToolOutput":"[the file is secret]"}}'`)).Tools()
+	res, _ := th.PostToolUse(context.Background(), tools.Call{ID: "r", Name: "Read", Input: json.RawMessage(`{"file_path":"/x"}`)}, tools.Result{Output: "password=hunter2"})
+	if res.Output != "[the file is secret]" {
+		t.Errorf("output = %q", res.Output)
 	}
 }
