@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/nova-dev/nova/hooks"
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/tools"
@@ -63,6 +64,10 @@ type Config struct {
 	Recorder Recorder
 	// History is the conversation so far, for a resumed session.
 	History []llm.Message
+	// Hooks, when set, run what the person configured under "hooks" at
+	// the agent's hook points (see Hooks); tool calls' hooks are the
+	// Pipeline's.
+	Hooks Hooks
 }
 
 // Agent runs conversations. One Run at a time.
@@ -77,7 +82,8 @@ type Agent struct {
 	last    llm.Usage   // of the last response, to anchor context usage
 	added   int         // characters added to history since the last response
 	// model is the model the current run switched to (a skill's), or nil.
-	model *tools.RunModel
+	model   *tools.RunModel
+	started bool // the session's SessionStart outcome was taken
 }
 
 // New returns an Agent.
@@ -163,6 +169,12 @@ func (a *Agent) send(ev Event) {
 // run is the loop; it returns the done record.
 func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 	done := &Done{Subtype: SubtypeSuccess, Denials: []Denial{}}
+	if a.cfg.Hooks != nil {
+		var goOn bool
+		if input, goOn = a.promptHooks(ctx, input, done); !goOn {
+			return done
+		}
+	}
 	a.mu.Lock()
 	fresh := len(a.history) == 0
 	a.mu.Unlock()
@@ -189,6 +201,7 @@ func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 	if err := a.appendMessage(input); err != nil {
 		a.send(Event{Type: EventNotice, Text: err.Error()})
 	}
+	var stops stopState
 	for turn := 1; ; turn++ {
 		if ctx.Err() != nil {
 			return a.finish(done, SubtypeInterrupted, "interrupted before the model answered")
@@ -197,7 +210,11 @@ func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 			return a.finish(done, SubtypeMaxTurns, fmt.Sprintf("stopped after the maximum of %d turns", a.cfg.MaxTurns))
 		}
 		if u := a.contextUsage(); u.Limit > 0 && u.Used >= u.Limit {
-			if err := a.Compact(ctx, ""); err != nil && !errors.Is(err, ErrNothingToCompact) {
+			if err := a.Compact(ctx, ""); errors.Is(err, ErrCompactionBlocked) {
+				// The conversation goes on uncompacted, as Claude Code's
+				// does; the window check below still holds.
+				a.send(Event{Type: EventNotice, Turn: turn, Text: err.Error()})
+			} else if err != nil && !errors.Is(err, ErrNothingToCompact) {
 				a.send(Event{Type: EventError, Turn: turn, Text: err.Error()})
 				return a.finish(done, SubtypeError, err.Error())
 			}
@@ -210,6 +227,9 @@ func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 		if err := est.fit(hist, false); err != nil {
 			a.send(Event{Type: EventError, Turn: turn, Text: err.Error()})
 			return a.finish(done, SubtypeError, err.Error())
+		}
+		if a.turnHooks(ctx, hooks.TurnStart, turn, "") {
+			return done
 		}
 		done.NumTurns = turn
 		a.mu.Lock()
@@ -230,7 +250,12 @@ func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 		case tr.err != nil:
 			a.send(Event{Type: EventError, Turn: turn, Text: tr.err.Error()})
 			return a.finish(done, SubtypeError, tr.err.Error())
-		case !tr.calledTools:
+		case a.turnHooks(ctx, hooks.TurnEnd, turn, tr.stop):
+			return done
+		case tr.hookStop != nil:
+			a.hookStopped("a tool call's hook", *tr.hookStop)
+			return done
+		case !tr.calledTools && !a.stopHooks(ctx, &stops, turn, tr.text):
 			return done
 		}
 	}

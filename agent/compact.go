@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nova-dev/nova/hooks"
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/session"
 )
@@ -133,20 +134,29 @@ func (a *Agent) Compact(ctx context.Context, instructions string) error {
 	if err := est.fitSummary(hist[:split]); err != nil {
 		return err
 	}
+	trigger := "manual"
+	if auto {
+		trigger = "auto"
+	}
+	if err := a.compactHooks(ctx, trigger, instructions); err != nil {
+		return err
+	}
 	before := a.contextUsage().Used
 	summary, usage, err := a.summarise(ctx, hist[:split], instructions)
 	if err != nil {
 		return fmt.Errorf("compaction failed, history kept as it was: %w", err)
 	}
+	// SessionStart hooks (source "compact") add to what the summary says.
+	text := a.compactedHooks(ctx, summary)
 	if c, ok := a.cfg.Recorder.(Compactor); ok {
-		if err := c.AppendCompaction(contextMsg, summary, kept); err != nil {
+		if err := c.AppendCompaction(contextMsg, text, kept); err != nil {
 			return fmt.Errorf("compaction could not be saved, history kept as it was: %w", err)
 		}
 	}
 	a.mu.Lock()
 	// Messages appended while summarising (none in a run) stay after kept.
 	extra := a.history[len(hist):]
-	a.history = append(append([]llm.Message{session.SummaryMessage(contextMsg, summary)}, kept...), extra...)
+	a.history = append(append([]llm.Message{session.SummaryMessage(contextMsg, text)}, kept...), extra...)
 	a.usage.Add(usage)
 	after := append([]llm.Message(nil), a.history...)
 	// Until the provider counts the next request, the figure is the
@@ -155,6 +165,9 @@ func (a *Agent) Compact(ctx context.Context, instructions string) error {
 	a.added = est.request(after) * 4
 	a.mu.Unlock()
 	a.send(Event{Type: EventCompaction, Compaction: &Compaction{Before: before, After: a.contextUsage().Used}})
+	if a.cfg.Hooks != nil {
+		a.notify(0, a.cfg.Hooks.Fire(ctx, hooks.PostCompactInput(trigger, summary)).Notices)
+	}
 	return est.fit(after, true)
 }
 

@@ -15,7 +15,10 @@ type turnResult struct {
 	stop        llm.StopReason
 	usage       llm.Usage
 	calledTools bool
-	err         error
+	// hookStop is the reason a tool call's hook gave for stopping the
+	// run ("continue": false), or nil.
+	hookStop *string
+	err      error
 }
 
 // pending is a tool call of the current turn. A call that is allowed
@@ -211,6 +214,7 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 	if err := a.appendMessage(results); err != nil {
 		a.send(Event{Type: EventNotice, Turn: turn, Text: err.Error()})
 	}
+	res.hookStop = toolHookStop(outs)
 	if ctx.Err() != nil {
 		res.err = ctx.Err()
 	}
@@ -245,6 +249,9 @@ func (a *Agent) shapeAndSend(ctx context.Context, turn int, budget *tools.Budget
 }
 
 func (a *Agent) sendResult(turn int, o tools.Outcome) {
+	if o.Hook != nil {
+		a.notify(turn, o.Hook.Notices)
+	}
 	a.send(Event{Type: EventToolResult, Turn: turn, Result: &ToolResult{
 		ID: o.Call.ID, Name: o.Call.Name, Output: o.Result.Output, IsError: o.Result.IsError, Denied: o.Denied,
 		Decision: o.Decision, SpillPath: o.SpillPath, DurationMS: o.Duration.Milliseconds(), Display: o.Result.Display,

@@ -36,6 +36,10 @@ type Settings struct {
 	// true, false, "auto" or "auto:N" (ENABLE_TOOL_SEARCH's values, which
 	// win over it); "" leaves earlier files' value alone.
 	EnableToolSearch ToolSearchSetting `json:"enableToolSearch,omitempty"`
+	// Hooks is the "hooks" object of one file, in Claude Code's shape
+	// (package hooks reads it); HookSets are the merged files', in order.
+	Hooks    json.RawMessage `json:"hooks,omitempty"`
+	HookSets []HookSet       `json:"-"`
 	// RuleSets are the permission lists of each file loaded, in order, with
 	// the file and project directory their rules belong to.
 	RuleSets []permission.RuleSet `json:"-"`
@@ -94,6 +98,12 @@ type SandboxSettings struct {
 	DenyRead []string `json:"denyRead,omitempty"`
 }
 
+// HookSet is the "hooks" object of one settings file.
+type HookSet struct {
+	File  string
+	Hooks json.RawMessage
+}
+
 // SettingsFiles returns the settings files in the order they are merged:
 // user, project (committed), local (git-ignored).
 func SettingsFiles(novaHome, projectDir string) []string {
@@ -113,6 +123,9 @@ func SettingsFiles(novaHome, projectDir string) []string {
 // are in the repository, which anyone who can commit to it writes: unless
 // trusted is true, what they grant is left out and listed in Ignored,
 // while what they restrict applies.
+//
+// The "hooks" of Claude Code's settings files (ClaudeHookFiles) are read
+// too, under the same rule: a project's run only when it is trusted.
 //
 // home is the user's home directory, which "~/" in directory settings
 // stands for; "" leaves such paths as written.
@@ -137,7 +150,69 @@ func LoadSettings(novaHome, projectDir, home string, trusted bool) (*Settings, [
 		}
 		merged.merge(s, path, projectDir, home)
 	}
+	if err := merged.loadClaudeHooks(projectDir, home, trusted); err != nil {
+		return nil, loaded, err
+	}
 	return merged, loaded, nil
+}
+
+// ClaudeHookFiles are Claude Code's settings files whose "hooks" nova
+// runs too, so a project set up for Claude Code works unchanged: the
+// user's (~/.claude/settings.json; none when home is ""), then the
+// project's and its local file. Only their hooks are read.
+func ClaudeHookFiles(projectDir, home string) []string {
+	var files []string
+	if home != "" {
+		files = append(files, filepath.Join(home, ".claude", "settings.json"))
+	}
+	if projectDir == "" {
+		return files
+	}
+	return append(files, filepath.Join(projectDir, ".claude", "settings.json"), filepath.Join(projectDir, ".claude", "settings.local.json"))
+}
+
+// loadClaudeHooks adds the hooks of ClaudeHookFiles, the project's only
+// when trusted (or listed in Ignored). A file that does not parse is an
+// error: a guard in it would otherwise be silently off.
+func (m *Settings) loadClaudeHooks(projectDir, home string, trusted bool) error {
+	seen := map[string]bool{}
+	for i, path := range ClaudeHookFiles(projectDir, home) {
+		// In the home directory itself, the project's file is the user's.
+		project := i > 0 || home == ""
+		if seen[path] {
+			continue
+		}
+		seen[path] = true
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("read settings %s: %w", path, err)
+		}
+		var s Settings
+		if len(bytes.TrimSpace(data)) > 0 {
+			var c struct {
+				Hooks json.RawMessage `json:"hooks"`
+			}
+			if err := json.Unmarshal(data, &c); err != nil {
+				return fmt.Errorf("settings %s: %s", path, describeJSONError(data, err))
+			}
+			s.Hooks = c.Hooks
+		}
+		if project && !trusted {
+			m.Ignored = append(m.Ignored, takeGrants(&s, path)...)
+		}
+		m.addHooks(s.Hooks, path)
+	}
+	return nil
+}
+
+// addHooks keeps a file's "hooks" object: the hooks of every file run.
+func (m *Settings) addHooks(raw json.RawMessage, path string) {
+	if t := bytes.TrimSpace(raw); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
+		m.HookSets = append(m.HookSets, HookSet{File: path, Hooks: raw})
+	}
 }
 
 // parseSettings decodes one file and checks its rules and mode.
@@ -216,6 +291,7 @@ func (m *Settings) merge(s *Settings, path, projectDir, home string) {
 		m.EnableToolSearch = s.EnableToolSearch
 		m.Sources["enableToolSearch"] = path
 	}
+	m.addHooks(s.Hooks, path)
 	m.EnabledMcpjsonServers = appendNew(m.EnabledMcpjsonServers, s.EnabledMcpjsonServers)
 	m.DisabledMcpjsonServers = appendNew(m.DisabledMcpjsonServers, s.DisabledMcpjsonServers)
 	// Rules of every file are relative to the project; the user file's

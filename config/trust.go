@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,7 +83,32 @@ func projectGrants() []projectGrant {
 			s.EnabledMcpjsonServers = nil
 			return v
 		}},
+		// Hooks run programs the repository names, on every prompt and
+		// tool call: none of a project's runs until it is trusted.
+		{"hooks", func(s *Settings) string {
+			v := hookEvents(s.Hooks)
+			s.Hooks = nil
+			return v
+		}},
 	}
+}
+
+// hookEvents names the events a "hooks" object configures, for the
+// notice that says they were left out; "" when it configures none.
+func hookEvents(raw json.RawMessage) string {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return ""
+	}
+	var events map[string]json.RawMessage
+	if json.Unmarshal(raw, &events) != nil {
+		return "hooks"
+	}
+	names := make([]string, 0, len(events))
+	for k := range events {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
 }
 
 // takeBool clears *b when it is set to the value that grants.

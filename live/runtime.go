@@ -12,6 +12,7 @@ import (
 
 	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/config"
+	"github.com/nova-dev/nova/hooks"
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/llm/openai"
 	"github.com/nova-dev/nova/llm/providers"
@@ -72,6 +73,10 @@ type Options struct {
 	StrictMCPConfig bool
 	// Version is nova's version, told to MCP servers.
 	Version string
+	// SessionSource is how the session started, as SessionStart hooks are
+	// told it: "clear" for /clear; "" means "resume" when resuming and
+	// "startup" otherwise.
+	SessionSource string
 }
 
 // Runtime is everything one open session needs, built from options,
@@ -105,8 +110,15 @@ type Runtime struct {
 	// Skills are the session's skills and commands: listed to the model,
 	// run as /name, loaded by the Skill tool.
 	Skills *skills.Manager
+	// Hooks are the hooks configured for the session (those of an
+	// untrusted project's files are in Ignored instead).
+	Hooks *hooks.Config
+	// EndReason is what SessionEnd hooks are told when Close ends the
+	// session ("clear", "resume", "prompt_input_exit"); "" is "other".
+	EndReason string
 
-	scratch string // removed on Close
+	engine  *hooks.Engine // nil when no hook is configured
+	scratch string        // removed on Close
 }
 
 // Close ends any run and releases what the runtime holds.
@@ -114,6 +126,7 @@ func (r *Runtime) Close() error {
 	if r.Live != nil {
 		r.Live.Close()
 	}
+	r.endHooks()
 	if r.MCP != nil {
 		_ = r.MCP.Close()
 	}
@@ -267,6 +280,12 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	}
 	rt.Pipeline = &tools.Pipeline{Registry: rt.Registry, Checker: rt.Checker}
 	rt.wireSkills(file, o.Getenv, client)
+	var agentHooks agent.Hooks
+	if sh, err := rt.startHooks(ctx, o, tr.Settings, client, sel.Model.Model); err != nil {
+		return nil, err
+	} else if sh != nil {
+		agentHooks = sh
+	}
 	rt.Agent = agent.New(agent.Config{
 		Client:         client,
 		Model:          sel.Model.Model,
@@ -283,6 +302,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 		MaxTurns:       o.MaxTurns,
 		Recorder:       rt.Session,
 		History:        history,
+		Hooks:          agentHooks,
 	})
 	rt.Live = NewSession(ctx, rt.Session.ID(), rt.Agent)
 	ok = true

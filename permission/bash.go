@@ -233,7 +233,7 @@ func allAccesses(cmds []bashCmd, redirs []access, ruled map[*simpleCmd]bool) []a
 // by a rule, be read-only, or be an edit acceptEdits allows, and every path
 // it touches must be allowed.
 func (c *Checker) bashAllowed(req Request, cmds []bashCmd, redirs []access) Decision {
-	mode := c.cfg.Mode
+	mode := c.modeOf(req)
 	used := ""
 	var unapproved []bashCmd
 	ruled := map[*simpleCmd]bool{}
@@ -315,7 +315,7 @@ func (c *Checker) bashAllowed(req Request, cmds []bashCmd, redirs []access) Deci
 				return Decision{Behavior: Ask, Layer: LayerPath, Reason: "touches " + acc.shown + ", a path only known at run time, which may be a sensitive file; bypassPermissions opens it only inside the sandbox"}
 			}
 		}
-		return Decision{Behavior: Allow, Layer: LayerMode, Reason: "bypassPermissions mode"}
+		return c.bypassed(req)
 	}
 	// A rule for the command covers its own files inside the workspace,
 	// so only other files get a path rule of their own.

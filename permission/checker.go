@@ -341,7 +341,7 @@ func (c *Checker) decideTool(req Request, accs []access) Decision {
 	if r, ok := firstRule(c.ask, func(r Rule) bool { return matches(r, false) }); ok {
 		return ruleDecision(Ask, r, req.Tool)
 	}
-	mode := c.cfg.Mode
+	mode := c.modeOf(req)
 	mcp := strings.HasPrefix(req.Tool, "mcp__")
 	if mode == ModePlan && (mcp || req.Kind == KindEdit || req.Kind == KindExec) {
 		return Decision{Behavior: Deny, Layer: LayerMode, Reason: "plan mode is read-only: present the plan with ExitPlanMode first"}
@@ -351,7 +351,7 @@ func (c *Checker) decideTool(req Request, accs []access) Decision {
 	}
 	// Layer 4: the mode.
 	if mode == ModeBypass {
-		return Decision{Behavior: Allow, Layer: LayerMode, Reason: "bypassPermissions mode"}
+		return c.bypassed(req)
 	}
 	for _, a := range accs {
 		if !c.inside(a) && !c.readable(a) {
@@ -366,6 +366,24 @@ func (c *Checker) decideTool(req Request, accs []access) Decision {
 		return Decision{Behavior: Allow, Layer: LayerMode, Reason: "acceptEdits mode allows edits inside the workspace"}
 	}
 	return Decision{Behavior: Ask, Layer: LayerMode, Reason: req.Tool + " needs approval in " + string(mode) + " mode", Suggestions: c.toolSuggestions(req, accs)}
+}
+
+// modeOf is the mode req is judged in: a hook's allow stands in for
+// bypassPermissions, except in plan mode, which stays read-only.
+func (c *Checker) modeOf(req Request) Mode {
+	if req.HookAllowed && c.cfg.Mode != ModePlan {
+		return ModeBypass
+	}
+	return c.cfg.Mode
+}
+
+// bypassed is the allow of the bypassPermissions layer, said as what it
+// was: the mode, or a hook's allow.
+func (c *Checker) bypassed(req Request) Decision {
+	if req.HookAllowed && c.cfg.Mode != ModeBypass {
+		return Decision{Behavior: Allow, Layer: LayerHook, Reason: "a hook allowed it"}
+	}
+	return Decision{Behavior: Allow, Layer: LayerMode, Reason: "bypassPermissions mode"}
 }
 
 // toolSuggestions proposes rules for a tool call that asks.

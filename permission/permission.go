@@ -93,6 +93,11 @@ type Request struct {
 	// shown to the person when the call asks. It never decides anything:
 	// the tool's author wrote it.
 	Note string `json:"note,omitempty"`
+	// HookAllowed says a PreToolUse or PermissionRequest hook allowed the
+	// call. It stands in for the mode, as bypassPermissions would, and for
+	// nothing before it: dangerous commands, system and sensitive paths,
+	// deny and ask rules and plan mode decide as they would without it.
+	HookAllowed bool `json:"hook_allowed,omitempty"`
 }
 
 // Decision is the outcome of Check and why.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nova-dev/nova/permission"
@@ -13,23 +14,6 @@ import (
 type Checker interface {
 	Check(ctx context.Context, req permission.Request) permission.Decision
 	AllowAlways(rule string) error
-}
-
-// Hooks run around tool calls. A hook that fails must deny: a broken guard
-// blocks, it never waves a call through.
-type Hooks interface {
-	// PreToolUse may deny the call or rewrite its input.
-	PreToolUse(ctx context.Context, call Call) HookVerdict
-	// PostToolUse sees the result before it is shaped; it may replace it.
-	PostToolUse(ctx context.Context, call Call, res Result) Result
-}
-
-// HookVerdict is the outcome of pre_tool_use hooks.
-type HookVerdict struct {
-	Deny   bool
-	Reason string
-	// Input, when set, replaces the call's input.
-	Input json.RawMessage
 }
 
 // Call is one tool call from the model.
@@ -55,12 +39,16 @@ type Outcome struct {
 	// Paths are the files the call touched, as the permission check saw them.
 	Paths    []permission.Access `json:"paths,omitempty"`
 	Duration time.Duration       `json:"duration_ns"`
+	// Hook is what hooks said of the call besides its result: notices
+	// for the person, and whether the run must stop after it.
+	Hook *HookNote `json:"hook,omitempty"`
 }
 
 // Pipeline is the one execution path of tool calls:
 //
-//	look up -> enabled? -> pre_tool_use hooks -> validate input
-//	 -> permission check -> run -> post_tool_use hooks -> shape the result
+//	look up -> enabled? -> PreToolUse hooks -> validate input
+//	 -> permission check (PermissionRequest hooks, then a person, when it
+//	    asks) -> run -> PostToolUse hooks -> shape the result
 //
 // Input is validated before the check, so a call the model garbled is
 // told so, not that it needs approval. The check is made again right
@@ -91,6 +79,17 @@ type Prepared struct {
 	// fresh says the decision was just made and nothing has run since, so
 	// Execute need not check again (a call started at once).
 	fresh bool
+	// hook is what PreToolUse hooks decided; hookAllowed says a hook
+	// allowed the call (PreToolUse, or PermissionRequest later), which
+	// every check of it is told.
+	hook        HookVerdict
+	hookAllowed bool
+	// hookAsked says the ask is a PreToolUse hook's: it wants a person,
+	// so PermissionRequest hooks do not answer it.
+	hookAsked bool
+	// hookContext is what hooks had the model told beside the result.
+	hookContext []string
+	hookNote    *HookNote
 }
 
 // Run takes call through the whole pipeline at once: nothing runs between
@@ -117,10 +116,14 @@ func (p *Pipeline) Prepare(ctx context.Context, call Call, env *Env) *Prepared {
 	}
 	pr.tool = tool
 	if p.Hooks != nil {
-		v := p.Hooks.PreToolUse(ctx, call)
-		if v.Deny {
-			d := permission.Decision{Behavior: permission.Deny, Layer: permission.LayerHook, Reason: v.Reason}
-			pr.deny(d, "")
+		v := p.Hooks.PreToolUse(ctx, hookCall(tool, call, env))
+		pr.hook, pr.hookAllowed = v, v.Decision == HookAllow
+		pr.note(v)
+		if v.Context != "" {
+			pr.hookContext = append(pr.hookContext, v.Context)
+		}
+		if v.Decision == HookDeny {
+			pr.deny(permission.Decision{Behavior: permission.Deny, Layer: permission.LayerHook, Reason: v.Reason}, "")
 			return pr
 		}
 		if v.Input != nil {
@@ -140,6 +143,7 @@ func (p *Pipeline) Prepare(ctx context.Context, call Call, env *Env) *Prepared {
 func (pr *Prepared) check(ctx context.Context) {
 	pr.req = requestFor(pr.tool, pr.call.Input, pr.env)
 	pr.req.Typed = pr.call.Typed
+	pr.req.HookAllowed = pr.hookAllowed
 	pr.decision = pr.p.Checker.Check(ctx, pr.req)
 	if pr.decision.Behavior == permission.Ask && pr.req.Note != "" {
 		pr.decision.Reason += " (" + pr.req.Note + ")"
@@ -147,6 +151,18 @@ func (pr *Prepared) check(ctx context.Context) {
 	pr.checked = pr.decision
 	if pr.decision.Behavior == permission.Deny {
 		pr.deny(pr.decision, "")
+		return
+	}
+	if pr.hook.Decision == HookAsk && pr.decision.Behavior == permission.Allow {
+		// A hook's ask puts to a person what the check would allow; what
+		// it would deny stays denied.
+		reason := pr.hook.Reason
+		if reason == "" {
+			reason = "a PreToolUse hook asks for approval"
+		}
+		pr.decision = permission.Decision{Behavior: permission.Ask, Layer: permission.LayerHook, Reason: reason,
+			Writes: pr.checked.Writes, Reads: pr.checked.Reads}
+		pr.hookAsked = true
 	}
 }
 
@@ -246,11 +262,26 @@ func (pr *Prepared) Execute(ctx context.Context) Outcome {
 		res = Errorf("interrupted: %v", ctx.Err())
 	}
 	if pr.p.Hooks != nil {
-		res = pr.p.Hooks.PostToolUse(ctx, pr.call, res)
+		var v HookVerdict
+		res, v = pr.p.Hooks.PostToolUse(ctx, hookCall(pr.tool, pr.call, pr.env), res)
+		pr.note(v)
+		if v.Context != "" {
+			pr.hookContext = append(pr.hookContext, v.Context)
+		}
 	}
-	out := Outcome{Call: pr.call, Decision: pr.decision, Duration: time.Since(start), Paths: pr.req.Paths}
+	res = pr.withHookContext(res)
+	out := Outcome{Call: pr.call, Decision: pr.decision, Duration: time.Since(start), Paths: pr.req.Paths, Hook: pr.hookNote}
 	out.Result, out.SpillPath = pr.p.shape(pr.call, pr.req, res, pr.env)
 	return out
+}
+
+// withHookContext adds to res what hooks had the model told, where Claude
+// Code puts it: next to the call's result.
+func (pr *Prepared) withHookContext(res Result) Result {
+	if len(pr.hookContext) > 0 {
+		res.Output = strings.TrimRight(res.Output, "\n") + "\n\n" + strings.Join(pr.hookContext, "\n\n")
+	}
+	return res
 }
 
 // runTool runs t, turning a panic inside a tool into an error result so one
@@ -264,8 +295,14 @@ func runTool(ctx context.Context, t Tool, input json.RawMessage, env *Env) (res 
 	return t.Run(ctx, input, env)
 }
 
-// ask puts the call to a person and reports whether it may run.
+// ask puts the call to PermissionRequest hooks, then to a person, and
+// reports whether it may run.
 func (pr *Prepared) ask(ctx context.Context) bool {
+	if pr.p.Hooks != nil && !pr.hookAsked {
+		if done, ok := pr.permissionHooks(ctx); done {
+			return ok
+		}
+	}
 	if pr.env.Ask == nil {
 		d := pr.decision
 		d.Behavior = permission.Deny
@@ -295,6 +332,38 @@ func (pr *Prepared) ask(ctx context.Context) bool {
 	return true
 }
 
+// permissionHooks runs PermissionRequest hooks on a call the check asks
+// about. done says they settled it, ok whether it may run. Their allow
+// is a hook's allow, judged again by the check: a deny rule, a dangerous
+// command or a sensitive path still stops it or still asks a person.
+func (pr *Prepared) permissionHooks(ctx context.Context) (done, ok bool) {
+	v := pr.p.Hooks.PermissionRequest(ctx, hookCall(pr.tool, pr.call, pr.env), pr.decision)
+	pr.note(v)
+	switch v.Decision {
+	case HookDeny:
+		reason := v.Reason
+		if reason == "" {
+			reason = "a PermissionRequest hook denied it"
+		}
+		pr.deny(permission.Decision{Behavior: permission.Deny, Layer: permission.LayerHook, Reason: reason}, "")
+		return true, false
+	case HookAllow:
+		if v.Input != nil {
+			if err := pr.p.Registry.validate(pr.tool.Name(), v.Input); err != nil {
+				pr.finish(Errorf("a PermissionRequest hook rewrote the input, and %v. The call was not run.", err), permission.Decision{})
+				return true, false
+			}
+			pr.call.Input = v.Input
+		}
+		pr.hookAllowed = true
+		if pr.check(ctx); pr.done != nil {
+			return true, false
+		}
+		return pr.decision.Behavior == permission.Allow, pr.decision.Behavior == permission.Allow
+	}
+	return false, false
+}
+
 func (pr *Prepared) deny(d permission.Decision, message string) {
 	text := fmt.Sprintf("Permission to use %s was denied (%s layer): %s.", pr.call.Name, d.Layer, d.Reason)
 	if message != "" {
@@ -306,5 +375,5 @@ func (pr *Prepared) deny(d permission.Decision, message string) {
 
 func (pr *Prepared) finish(res Result, d permission.Decision) {
 	pr.decision = d
-	pr.done = &Outcome{Call: pr.call, Result: res, Decision: d}
+	pr.done = &Outcome{Call: pr.call, Result: pr.withHookContext(res), Decision: d, Hook: pr.hookNote}
 }

@@ -90,14 +90,44 @@ func (c *plChecker) AllowAlways(rule string) error {
 	return nil
 }
 
-// plHooks is a scripted pre_tool_use hook.
+// plHooks is scripted hooks: each nil function decides nothing.
 type plHooks struct {
-	pre func(Call) HookVerdict
+	pre  func(Call) HookVerdict
+	perm func(Call, permission.Decision) HookVerdict
+	post func(Call, Result) (Result, HookVerdict)
+
+	mu    sync.Mutex
+	calls []string // event:tool:input, in order
 }
 
-func (h *plHooks) PreToolUse(_ context.Context, call Call) HookVerdict { return h.pre(call) }
-func (h *plHooks) PostToolUse(_ context.Context, _ Call, res Result) Result {
-	return res
+func (h *plHooks) saw(ev string, c Call) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.calls = append(h.calls, ev+":"+c.Name+":"+string(c.Input))
+}
+
+func (h *plHooks) PreToolUse(_ context.Context, call Call) HookVerdict {
+	h.saw("pre", call)
+	if h.pre == nil {
+		return HookVerdict{}
+	}
+	return h.pre(call)
+}
+
+func (h *plHooks) PermissionRequest(_ context.Context, call Call, d permission.Decision) HookVerdict {
+	h.saw("perm", call)
+	if h.perm == nil {
+		return HookVerdict{}
+	}
+	return h.perm(call, d)
+}
+
+func (h *plHooks) PostToolUse(_ context.Context, call Call, res Result) (Result, HookVerdict) {
+	h.saw("post", call)
+	if h.post == nil {
+		return res, HookVerdict{}
+	}
+	return h.post(call, res)
 }
 
 // plAsker answers permission asks with a fixed answer and records them.
@@ -148,7 +178,7 @@ func TestPipelineRefusesBeforeRunning(t *testing.T) {
 	}{
 		{name: "unknown tool", call: "Nope", want: []string{`no tool named "Nope"`, "Fake"}},
 		{name: "disabled tool", call: "Fake", disable: true, want: []string{"Fake is disabled"}},
-		{name: "hook denies", call: "Fake", hooks: &plHooks{pre: func(Call) HookVerdict { return HookVerdict{Deny: true, Reason: "blocked by policy.sh"} }},
+		{name: "hook denies", call: "Fake", hooks: &plHooks{pre: func(Call) HookVerdict { return HookVerdict{Decision: HookDeny, Reason: "blocked by policy.sh"} }},
 			wantDenied: true, wantLayer: permission.LayerHook, want: []string{"denied", "blocked by policy.sh"}},
 		{name: "checker denies", call: "Fake", decision: permission.Decision{Behavior: permission.Deny, Layer: permission.LayerRule, Reason: "Fake denied by rule Fake"},
 			wantDenied: true, wantLayer: permission.LayerRule, want: []string{"denied", "rule Fake"}},

@@ -82,6 +82,13 @@ type Memory interface {
 	MemoryFiles() ([]string, error)
 }
 
+// HookList is an optional Backend capability behind /hooks.
+type HookList interface {
+	// HookReport describes the hooks configured for the session, each
+	// with where it comes from, as nova doctor's hooks section does.
+	HookReport() string
+}
+
 // Status is what the status line and /context and /cost show.
 type Status struct {
 	Model     string

@@ -27,6 +27,9 @@ type buildOptions struct {
 	// makes them so) or inline JSON.
 	mcpConfigs      []string
 	strictMCPConfig bool // --strict-mcp-config
+	// sessionSource is what SessionStart hooks are told ("clear" after
+	// /clear); "" lets live tell startup from resume.
+	sessionSource string
 }
 
 // live is o as the session core takes it, for the workspace and NOVA_HOME
@@ -38,7 +41,7 @@ func (o buildOptions) live(s *IOStreams, novaHome, workdir string) live.Options 
 		AllowedTools: o.allowedTools, DisallowedTools: o.disallowedTools, AppendSystem: o.appendSystem,
 		Continue: o.cont, Resume: o.resume, Sandbox: o.sandbox, NoSandbox: o.noSandbox, Trust: o.trust,
 		AddDirs: o.addDirs, Interactive: o.interactive, FreshProbe: o.freshProbe, Version: version,
-		MCPConfigs: o.mcpConfigs, StrictMCPConfig: o.strictMCPConfig,
+		MCPConfigs: o.mcpConfigs, StrictMCPConfig: o.strictMCPConfig, SessionSource: o.sessionSource,
 	}
 }
 

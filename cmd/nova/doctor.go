@@ -27,7 +27,7 @@ func newDoctorCmd(f *Factory, runF func(*doctorOptions) error) *cobra.Command {
 	opts := &doctorOptions{io: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "doctor",
-		Short: "Show the effective trust profile: providers, permission mode, settings, rules, sandbox",
+		Short: "Show the effective trust profile: providers, permission mode, settings, rules, hooks, sandbox",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.session.check(); err != nil {
@@ -48,7 +48,8 @@ func newDoctorCmd(f *Factory, runF func(*doctorOptions) error) *cobra.Command {
 }
 
 // runDoctor prints what nova would run with here: providers, the default
-// model, settings files, permission mode and rules, and a real sandbox probe.
+// model, settings files, permission mode and rules, hooks, and a real
+// sandbox probe.
 func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) error {
 	novaHome, workdir, err := locate(s)
 	if err != nil {
@@ -110,6 +111,13 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 	for _, d := range tr.Config.AddDirs {
 		fmt.Fprintf(w, "  added directory: %s\n", d)
 	}
+
+	cfg, err := live.HookConfig(tr.Settings)
+	if err != nil {
+		return exitFor(err)
+	}
+	fmt.Fprintf(w, "\nHooks (%d):\n", cfg.Len())
+	describeHooks(w, cfg, tr.Settings.Ignored, workdir, home)
 
 	fmt.Fprintf(w, "\nSandbox:\n  in force: %s\n", sandboxInForce(tr, workdir, home))
 	r := tr.Probe

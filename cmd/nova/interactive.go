@@ -101,6 +101,7 @@ func (b *interactiveBackend) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.stopTitleLocked()
+	b.rt.EndReason = "prompt_input_exit"
 	b.rt.Close()
 }
 
@@ -171,12 +172,14 @@ func (b *interactiveBackend) CycleMode() permission.Mode {
 }
 
 // rebuild replaces the runtime with one built from o, keeping the
-// permission mode the person chose.
-func (b *interactiveBackend) rebuild(o buildOptions) error {
+// permission mode the person chose; endReason is what the old session's
+// SessionEnd hooks are told.
+func (b *interactiveBackend) rebuild(o buildOptions, endReason string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	mode := b.rt.Checker.Mode()
 	b.stopTitleLocked()
+	b.rt.EndReason = endReason
 	b.rt.Close()
 	rt, err := build(b.ctx, b.io, o)
 	if err != nil {
@@ -200,8 +203,8 @@ func (b *interactiveBackend) rebuild(o buildOptions) error {
 // NewSession implements tui.Backend (/clear).
 func (b *interactiveBackend) NewSession() error {
 	o := b.opts
-	o.resume, o.cont = "", false
-	return b.rebuild(o)
+	o.resume, o.cont, o.sessionSource = "", false, "clear"
+	return b.rebuild(o, "clear")
 }
 
 // Sessions implements tui.Backend: the sessions of this directory.
@@ -214,7 +217,7 @@ func (b *interactiveBackend) Sessions() ([]session.Meta, error) {
 func (b *interactiveBackend) Resume(id string) error {
 	o := b.opts
 	o.resume, o.cont = id, false
-	return b.rebuild(o)
+	return b.rebuild(o, "resume")
 }
 
 // History implements tui.Backend: the conversation as the person had it,
@@ -272,7 +275,7 @@ func (b *interactiveBackend) Models() []string {
 func (b *interactiveBackend) SetModel(id string) error {
 	o := b.opts
 	o.model, o.resume, o.cont = id, b.runtime().Session.ID(), false
-	return b.rebuild(o)
+	return b.rebuild(o, "other")
 }
 
 // Doctor implements tui.Doctor.
@@ -436,7 +439,7 @@ func (b *interactiveBackend) RemoveRule(r tui.RuleInfo) error {
 	}
 	o := b.opts
 	o.resume, o.cont = rt.Session.ID(), false
-	if err := b.rebuild(o); err != nil {
+	if err := b.rebuild(o, "other"); err != nil {
 		return fmt.Errorf("removed %s from %s, but the session could not be reloaded: %w", r.Rule, r.Path, err)
 	}
 	return nil

@@ -1,0 +1,123 @@
+package live
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/nova-dev/nova/config"
+	"github.com/nova-dev/nova/hooks"
+	"github.com/nova-dev/nova/llm"
+	"github.com/nova-dev/nova/tools"
+)
+
+// HookConfig reads the hooks of the merged settings st: every layer's,
+// the project's only when the folder is trusted (the merge left the
+// others out). A hooks object nova cannot read is a ConfigError naming
+// its file.
+func HookConfig(st *config.Settings) (*hooks.Config, error) {
+	srcs := make([]hooks.Source, len(st.HookSets))
+	for i, hs := range st.HookSets {
+		srcs[i] = hooks.Source{File: hs.File, Hooks: hs.Hooks}
+	}
+	cfg, err := hooks.Parse(srcs)
+	if err != nil {
+		return nil, configErr("%v", err)
+	}
+	return cfg, nil
+}
+
+// sessionHooks is a runtime's hook engine as the agent's Hooks: the
+// session's SessionStart hooks start as it opens, and the agent's first
+// prompt waits for them (as Claude Code's first response does).
+type sessionHooks struct {
+	*hooks.Engine
+	started chan struct{}
+	start   hooks.Outcome
+}
+
+// Started implements agent.Hooks.
+func (s *sessionHooks) Started(ctx context.Context) hooks.Outcome {
+	select {
+	case <-s.started:
+		return s.start
+	case <-ctx.Done():
+		return hooks.Outcome{}
+	}
+}
+
+// startHooks makes the runtime's hook engine, when any hook is
+// configured, wires it into the pipeline and the person's asks, and
+// fires SessionStart in the background. With no hook it wires nothing,
+// so a session without hooks pays nothing for them.
+func (rt *Runtime) startHooks(ctx context.Context, o Options, st *config.Settings, client llm.Client, model string) (*sessionHooks, error) {
+	cfg, err := HookConfig(st)
+	if err != nil {
+		return nil, err
+	}
+	rt.Hooks = cfg
+	rt.Warnings = append(rt.Warnings, cfg.Problems()...)
+	if cfg.Len() == 0 {
+		return nil, nil
+	}
+	e := hooks.New(cfg, hooks.Session{
+		ID: rt.Session.ID(),
+		// The transcript's name in the session directory (session's
+		// transcriptFile), as Claude Code gives transcript_path.
+		TranscriptPath: filepath.Join(rt.Session.Dir(), "transcript.jsonl"),
+		ProjectDir:     o.Workdir,
+		Mode:           func() string { return string(rt.Checker.Mode()) },
+		Env:            st.Env,
+		Getenv:         o.Getenv,
+		Client:         client,
+		Model:          model,
+	})
+	rt.engine = e
+	rt.Pipeline.Hooks = e.Tools()
+	if rt.Env.Ask != nil {
+		rt.Env.Ask = notifyingAsker{Asker: rt.Env.Ask, e: e}
+	}
+	source := o.SessionSource
+	if source == "" {
+		source = "startup"
+		if o.Resume != "" || o.Continue {
+			source = "resume"
+		}
+	}
+	sh := &sessionHooks{Engine: e, started: make(chan struct{})}
+	go func() {
+		defer close(sh.started)
+		sh.start = e.Fire(ctx, hooks.SessionStartInput(source, model))
+	}()
+	return sh, nil
+}
+
+// notifyingAsker fires Notification hooks (permission_prompt) as a
+// permission ask is put to a person. nova fires it at once: it cannot
+// tell, below the frontends, whether the person is away.
+type notifyingAsker struct {
+	tools.Asker
+	e *hooks.Engine
+}
+
+// AskPermission implements tools.Asker.
+func (n notifyingAsker) AskPermission(ctx context.Context, ask tools.PermissionAsk) tools.Approval {
+	n.e.Fire(ctx, hooks.NotificationInput(fmt.Sprintf("nova needs your permission to use %s", ask.Tool), "Permission needed", "permission_prompt"))
+	return n.Asker.AskPermission(ctx, ask)
+}
+
+// endHooks fires SessionEnd, with EndReason ("other" when unset), and
+// stops the async hooks still running.
+func (rt *Runtime) endHooks() {
+	if rt.engine == nil {
+		return
+	}
+	reason := rt.EndReason
+	if reason == "" {
+		reason = "other"
+	}
+	// The runtime's context may be over (nova is exiting): the hook's own
+	// timeout bounds it.
+	rt.engine.Fire(context.Background(), hooks.SessionEndInput(reason))
+	rt.engine.Close()
+}
