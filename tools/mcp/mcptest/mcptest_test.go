@@ -117,6 +117,22 @@ func (s *session) call(t *testing.T, name string, args map[string]any) *mcp.Call
 	return res
 }
 
+// noteWithin reports whether a notification with the given method arrives
+// within d, skipping others.
+func (s *session) noteWithin(method string, d time.Duration) bool {
+	timeout := time.After(d)
+	for {
+		select {
+		case n := <-s.notes:
+			if n.Method == method {
+				return true
+			}
+		case <-timeout:
+			return false
+		}
+	}
+}
+
 // waitNote waits for a notification with the given method, skipping others.
 func (s *session) waitNote(t *testing.T, method string) mcp.JSONRPCNotification {
 	t.Helper()
@@ -388,10 +404,21 @@ func checkListChanged(t *testing.T, k kind, s *session) {
 		// change before that would reach no one.
 		s.waitNote(t, mcp.MethodNotificationSubscriptionsAcknowledged)
 	}
-	if got := text(t, s.call(t, "add_tool", nil), 0); got != AddedTool {
-		t.Errorf("add_tool = %q", got)
+	// Over the legacy Streamable HTTP transport the notification goes out
+	// on the client's standalone GET stream, which mcp-go's client opens in
+	// the background after initialize: a change made before it is up
+	// reaches no one. The change is made again until one arrives.
+	for attempt := 1; ; attempt++ {
+		if got := text(t, s.call(t, "add_tool", nil), 0); got != AddedTool {
+			t.Errorf("add_tool = %q", got)
+		}
+		if s.noteWithin(mcp.MethodNotificationToolsListChanged, time.Second) {
+			break
+		}
+		if attempt == 5 {
+			t.Fatalf("no %s after %d changes", mcp.MethodNotificationToolsListChanged, attempt)
+		}
 	}
-	s.waitNote(t, mcp.MethodNotificationToolsListChanged)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
 	res, err := s.c.ListTools(ctx, mcp.ListToolsRequest{})
