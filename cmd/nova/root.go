@@ -209,6 +209,10 @@ func resumeWithoutID(args []string) []string {
 // stdin is the prompt; with both, stdin is added after the prompt.
 func readPrompt(s *IOStreams, args []string) (string, error) {
 	prompt := strings.TrimSpace(strings.Join(args, " "))
+	if prompt == "" && s.InIsTerminal {
+		// Reading the terminal would wait, silently, for a prompt and ctrl+d.
+		return "", usageErr("no prompt: print mode needs one as an argument (nova -p \"...\") or on piped stdin (git diff | nova -p \"review this\"); stdin is a terminal. For a conversation, run nova without -p")
+	}
 	var piped string
 	if (s.InIsPipe || prompt == "") && s.In != nil {
 		data, err := io.ReadAll(io.LimitReader(s.In, 10<<20))
