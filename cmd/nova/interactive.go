@@ -71,8 +71,11 @@ type interactiveBackend struct {
 	io   *IOStreams
 	opts buildOptions
 
-	mu     sync.Mutex
-	rt     *live.Runtime
+	mu sync.Mutex
+	rt *live.Runtime
+	// made says rt's session was created by this process (not resumed):
+	// left empty, it is removed when rt is replaced or closed.
+	made   bool
 	branch string
 	// titled holds the sessions whose title this process made or is
 	// making, so each is named once.
@@ -90,7 +93,7 @@ func newInteractiveBackend(ctx context.Context, s *IOStreams, o buildOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	b := &interactiveBackend{ctx: ctx, io: s, opts: o, rt: rt, titled: map[string]bool{}}
+	b := &interactiveBackend{ctx: ctx, io: s, opts: o, rt: rt, made: o.resume == "" && !o.cont, titled: map[string]bool{}}
 	b.branch = agent.GitBranch(ctx, rt.Workdir)
 	return b, nil
 }
@@ -101,7 +104,23 @@ func (b *interactiveBackend) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.stopTitleLocked()
-	b.rt.Close()
+	b.closeLocked(false)
+}
+
+// closeLocked closes the current runtime. A session this process created
+// in which nothing was said (nova opened and quit, a -r whose picker was
+// dismissed, a /clear or /resume right after start) is removed, so no
+// empty session is listed, resumed by --continue, or kept; unless kept
+// says the next runtime carries it on (a /model switch). b.mu must be held.
+func (b *interactiveBackend) closeLocked(kept bool) {
+	rt := b.rt
+	// The agent's history too: a message a full disk kept out of the
+	// transcript is still the person's, written at Close if it can be.
+	id, empty := rt.Session.ID(), rt.Session.Meta().MessageCount == 0 && len(rt.Agent.History()) == 0
+	rt.Close()
+	if b.made && empty && !kept {
+		_ = session.NewStore(rt.NovaHome).Delete(id)
+	}
 }
 
 func (b *interactiveBackend) runtime() *live.Runtime {
@@ -177,7 +196,8 @@ func (b *interactiveBackend) rebuild(o buildOptions) error {
 	defer b.mu.Unlock()
 	mode := b.rt.Checker.Mode()
 	b.stopTitleLocked()
-	b.rt.Close()
+	same := o.resume == b.rt.Session.ID()
+	b.closeLocked(same)
 	rt, err := build(b.ctx, b.io, o)
 	if err != nil {
 		// Fall back to a fresh session so the UI keeps a working agent.
@@ -187,10 +207,11 @@ func (b *interactiveBackend) rebuild(o buildOptions) error {
 		if err2 != nil {
 			return fmt.Errorf("%v; and a new session could not be started: %v", err, err2)
 		}
-		b.rt = rt2
+		b.rt, b.made = rt2, true
 		return err
 	}
 	rt.Checker.SetMode(mode)
+	b.made = (same && b.made) || (o.resume == "" && !o.cont)
 	b.rt = rt
 	b.opts.model = o.model
 	b.branch = agent.GitBranch(b.ctx, rt.Workdir)
