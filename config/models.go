@@ -16,7 +16,12 @@ Set one of:
   OPENAI_API_KEY=sk-...                   (OpenAI)
   OPENAI_BASE_URL=http://host:port/v1     (any OpenAI-compatible server: Ollama, LM Studio, vLLM, OpenRouter; add OPENAI_API_KEY if it needs one)
   OLLAMA_HOST=127.0.0.1:11434             (Ollama)
-or add a provider to NOVA_HOME/config.json (see docs/configuration.md)`)
+or add a provider to NOVA_HOME/config.json (see ` + DocsBase + `configuration.md)`)
+
+// DocsBase is where nova's documentation is read, for messages that point
+// to a page: the repository's docs/ folder, since an installed nova has no
+// docs/ beside it.
+const DocsBase = "https://github.com/nova-dev/nova/blob/main/docs/"
 
 // Selection is the provider and model a run uses.
 type Selection struct {
@@ -204,8 +209,8 @@ func unknownModel(from, choice string, providers []Provider) error {
 		}
 		fmt.Fprintf(&b, "\n  %s: %s", p.Key, strings.Join(names, ", "))
 	}
-	fmt.Fprintf(&b, "\nAliases: %s. A model nova does not know yet can be added to its provider's \"models\" in NOVA_HOME/config.json (docs/configuration.md#choosing-the-model).",
-		strings.Join(Aliases(), ", "))
+	fmt.Fprintf(&b, "\nAliases: %s. A model nova does not know yet can be added to its provider's \"models\" in NOVA_HOME/config.json (%sconfiguration.md#unknown-models).",
+		strings.Join(Aliases(), ", "), DocsBase)
 	return errors.New(b.String())
 }
 

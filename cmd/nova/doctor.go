@@ -90,7 +90,7 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 		if p, ok := file.PriceOf(sel); ok {
 			fmt.Fprintf(w, "  prices: %s\n", p)
 		} else {
-			fmt.Fprintf(w, "  prices: unknown (give them in config.json to see the cost: docs/configuration.md#prices)\n")
+			fmt.Fprintf(w, "  prices: unknown (give them in config.json to see the cost: %sconfiguration.md#prices)\n", config.DocsBase)
 		}
 	}
 

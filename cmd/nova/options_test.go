@@ -223,6 +223,20 @@ func TestPrintNoPromptOnTerminalOptions(t *testing.T) {
 	}
 }
 
+// TestHelpPointsToTheDocsURL: an installed nova has no docs/ folder beside
+// it, so --help names the repository's.
+func TestHelpPointsToTheDocsURL(t *testing.T) {
+	tio := newTestIO(t, "", false, nil)
+	if code := tio.parse(newRootCmd(&Factory{IOStreams: tio.s}, nil), "--help"); code != 0 {
+		t.Fatalf("--help: exit %d", code)
+	}
+	out := tio.out.String()
+	if !strings.Contains(out, "Documentation: https://github.com/nova-dev/nova/tree/main/docs") || strings.Contains(out, "See docs/") ||
+		!strings.Contains(out, "ANTHROPIC_BASE_URL") {
+		t.Errorf("--help:\n%s", out)
+	}
+}
+
 func TestRootSubcommands(t *testing.T) {
 	tio := newTestIO(t, "", false, nil)
 	root := newRootCmd(&Factory{IOStreams: tio.s}, nil)
