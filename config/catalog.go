@@ -25,7 +25,9 @@ type known struct {
 // APIs (no batch, priority or regional premium). Cache writes are the
 // 5-minute writes nova's requests make.
 //
-// Sources, read 2026-12-01:
+// Sources (compiled 2026-12-01 from copies of these pages and of the
+// announcements they link, not a live read: check the rates marked
+// "verify" against the live pages when you next touch this table):
 //   - Anthropic: https://platform.claude.com/docs/en/about-claude/pricing
 //     and each model's page under https://platform.claude.com/docs/en/models/
 //     (Claude Haiku 5.5 is priced by prompt length: over 100,000 prompt
@@ -42,6 +44,7 @@ type known struct {
 var catalog = []known{
 	// Anthropic, current lineup first.
 	{t: llm.ProviderAnthropic, id: "claude-fable-5-1", alias: "fable", price: Price{Input: 10, Output: 50, CacheWrite: 12.50, CacheRead: 0.25}},
+	// verify: Opus 5.5's cache write and read, Sonnet 5.5's cache read.
 	{t: llm.ProviderAnthropic, id: "claude-opus-5-5", alias: "opus", price: Price{Input: 4, Output: 20, CacheWrite: 5, CacheRead: 0.20}},
 	{t: llm.ProviderAnthropic, id: "claude-sonnet-5-5", alias: "sonnet", price: Price{Input: 2, Output: 10, CacheWrite: 2.50, CacheRead: 0.10}},
 	{t: llm.ProviderAnthropic, id: "claude-haiku-5-5", alias: "haiku", price: Price{Input: 0.10, Output: 0.50, CacheWrite: 0.125, CacheRead: 0.01,
@@ -59,6 +62,7 @@ var catalog = []known{
 
 	// OpenAI (Responses API), current lineup first. The GPT-6 tiers are
 	// the families: astra (the most capable), sol, luna (the cheapest).
+	// verify: the GPT-6 cache writes and long-prompt rates.
 	{t: llm.ProviderOpenAIResponse, id: "gpt-6-astra", alias: "astra", price: Price{Input: 10, Output: 50, CacheWrite: 12.50, CacheRead: 1,
 		LongPrompt: &LongPrompt{Over: 272_000, Input: 20, Output: 75, CacheWrite: 25, CacheRead: 2}}},
 	{t: llm.ProviderOpenAIResponse, id: "gpt-6.1-sol", alias: "sol", price: Price{Input: 2, Output: 10, CacheWrite: 2.50, CacheRead: 0.10,
