@@ -68,6 +68,9 @@ type Config struct {
 	// the agent's hook points (see Hooks); tool calls' hooks are the
 	// Pipeline's.
 	Hooks Hooks
+	// Price, when set, is what one response's usage costs in US dollars;
+	// nil means the model's prices are unknown.
+	Price func(llm.Usage) float64
 }
 
 // Agent runs conversations. One Run at a time.
@@ -79,6 +82,7 @@ type Agent struct {
 	running bool
 	emit    func(Event) // of the current run
 	usage   llm.Usage   // of the session
+	cost    float64     // of the session, in US dollars, when cfg.Price is set
 	last    llm.Usage   // of the last response, to anchor context usage
 	added   int         // characters added to history since the last response
 	// model is the model the current run switched to (a skill's), or nil.
@@ -111,6 +115,25 @@ func (a *Agent) Usage() llm.Usage {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.usage
+}
+
+// Cost returns what the session's requests cost in US dollars, and
+// whether the model's prices are known. Each request is priced on its own,
+// since a price may depend on the request's size.
+func (a *Agent) Cost() (float64, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cost, a.cfg.Price != nil
+}
+
+// count adds one response's usage to the session's totals.
+func (a *Agent) count(u llm.Usage) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.usage.Add(u)
+	if a.cfg.Price != nil {
+		a.cost += a.cfg.Price(u)
+	}
 }
 
 // Run sends input to the model and works until the model stops asking for
@@ -204,7 +227,7 @@ func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 	var stops stopState
 	for turn := 1; ; turn++ {
 		if ctx.Err() != nil {
-			return a.finish(done, SubtypeInterrupted, "interrupted before the model answered")
+			return a.interrupted(done, "interrupted before the model answered")
 		}
 		if a.cfg.MaxTurns > 0 && turn > a.cfg.MaxTurns {
 			return a.finish(done, SubtypeMaxTurns, fmt.Sprintf("stopped after the maximum of %d turns", a.cfg.MaxTurns))
@@ -246,7 +269,7 @@ func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 		}
 		switch {
 		case tr.err != nil && ctx.Err() != nil:
-			return a.finish(done, SubtypeInterrupted, "interrupted")
+			return a.interrupted(done, "interrupted")
 		case tr.err != nil:
 			a.send(Event{Type: EventError, Turn: turn, Text: tr.err.Error()})
 			return a.finish(done, SubtypeError, tr.err.Error())
@@ -259,6 +282,39 @@ func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 			return done
 		}
 	}
+}
+
+// Notes put in history when the person interrupts a run, Claude Code's
+// words: the next request tells the model its last turn was cut short by
+// the person (not by a failure), and whether that happened while tools ran.
+const (
+	InterruptedNote        = "[Request interrupted by user]"
+	InterruptedForToolNote = "[Request interrupted by user for tool use]"
+)
+
+// interrupted ends a run the person interrupted: the note goes into
+// history (and the transcript), so the model knows on the next request and
+// after a resume.
+func (a *Agent) interrupted(d *Done, msg string) *Done {
+	a.mu.Lock()
+	note := InterruptedNote
+	if n := len(a.history); n > 0 && a.history[n-1].Role == llm.RoleUser && hasToolResults(a.history[n-1]) {
+		note = InterruptedForToolNote
+	}
+	a.mu.Unlock()
+	if err := a.appendMessage(llm.UserText(note)); err != nil {
+		a.send(Event{Type: EventNotice, Text: err.Error()})
+	}
+	return a.finish(d, SubtypeInterrupted, msg)
+}
+
+func hasToolResults(m llm.Message) bool {
+	for _, p := range m.Parts {
+		if p.Type == llm.PartToolResult {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *Agent) finish(d *Done, subtype, msg string) *Done {

@@ -226,8 +226,8 @@ func TestCancelStopsToolsAndReportsInterrupted(t *testing.T) {
 		t.Errorf("done = %+v", d)
 	}
 	hist := h.agent.History()
-	if n := len(hist); n != 3 || hist[2].Parts[0].ToolResult == nil {
-		t.Errorf("history after interrupt = %+v, want prompt, call, result", hist)
+	if n := len(hist); n != 4 || hist[2].Parts[0].ToolResult == nil || hist[3].Text() != InterruptedForToolNote {
+		t.Errorf("history after interrupt = %+v, want prompt, call, result, the note", hist)
 	}
 }
 

@@ -143,6 +143,8 @@ func (a *Agent) Compact(ctx context.Context, instructions string) error {
 	}
 	before := a.contextUsage().Used
 	summary, usage, err := a.summarise(ctx, hist[:split], instructions)
+	// A failed summary was still paid for.
+	a.count(usage)
 	if err != nil {
 		return fmt.Errorf("compaction failed, history kept as it was: %w", err)
 	}
@@ -157,7 +159,6 @@ func (a *Agent) Compact(ctx context.Context, instructions string) error {
 	// Messages appended while summarising (none in a run) stay after kept.
 	extra := a.history[len(hist):]
 	a.history = append(append([]llm.Message{session.SummaryMessage(contextMsg, text)}, kept...), extra...)
-	a.usage.Add(usage)
 	after := append([]llm.Message(nil), a.history...)
 	// Until the provider counts the next request, the figure is the
 	// estimate of all of it: system prompt and tools included.

@@ -65,9 +65,7 @@ func (a *Agent) Title(ctx context.Context) (string, error) {
 			}
 		}
 	})
-	a.mu.Lock()
-	a.usage.Add(usage)
-	a.mu.Unlock()
+	a.count(usage)
 	if err != nil {
 		return "", fmt.Errorf("title: %w", err)
 	}

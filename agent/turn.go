@@ -109,12 +109,14 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 	// that call (its result would answer nothing), or would hold it again
 	// and run it twice.
 	restartable := func() bool { return !running }
-	err := llm.StreamRestartable(ctx, a.client(), a.request(), onEvent, restartable)
+	req, promptEstimate := a.request()
+	err := llm.StreamRestartable(ctx, a.client(), req, onEvent, restartable)
 	flushThinking("")
 	res.text = text.String()
-	a.mu.Lock()
-	a.usage.Add(res.usage)
-	a.mu.Unlock()
+	if err != nil && ctx.Err() != nil {
+		res.usage = interruptedUsage(res.usage, promptEstimate, res.text, thinking)
+	}
+	a.count(res.usage)
 	if rec := a.cfg.Recorder; rec != nil && res.usage != (llm.Usage{}) {
 		_ = rec.AppendUsage(res.usage)
 	}
@@ -258,9 +260,28 @@ func (a *Agent) sendResult(turn int, o tools.Outcome) {
 	}})
 }
 
-// request builds the model request from the current history. The system
-// prompt and tool list do not change within a session.
-func (a *Agent) request() llm.Request {
+// interruptedUsage is what a response the person interrupted cost. The
+// provider bills what it read and wrote before the stream was cut, but may
+// not have said so yet: counts it gave (Anthropic's input and cache counts
+// come first) are kept, the prompt is the estimate of the request when it
+// gave none, and the output is at least what streamed, at the estimate's
+// four characters a token.
+func interruptedUsage(u llm.Usage, promptEstimate int, text string, thinking []llm.Part) llm.Usage {
+	if u.InputTokens+u.CacheReadTokens+u.CacheWriteTokens == 0 {
+		u.InputTokens = promptEstimate
+	}
+	chars := len(text)
+	for _, p := range thinking {
+		chars += len(p.Text)
+	}
+	u.OutputTokens = max(u.OutputTokens, (chars+charsPerToken-1)/charsPerToken)
+	return u
+}
+
+// request builds the model request from the current history, with an
+// estimate of its prompt's tokens. The system prompt and tool list do not
+// change within a session.
+func (a *Agent) request() (llm.Request, int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	system := a.cfg.System
@@ -274,6 +295,7 @@ func (a *Agent) request() llm.Request {
 			maxTokens = m.MaxTokens
 		}
 	}
+	est := a.estimatorLocked().request(a.history)
 	return llm.Request{
 		Model:          model,
 		System:         system,
@@ -281,7 +303,7 @@ func (a *Agent) request() llm.Request {
 		Tools:          a.cfg.Pipeline.Registry.Specs(),
 		MaxTokens:      maxTokens,
 		ThinkingBudget: a.cfg.ThinkingBudget,
-	}
+	}, est
 }
 
 // client is the run's model's client: the session's, or that of the model

@@ -34,6 +34,9 @@ type File struct {
 	DefaultModel string `json:"default_model,omitempty"`
 	// Timeouts bound waits on every provider; zero fields keep the defaults.
 	Timeouts Timeouts `json:"timeouts,omitempty"`
+	// Prices override nova's price table, keyed by "provider:model" or a
+	// model's name (see PriceOf).
+	Prices map[string]Price `json:"prices,omitempty"`
 }
 
 // Timeouts of provider connections, in milliseconds.
@@ -70,6 +73,9 @@ type Model struct {
 	// ThinkingBudget turns on extended thinking with that many tokens for
 	// models that support it; 0 means off (MAX_THINKING_TOKENS overrides).
 	ThinkingBudget int `json:"thinking_budget,omitempty"`
+	// Price is what the model costs; nil leaves it to the file's prices
+	// and nova's table (see PriceOf).
+	Price *Price `json:"price,omitempty"`
 }
 
 // CanUseTools reports whether the model calls tools.

@@ -67,10 +67,16 @@ func TestSelect(t *testing.T) {
 		{choice: "local:qwen", want: "local:qwen"},
 		{choice: "anthropic:claude-opus-4-1", want: "anthropic:claude-opus-4-1"},
 		{choice: "qwen", want: "local:qwen"},
+		{choice: "mistral", want: "local:mistral"},
 		{choice: "llama3:8b", want: "local:llama3:8b"},
 		{novaModel: "local:qwen", want: "local:qwen"},
 		{def: "local:qwen", want: "local:qwen"},
-		{choice: "anthropic:x", novaModel: "local:qwen", want: "anthropic:x"},
+		{choice: "anthropic:claude-haiku-4-5", novaModel: "local:qwen", want: "anthropic:claude-haiku-4-5"},
+		{choice: "sonnet", want: "anthropic:claude-sonnet-5-5"},
+		{choice: "anthropic:opus", want: "anthropic:claude-opus-5-5"},
+		{choice: "claude-sonnet-4-5-20250929", want: "anthropic:claude-sonnet-4-5-20250929"},
+		{choice: "local:", want: "local:qwen"},
+		{choice: "anthropic:", want: "anthropic:claude-sonnet-4-5"},
 	}
 	for _, tt := range tests {
 		sel, err := Select(ps, &File{DefaultModel: tt.def}, tt.choice, envOf(map[string]string{"NOVA_MODEL": tt.novaModel}))

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -163,23 +165,11 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	if err != nil {
 		return nil, configErr("%v", err)
 	}
-	sel, err := config.Select(config.Providers(file, o.Getenv), file, o.Model, o.Getenv)
+	sel, warns, err := SelectModel(ctx, o, file)
 	if err != nil {
-		return nil, configErr("%v", err)
+		return nil, err
 	}
-	if sel.Model.Model == "" {
-		// An OpenAI-compatible server hosts whatever it hosts: ask it.
-		lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		names, err := openai.ListModels(lctx, sel.Provider.ProviderConfig(file.Timeouts))
-		cancel()
-		if err != nil {
-			return nil, configErr("provider %q serves many models and none was named, and asking it failed (%v): pass --model %s:<model>, set NOVA_MODEL, or add models to %s",
-				sel.Provider.Key, err, sel.Provider.Key, filepath.Join(o.NovaHome, "config.json"))
-		}
-		sel.Model.Model = names[0]
-		rt.Warnings = append(rt.Warnings, fmt.Sprintf("using model %s, the first of %d that %s lists; choose another with --model %s:<model>",
-			names[0], len(names), sel.Provider.Key, sel.Provider.Key))
-	}
+	rt.Warnings = append(rt.Warnings, warns...)
 	rt.Selection = sel
 	client, err := providers.New(sel.Provider.ProviderConfig(file.Timeouts), llm.DefaultRetryPolicy())
 	if err != nil {
@@ -286,6 +276,10 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	} else if sh != nil {
 		agentHooks = sh
 	}
+	var price func(llm.Usage) float64
+	if p, ok := file.PriceOf(sel); ok {
+		price = p.Cost
+	}
 	rt.Agent = agent.New(agent.Config{
 		Client:         client,
 		Model:          sel.Model.Model,
@@ -303,10 +297,51 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 		Recorder:       rt.Session,
 		History:        history,
 		Hooks:          agentHooks,
+		Price:          price,
 	})
 	rt.Live = NewSession(ctx, rt.Session.ID(), rt.Agent)
 	ok = true
 	return rt, nil
+}
+
+// SelectModel is the provider and model o asks for (config.Select), made
+// sure of before any request: a server that hosts anything is asked for
+// its list when no model is named (the first one listed is used, and the
+// warning says so) or when the named one is in no list nova has (a name
+// the server does not list is refused with the ones it does). Its errors
+// are *ConfigError.
+func SelectModel(ctx context.Context, o Options, file *config.File) (config.Selection, []string, error) {
+	if o.Getenv == nil {
+		o.Getenv = func(string) string { return "" }
+	}
+	sel, err := config.Select(config.Providers(file, o.Getenv), file, o.Model, o.Getenv)
+	if err != nil {
+		return sel, nil, configErr("%v", err)
+	}
+	if sel.Model.Model != "" && !sel.Unlisted {
+		return sel, nil, nil
+	}
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	names, err := openai.ListModels(lctx, sel.Provider.ProviderConfig(file.Timeouts))
+	cancel()
+	if sel.Unlisted {
+		// A server that cannot be asked may still serve the model: the
+		// request will say. One that lists models and not this one is a
+		// typo caught before anything is sent.
+		if err == nil && !slices.Contains(names, sel.Model.Model) {
+			return sel, nil, configErr("model %s: %s does not list it; it lists %s (pass --model %s:<model>, or add it to the provider's models in %s)",
+				sel.Model.Model, sel.Provider.Key, strings.Join(names, ", "), sel.Provider.Key, filepath.Join(o.NovaHome, "config.json"))
+		}
+		return sel, nil, nil
+	}
+	// An OpenAI-compatible server hosts whatever it hosts: ask it.
+	if err != nil {
+		return sel, nil, configErr("provider %q serves many models and none was named, and asking it failed (%v): pass --model %s:<model>, set NOVA_MODEL, or add models to %s",
+			sel.Provider.Key, err, sel.Provider.Key, filepath.Join(o.NovaHome, "config.json"))
+	}
+	sel.Model.Model = names[0]
+	return sel, []string{fmt.Sprintf("using model %s, the first of %d that %s lists; choose another with --model %s:<model>",
+		names[0], len(names), sel.Provider.Key, sel.Provider.Key)}, nil
 }
 
 // openSession creates a new session or opens the one to resume, and

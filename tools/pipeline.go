@@ -60,6 +60,17 @@ type Pipeline struct {
 	// SpillThreshold is the output size above which results are spilled to
 	// disk; 0 means DefaultSpillThreshold.
 	SpillThreshold int
+
+	// now is the clock a call's run is timed with; nil is time.Now (tests
+	// replace it).
+	now func() time.Time
+}
+
+func (p *Pipeline) clock() time.Time {
+	if p.now != nil {
+		return p.now()
+	}
+	return time.Now()
 }
 
 // Prepared is a call that has been looked up, passed the hooks and been
@@ -242,7 +253,6 @@ func (pr *Prepared) Execute(ctx context.Context) Outcome {
 	if pr.done != nil {
 		return *pr.done
 	}
-	start := time.Now()
 	if !pr.fresh {
 		if pr.check(ctx); pr.done != nil {
 			return *pr.done
@@ -254,7 +264,11 @@ func (pr *Prepared) Execute(ctx context.Context) Outcome {
 		}
 	}
 	runCtx := context.WithValue(withApproval(ctx, pr.decision, pr.checked), callKey{}, pr.call)
+	// The duration is the tool's run: not the wait for the person's
+	// approval, nor the hooks around it.
+	start := pr.p.clock()
 	res, err := runTool(runCtx, pr.tool, pr.call.Input, pr.env)
+	took := pr.p.clock().Sub(start)
 	if err != nil {
 		res = Result{Output: err.Error(), IsError: true}
 	}
@@ -270,7 +284,7 @@ func (pr *Prepared) Execute(ctx context.Context) Outcome {
 		}
 	}
 	res = pr.withHookContext(res)
-	out := Outcome{Call: pr.call, Decision: pr.decision, Duration: time.Since(start), Paths: pr.req.Paths, Hook: pr.hookNote}
+	out := Outcome{Call: pr.call, Decision: pr.decision, Duration: took, Paths: pr.req.Paths, Hook: pr.hookNote}
 	out.Result, out.SpillPath = pr.p.shape(pr.call, pr.req, res, pr.env)
 	return out
 }

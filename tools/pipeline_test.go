@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/nova-dev/nova/permission"
 )
@@ -349,6 +350,35 @@ func TestPipelineAskAnswered(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPipelineDurationIsTheRun: a call's duration leaves out the time the
+// person took to approve it. The clock moves an hour while the ask waits
+// and two seconds while the tool runs.
+func TestPipelineDurationIsTheRun(t *testing.T) {
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	tool := &plTool{name: "Fake", kind: permission.KindEdit, run: func(context.Context, json.RawMessage, *Env) (Result, error) {
+		now = now.Add(2 * time.Second)
+		return Result{Output: "done"}, nil
+	}}
+	checker := &plChecker{decision: permission.Decision{Behavior: permission.Ask, Layer: permission.LayerMode, Reason: "Fake needs approval"}}
+	p, env := newPlPipeline(t, checker, tool)
+	p.now = func() time.Time { return now }
+	env.Ask = askerFunc(func(PermissionAsk) Approval {
+		now = now.Add(time.Hour)
+		return Approval{Allow: true}
+	})
+	if out := plRun(p, env, "Fake", `{}`); out.Result.IsError || out.Duration != 2*time.Second {
+		t.Errorf("duration = %v (result %+v), want the run's 2s", out.Duration, out.Result)
+	}
+}
+
+// askerFunc answers permission asks with a function.
+type askerFunc func(PermissionAsk) Approval
+
+func (f askerFunc) AskPermission(_ context.Context, ask PermissionAsk) Approval { return f(ask) }
+func (f askerFunc) AskQuestions(context.Context, []Question) ([]string, error) {
+	return nil, errors.New("no questions in pipeline tests")
 }
 
 func TestPreparedConcurrent(t *testing.T) {

@@ -27,10 +27,10 @@ func (m *Model) commandList() []command {
 		{name: "/compact", args: "[instructions]", help: "summarise the conversation to free context", idleOnly: true, run: (*Model).cmdCompact},
 		{name: "/resume", help: "resume an earlier session of this directory", idleOnly: true, run: (*Model).cmdResume},
 		{name: "/context", help: "how full the context window is", run: (*Model).cmdContext},
-		{name: "/cost", help: "tokens used (and cost when prices are known)", run: (*Model).cmdCost},
+		{name: "/cost", help: "tokens and cost of the session", run: (*Model).cmdCost},
 	}
 	if _, ok := m.b.(ModelSwitcher); ok {
-		cs = append(cs, command{name: "/model", args: "[provider:model]", help: "list or switch configured models", idleOnly: true, run: (*Model).cmdModel})
+		cs = append(cs, command{name: "/model", args: "[model]", help: "list configured models, or switch (sonnet, opus, …)", idleOnly: true, run: (*Model).cmdModel})
 	}
 	if _, ok := m.b.(RuleEditor); ok {
 		// Idle only: removing a rule rebuilds the session's runtime.
@@ -168,13 +168,14 @@ func (m *Model) cmdContext(string) tea.Cmd {
 }
 
 func (m *Model) cmdCost(string) tea.Cmd {
-	u := m.b.Status().Usage
+	st := m.b.Status()
+	u := st.Usage
 	text := fmt.Sprintf("Tokens this session: %s input · %s output · %s cache read · %s cache write",
 		tokens(u.InputTokens), tokens(u.OutputTokens), tokens(u.CacheReadTokens), tokens(u.CacheWriteTokens))
-	if c := m.b.Status().CostUSD; c != nil {
+	if c := st.CostUSD; c != nil {
 		text += fmt.Sprintf("\nCost: $%.4f", *c)
 	} else {
-		text += "\nCost: unknown (no prices configured for this model)"
+		text += "\nCost: unknown: no prices for " + st.Model + " (give them in config.json: https://github.com/nova-dev/nova/blob/main/docs/configuration.md#prices)"
 	}
 	m.tr.add(&entry{kind: entryInfo, text: text})
 	return nil
@@ -182,12 +183,14 @@ func (m *Model) cmdCost(string) tea.Cmd {
 
 func (m *Model) cmdModel(arg string) tea.Cmd {
 	ms := m.b.(ModelSwitcher)
+	b := m.b
 	set := func(id string) tea.Cmd {
 		return m.background("Switching model…", func() resultMsg {
 			if err := ms.SetModel(id); err != nil {
 				return resultMsg{err: err}
 			}
-			return resultMsg{text: "Model: " + id}
+			// An alias says which model it resolved to.
+			return resultMsg{text: "Model: " + b.Status().Model}
 		})
 	}
 	if arg != "" {

@@ -7,11 +7,13 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/permission"
 )
 
 // statusView is the line under the input: model, permission mode, context
-// used, tokens (and cost when the prices are known), directory and branch.
+// used, tokens (and cost when the prices are known; see tokenFigures),
+// directory and branch.
 // Parts are dropped from the right when the terminal is narrow.
 func statusView(s Status, width int, st *styles) string {
 	var parts []string
@@ -27,12 +29,9 @@ func statusView(s Status, width int, st *styles) string {
 	if s.Context != nil && s.Context.Limit > 0 {
 		parts = append(parts, fmt.Sprintf("ctx %d%%", s.Context.Percent))
 	}
-	if t := s.Usage.InputTokens + s.Usage.OutputTokens + s.Usage.CacheReadTokens + s.Usage.CacheWriteTokens; t > 0 {
-		tok := tokens(t) + " tok"
-		if s.CostUSD != nil {
-			tok += fmt.Sprintf(" $%.2f", *s.CostUSD)
-		}
-		parts = append(parts, tok)
+	figures := tokenFigures(s)
+	if len(figures) > 0 {
+		parts = append(parts, figures[0])
 	}
 	branch := ""
 	if s.Branch != "" {
@@ -44,6 +43,17 @@ func statusView(s Status, width int, st *styles) string {
 		// The directory's name says enough when room is short.
 		parts[len(parts)-1] = filepath.Base(s.Cwd) + branch
 	}
+	fits := func(ps []string) bool { return ansi.StringWidth(strings.Join(styleParts(ps, st), sep)) <= width }
+	if tok := len(parts) - 2; len(figures) > 0 {
+		// The longest token figure that fits, the directory dropped if
+		// need be, before the figure itself goes.
+		for _, f := range figures {
+			parts[tok] = f
+			if fits(parts) || fits(parts[:tok+1]) {
+				break
+			}
+		}
+	}
 	for len(parts) > 1 {
 		line := strings.Join(styleParts(parts, st), sep)
 		if ansi.StringWidth(line) <= width {
@@ -52,6 +62,29 @@ func statusView(s Status, width int, st *styles) string {
 		parts = parts[:len(parts)-1]
 	}
 	return clipLine(strings.Join(styleParts(parts, st), sep), width)
+}
+
+// tokenFigures are the status line's tokens, longest first: prompt tokens
+// read fresh (input and cache writes) and output, then the cache reads on
+// their own, since adding them in would make one alarming number of what
+// costs a tenth, then the cost when the prices are known. The shorter ones
+// leave out the cache reads, then all but the cost. None before any token
+// was used.
+func tokenFigures(s Status) []string {
+	u := s.Usage
+	if u == (llm.Usage{}) {
+		return nil
+	}
+	short := tokens(u.InputTokens+u.CacheWriteTokens) + " in, " + tokens(u.OutputTokens) + " out"
+	full := short
+	if u.CacheReadTokens > 0 {
+		full += ", " + tokens(u.CacheReadTokens) + " cached"
+	}
+	if s.CostUSD == nil {
+		return []string{full, short}
+	}
+	cost := fmt.Sprintf("$%.2f", *s.CostUSD)
+	return []string{full + " · " + cost, short + " · " + cost, cost}
 }
 
 func styleParts(parts []string, st *styles) []string {

@@ -100,6 +100,24 @@ func TestTUIStatusLine80(t *testing.T) {
 	check("status_80", s)
 	s.CostUSD = &cost
 	check("status_80_cost", s)
+
+	// Cache reads are shown apart, never added into the input figure; when
+	// room is short they go first, then all but the cost.
+	s.Usage = llm.Usage{InputTokens: 2_000, CacheWriteTokens: 36_000, OutputTokens: 3_100, CacheReadTokens: 1_200_000}
+	for _, tc := range []struct {
+		width int
+		want  string
+	}{
+		{140, "ctx 23% · 38.0k in, 3.1k out, 1.2M cached · $0.42 · /work/project (feature/tui)"},
+		{100, "ctx 23% · 38.0k in, 3.1k out, 1.2M cached · $0.42"},
+		{80, "ctx 23% · 38.0k in, 3.1k out · $0.42"},
+		{60, "ctx 23% · $0.42"},
+	} {
+		got := stripANSI(statusView(s, tc.width, &st))
+		if !strings.HasSuffix(got, tc.want) || len([]rune(got)) > tc.width {
+			t.Errorf("width %d: %q, want it to end in %q", tc.width, got, tc.want)
+		}
+	}
 }
 
 // TestTUIStatusHome checks the directory is shortened with the home the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -77,8 +78,21 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 		}
 		fmt.Fprintf(w, "  %-12s %-18s %s, %s (from %s)\n", p.Key, p.Type, base, key, p.Source)
 	}
-	if sel, err := config.Select(provs, file, "", s.Getenv); err == nil && sel.Model.Model != "" {
+	sel, selErr := config.Select(provs, file, "", s.Getenv)
+	switch {
+	case len(provs) == 0:
+	case selErr != nil:
+		first, _, _ := strings.Cut(selErr.Error(), "\n")
+		fmt.Fprintf(w, "  default model: %s\n", first)
+	case sel.Model.Model == "":
+		fmt.Fprintf(w, "  default model: the first that %s lists\n", sel.Provider.Key)
+	default:
 		fmt.Fprintf(w, "  default model: %s\n", sel.ID())
+		if p, ok := file.PriceOf(sel); ok {
+			fmt.Fprintf(w, "  prices: %s\n", p)
+		} else {
+			fmt.Fprintf(w, "  prices: unknown (give them in config.json to see the cost: %sconfiguration.md#prices)\n", config.DocsBase)
+		}
 	}
 
 	// A doctor runs the sandbox for real, whatever an earlier probe said.
@@ -139,6 +153,14 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 		fmt.Fprintf(w, "  Bash commands run unsandboxed, under the permission rules alone.\n")
 	}
 	printInstructions(w, novaHome, workdir, home)
+	// The profile is printed whole, but a script that asks whether nova
+	// can run here gets its answer from the exit code too.
+	if len(provs) == 0 {
+		return usageErr("no model provider configured (see Providers above)")
+	}
+	if selErr != nil {
+		return usageErr("the default model: %v", selErr)
+	}
 	return nil
 }
 

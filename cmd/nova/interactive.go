@@ -71,9 +71,16 @@ type interactiveBackend struct {
 	io   *IOStreams
 	opts buildOptions
 
-	mu     sync.Mutex
-	rt     *live.Runtime
-	branch string
+	mu sync.Mutex
+	rt *live.Runtime
+	// made says rt's session was created by this process (not resumed):
+	// left empty, it is removed when rt is replaced or closed.
+	made bool
+	// carried is what the session's earlier runtimes of this process
+	// used (a /model switch replaces the runtime, not the session), so
+	// the status figures go on from where they were.
+	carried spent
+	branch  string
 	// titled holds the sessions whose title this process made or is
 	// making, so each is named once.
 	titled map[string]bool
@@ -90,7 +97,7 @@ func newInteractiveBackend(ctx context.Context, s *IOStreams, o buildOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	b := &interactiveBackend{ctx: ctx, io: s, opts: o, rt: rt, titled: map[string]bool{}}
+	b := &interactiveBackend{ctx: ctx, io: s, opts: o, rt: rt, made: o.resume == "" && !o.cont, titled: map[string]bool{}}
 	b.branch = agent.GitBranch(ctx, rt.Workdir)
 	return b, nil
 }
@@ -102,7 +109,23 @@ func (b *interactiveBackend) Close() {
 	defer b.mu.Unlock()
 	b.stopTitleLocked()
 	b.rt.EndReason = "prompt_input_exit"
-	b.rt.Close()
+	b.closeLocked(false)
+}
+
+// closeLocked closes the current runtime. A session this process created
+// in which nothing was said (nova opened and quit, a -r whose picker was
+// dismissed, a /clear or /resume right after start) is removed, so no
+// empty session is listed, resumed by --continue, or kept; unless kept
+// says the next runtime carries it on (a /model switch). b.mu must be held.
+func (b *interactiveBackend) closeLocked(kept bool) {
+	rt := b.rt
+	// The agent's history too: a message a full disk kept out of the
+	// transcript is still the person's, written at Close if it can be.
+	id, empty := rt.Session.ID(), rt.Session.Meta().MessageCount == 0 && len(rt.Agent.History()) == 0
+	rt.Close()
+	if b.made && empty && !kept {
+		_ = session.NewStore(rt.NovaHome).Delete(id)
+	}
 }
 
 func (b *interactiveBackend) runtime() *live.Runtime {
@@ -143,12 +166,44 @@ func (b *interactiveBackend) Compact(ctx context.Context, instructions string) e
 	return b.runtime().Agent.Compact(ctx, instructions)
 }
 
-// Status implements tui.Backend. Cost is left unknown: no model prices
-// are configured anywhere yet.
+// spent is the tokens and cost of runtimes that came before the current
+// one in the same session.
+type spent struct {
+	usage llm.Usage
+	cost  float64
+	// unpriced says some of usage was a model's whose prices are unknown.
+	unpriced bool
+}
+
+// add adds what the agent of rt used.
+func (s *spent) add(rt *live.Runtime) {
+	u := rt.Agent.Usage()
+	s.usage.Add(u)
+	cost, ok := rt.Agent.Cost()
+	s.cost += cost
+	s.unpriced = s.unpriced || (!ok && u != (llm.Usage{}))
+}
+
+// Status implements tui.Backend: the session's figures since this nova
+// started, across /model switches. The cost is known when every model
+// that was used has prices.
 func (b *interactiveBackend) Status() tui.Status {
-	rt := b.runtime()
-	return tui.Status{Model: rt.Selection.ID(), Mode: rt.Checker.Mode(), Cwd: rt.Workdir, Home: rt.Home, Branch: b.branch,
-		SessionID: rt.Session.ID(), Usage: rt.Agent.Usage()}
+	b.mu.Lock()
+	rt, carried := b.rt, b.carried
+	b.mu.Unlock()
+	now := carried
+	now.add(rt)
+	st := tui.Status{Model: rt.Selection.ID(), Mode: rt.Checker.Mode(), Cwd: rt.Workdir, Home: rt.Home, Branch: b.branch,
+		SessionID: rt.Session.ID(), Usage: now.usage}
+	if _, priced := rt.Agent.Cost(); priced && !now.unpriced {
+		st.CostUSD = &now.cost
+	}
+	if cu := rt.Agent.ContextUsage(); cu.MessageCount > 0 {
+		// After a switch the new agent has not answered yet: its estimate
+		// of the same history stands in, rather than no figure.
+		st.Context = &cu
+	}
+	return st
 }
 
 // CycleMode implements tui.Backend: default, acceptEdits, plan, and
@@ -180,7 +235,13 @@ func (b *interactiveBackend) rebuild(o buildOptions, endReason string) error {
 	mode := b.rt.Checker.Mode()
 	b.stopTitleLocked()
 	b.rt.EndReason = endReason
-	b.rt.Close()
+	same := o.resume == b.rt.Session.ID()
+	if same {
+		b.carried.add(b.rt)
+	} else {
+		b.carried = spent{}
+	}
+	b.closeLocked(same)
 	rt, err := build(b.ctx, b.io, o)
 	if err != nil {
 		// Fall back to a fresh session so the UI keeps a working agent.
@@ -190,10 +251,11 @@ func (b *interactiveBackend) rebuild(o buildOptions, endReason string) error {
 		if err2 != nil {
 			return fmt.Errorf("%v; and a new session could not be started: %v", err, err2)
 		}
-		b.rt = rt2
+		b.rt, b.made, b.carried = rt2, true, spent{}
 		return err
 	}
 	rt.Checker.SetMode(mode)
+	b.made = (same && b.made) || (o.resume == "" && !o.cont)
 	b.rt = rt
 	b.opts.model = o.model
 	b.branch = agent.GitBranch(b.ctx, rt.Workdir)
@@ -248,33 +310,41 @@ func (b *interactiveBackend) Shell(ctx context.Context, command string) (string,
 	return out.Result.Output, nil
 }
 
-// Models implements tui.ModelSwitcher: the models of config.json and the
-// default model of each provider found in the environment.
+// Models implements tui.ModelSwitcher: every configured model (those of
+// config.json, and the current models nova knows of each Anthropic and
+// OpenAI provider, from config.json or the environment), and the model in
+// use when it is none of them.
 func (b *interactiveBackend) Models() []string {
 	rt := b.runtime()
 	file, err := config.LoadFile(rt.NovaHome)
 	if err != nil {
 		return nil
 	}
-	var ids []string
-	for _, p := range config.Providers(file, b.io.Getenv) {
-		for _, m := range p.Models {
-			ids = append(ids, p.Key+":"+m.Model)
-		}
-		if len(p.Models) == 0 {
-			if d := config.DefaultModelName(p.Type); d != "" {
-				ids = append(ids, p.Key+":"+d)
-			}
-		}
+	ids := config.KnownModels(config.Providers(file, b.io.Getenv), false)
+	if cur := rt.Selection.ID(); !slices.Contains(ids, cur) {
+		ids = append(ids, cur)
 	}
 	return ids
 }
 
 // SetModel implements tui.ModelSwitcher: the session carries on with the
-// new model.
+// new model. The name is checked first, as --model's is (an alias
+// resolves, an unknown name is refused with the known ones), so a typo
+// never costs the session its runtime.
 func (b *interactiveBackend) SetModel(id string) error {
+	rt := b.runtime()
 	o := b.opts
-	o.model, o.resume, o.cont = id, b.runtime().Session.ID(), false
+	o.model = id
+	file, err := config.LoadFile(rt.NovaHome)
+	if err != nil {
+		return err
+	}
+	sel, _, err := live.SelectModel(b.ctx, o.live(b.io, rt.NovaHome, rt.Workdir), file)
+	if err != nil {
+		return errors.New(strings.Replace(err.Error(), "--model "+id, "/model "+id, 1))
+	}
+	o.model = sel.ID()
+	o.resume, o.cont = rt.Session.ID(), false
 	return b.rebuild(o, "other")
 }
 

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io"
 	"os"
+
+	"golang.org/x/term"
 )
 
 // IOStreams is the only door from the commands to the process: the
@@ -19,6 +21,10 @@ type IOStreams struct {
 	// terminal: print mode then reads the prompt from it, and the terminal
 	// UI refuses to start.
 	InIsPipe bool
+	// InIsTerminal reports whether In is a terminal: print mode with no
+	// prompt then refuses at once rather than wait for the person to type
+	// one and press ctrl+d.
+	InIsTerminal bool
 	// LookupEnv reads the environment; nil is an empty environment.
 	LookupEnv func(string) (string, bool)
 	// Home is the user's home directory; "" when there is none.
@@ -37,7 +43,7 @@ func systemStreams() *IOStreams {
 	home, _ := os.UserHomeDir()
 	wd, wdErr := os.Getwd()
 	return &IOStreams{
-		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, InIsPipe: stdinIsPipe(),
+		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, InIsPipe: stdinIsPipe(), InIsTerminal: term.IsTerminal(int(os.Stdin.Fd())),
 		LookupEnv: os.LookupEnv, Home: home, Workdir: wd, WorkdirErr: wdErr,
 	}
 }

@@ -197,6 +197,46 @@ func wantPrompt(p string) func(*testing.T, *rootOptions) {
 
 // TestRootSubcommands checks the root command reaches its subcommands
 // (built with a nil runF there, so only their refusals are seen).
+// failReader fails the test that reads it.
+type failReader struct{ t *testing.T }
+
+func (r failReader) Read([]byte) (int, error) {
+	r.t.Error("stdin was read")
+	return 0, errors.New("not to be read")
+}
+
+// TestPrintNoPromptOnTerminalOptions is the rule at the options: print mode with
+// no prompt on a terminal refuses without reading it; a prompt argument,
+// or a pipe, still work.
+func TestPrintNoPromptOnTerminalOptions(t *testing.T) {
+	tio := newTestIO(t, "", false, nil)
+	tio.s.In, tio.s.InIsTerminal = failReader{t}, true
+	code := tio.parse(newRootCmd(&Factory{IOStreams: tio.s}, func(*rootOptions) error { t.Error("runF called"); return nil }), "-p")
+	if code != 2 || !strings.Contains(tio.errOut.String(), "no prompt: print mode needs one as an argument") || !strings.Contains(tio.errOut.String(), "stdin is a terminal") {
+		t.Errorf("exit %d, stderr %q", code, tio.errOut)
+	}
+	tio = newTestIO(t, "", false, nil)
+	tio.s.In, tio.s.InIsTerminal = failReader{t}, true
+	var got *rootOptions
+	if code := tio.parse(newRootCmd(&Factory{IOStreams: tio.s}, func(o *rootOptions) error { got = o; return nil }), "-p", "hi"); code != 0 || got == nil || got.prompt != "hi" {
+		t.Errorf("-p hi on a terminal: exit %d, %q", code, tio.errOut)
+	}
+}
+
+// TestHelpPointsToTheDocsURL: an installed nova has no docs/ folder beside
+// it, so --help names the repository's.
+func TestHelpPointsToTheDocsURL(t *testing.T) {
+	tio := newTestIO(t, "", false, nil)
+	if code := tio.parse(newRootCmd(&Factory{IOStreams: tio.s}, nil), "--help"); code != 0 {
+		t.Fatalf("--help: exit %d", code)
+	}
+	out := tio.out.String()
+	if !strings.Contains(out, "Documentation: https://github.com/nova-dev/nova/tree/main/docs") || strings.Contains(out, "See docs/") ||
+		!strings.Contains(out, "ANTHROPIC_BASE_URL") {
+		t.Errorf("--help:\n%s", out)
+	}
+}
+
 func TestRootSubcommands(t *testing.T) {
 	tio := newTestIO(t, "", false, nil)
 	root := newRootCmd(&Factory{IOStreams: tio.s}, nil)

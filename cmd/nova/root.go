@@ -29,6 +29,10 @@ type rootOptions struct {
 	session buildOptions
 }
 
+// docsURL is where the documentation is: an installed nova has no docs/
+// folder beside it.
+const docsURL = "https://github.com/nova-dev/nova/tree/main/docs"
+
 // printOnly is the annotation of the flags that only print mode reads;
 // the docs' flag tables are checked against it.
 const printOnly = "nova_print_only"
@@ -47,8 +51,12 @@ func newRootCmd(f *Factory, runF func(*rootOptions) error) *cobra.Command {
   git diff | nova -p "review this"      piped input is added to the prompt
   nova -p --output-format json "..."    one JSON result object
 
-Providers come from ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL,
-OLLAMA_HOST or NOVA_HOME/config.json. See docs/ for more.`,
+Providers come from ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL),
+OPENAI_API_KEY, OPENAI_BASE_URL, OLLAMA_HOST or NOVA_HOME/config.json;
+--model takes provider:model, a model's name or an alias (sonnet, opus,
+haiku, fable; astra, sol, luna).
+
+Documentation: ` + docsURL,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -75,7 +83,7 @@ OLLAMA_HOST or NOVA_HOME/config.json. See docs/ for more.`,
 	for _, name := range []string{"print", "output-format", "verbose"} {
 		_ = fl.SetAnnotation(name, printOnly, []string{"true"})
 	}
-	fl.StringVar(&o.model, "model", "", "model as provider:model (or a model name)")
+	fl.StringVar(&o.model, "model", "", "model as provider:model, a model name or an alias (sonnet, opus, haiku, sol, ...)")
 	fl.IntVar(&o.maxTurns, "max-turns", 0, "stop after this many model turns (0: no limit)")
 	fl.StringVar(&o.permissionMode, "permission-mode", "", "default, acceptEdits, plan or bypassPermissions")
 	fl.StringArrayVar(&o.allowedTools, "allowedTools", nil, `rules to allow without asking, e.g. "Read,Bash(git diff:*)"`)
@@ -209,6 +217,10 @@ func resumeWithoutID(args []string) []string {
 // stdin is the prompt; with both, stdin is added after the prompt.
 func readPrompt(s *IOStreams, args []string) (string, error) {
 	prompt := strings.TrimSpace(strings.Join(args, " "))
+	if prompt == "" && s.InIsTerminal {
+		// Reading the terminal would wait, silently, for a prompt and ctrl+d.
+		return "", usageErr("no prompt: print mode needs one as an argument (nova -p \"...\") or on piped stdin (git diff | nova -p \"review this\"); stdin is a terminal. For a conversation, run nova without -p")
+	}
 	var piped string
 	if (s.InIsPipe || prompt == "") && s.In != nil {
 		data, err := io.ReadAll(io.LimitReader(s.In, 10<<20))

@@ -168,6 +168,8 @@ func TestToolSearchE2E(t *testing.T) {
 // which then joins it at the end; nothing of Anthropic's goes out.
 func TestToolSearchE2EOpenAI(t *testing.T) {
 	e := newE2E(t, searchTurns()...)
+	// nova checks a model the config does not list against the server's list.
+	e.srv.SetModels("coder")
 	e.env = append(e.baseEnv(), "OPENAI_BASE_URL="+e.srv.URL+"/v1", "ENABLE_TOOL_SEARCH=true")
 	r := e.run("", "-p", "--output-format", "json", "--model", "openai:coder", "--mcp-config", mcpJSON(), "--allowedTools", "mcp__t__echo", "echo something")
 	if r.code != 0 {

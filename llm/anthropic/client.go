@@ -87,10 +87,22 @@ func (c *Client) Stream(ctx context.Context, req llm.Request, emit func(llm.Stre
 		usage  llm.Usage
 		stop   llm.StopReason
 		blocks = map[int64]*block{}
+		// counted says message_start gave the request's input counts.
+		counted bool
 	)
+	// An interrupted response was still billed for its prompt: the counts
+	// message_start gave go out before the cancellation does. Only then,
+	// since output stops a failure from being retried.
+	interrupted := func(err error) error {
+		if counted {
+			u := usage
+			emit(llm.StreamEvent{Type: llm.EventUsage, Usage: &u})
+		}
+		return fmt.Errorf("%s: stream: %w", c.provider, err)
+	}
 	for stream.Next() {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("%s: stream: %w", c.provider, err)
+			return interrupted(err)
 		}
 		ev := stream.Current()
 		switch ev.Type {
@@ -102,6 +114,7 @@ func (c *Client) Stream(ctx context.Context, req llm.Request, emit func(llm.Stre
 				CacheReadTokens:  int(u.CacheReadInputTokens),
 				CacheWriteTokens: int(u.CacheCreationInputTokens),
 			}
+			counted = true
 		case "content_block_start":
 			b := &block{kind: ev.ContentBlock.Type}
 			blocks[ev.Index] = b
@@ -182,11 +195,11 @@ func (c *Client) Stream(ctx context.Context, req llm.Request, emit func(llm.Stre
 			return nil
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return interrupted(err)
+	}
 	if err := stream.Err(); err != nil {
 		return c.classify(ctx, err, started)
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("%s: stream: %w", c.provider, err)
 	}
 	return c.streamError("stream ended before message_stop")
 }
