@@ -85,7 +85,7 @@ func (m *Model) cmdRemote(arg string) tea.Cmd {
 			m.info("This session is not shared.", nil)
 			return nil
 		}
-		m.share = shareState{wait: m.share.wait}
+		m.share.runs = nil // runs begun already are still shown (waiting)
 		return m.background("Stopping the remote…", func() resultMsg {
 			if err := r.StopRemote(); err != nil {
 				return resultMsg{err: err}
@@ -111,7 +111,7 @@ func (m *Model) cmdRemote(arg string) tea.Cmd {
 func (m *Model) shared(r Remote, info RemoteInfo) tea.Cmd {
 	m.showShare(info)
 	ch := r.RemoteRuns()
-	m.share = shareState{runs: ch, wait: m.share.wait}
+	m.share.runs = ch
 	return m.waitRemote(ch)
 }
 
@@ -139,7 +139,7 @@ func (m *Model) remoteUpdate(msg remoteRunMsg) tea.Cmd {
 		return nil // a share stopped since
 	}
 	if msg.closed {
-		m.share = shareState{wait: m.share.wait}
+		m.share.runs = nil
 		return nil
 	}
 	next := m.waitRemote(msg.ch)

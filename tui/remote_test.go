@@ -11,6 +11,7 @@ import (
 	qrcode "github.com/skip2/go-qrcode"
 
 	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/tools"
 )
 
 // remoteBackend is a fake backend with the Remote capability: the test
@@ -242,4 +243,27 @@ func TestQRLinesAreTheCode(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A question answered elsewhere closes its dialog too; an answered event
+// for an ask the TUI does not show changes nothing.
+func TestTUIRemoteAnsweredQuestion(t *testing.T) {
+	b := newFake()
+	q := &agent.QuestionAsk{ID: "q1", Questions: []tools.Question{{Question: "Which one?", Options: []tools.Option{{Label: "A"}, {Label: "B"}}}}}
+	b.runs = [][]agent.Event{{{Type: agent.EventQuestion, Question: q}}}
+	h := newHarness(t, b)
+	h.command("pick")
+	h.contains("Which one?")
+	ch := b.chans[0]
+	ch <- agent.Event{Type: agent.EventAnswered, Answered: &agent.Answered{ID: "other"}}
+	h.settle()
+	if len(h.m.dialogs) != 1 {
+		t.Fatal("an answer to another ask closed the dialog")
+	}
+	ch <- agent.Event{Type: agent.EventAnswered, Answered: &agent.Answered{ID: "q1"}}
+	h.settle()
+	if len(h.m.dialogs) != 0 {
+		t.Fatal("the answered question's dialog is still open")
+	}
+	h.contains("Question answered in the browser")
 }
