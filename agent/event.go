@@ -21,6 +21,7 @@ const (
 	EventToolCall      EventType = "tool_call"
 	EventPermissionAsk EventType = "permission_ask"
 	EventQuestion      EventType = "question"
+	EventAnswered      EventType = "answered"
 	EventToolResult    EventType = "tool_result"
 	EventTodos         EventType = "todos"
 	EventToolProgress  EventType = "tool_progress"
@@ -47,6 +48,9 @@ type Event struct {
 	Ask *PermissionAsk `json:"ask,omitempty"`
 	// Question is set on question events; answer it with Question.Answer.
 	Question *QuestionAsk `json:"question,omitempty"`
+	// Answered is set on answered events: an ask or a question of the run
+	// has had its answer.
+	Answered *Answered `json:"answered,omitempty"`
 	// Result is set on tool_result events.
 	Result *ToolResult `json:"result,omitempty"`
 	// Todos is set on todos events: the whole current list.
@@ -86,9 +90,14 @@ type PermissionAsk struct {
 	reply chan PermissionAnswer
 }
 
-// Answer delivers the person's answer; later calls are ignored.
-func (a *PermissionAsk) Answer(ans PermissionAnswer) {
-	a.once.Do(func() { a.reply <- ans })
+// Answer delivers the person's answer; later calls are ignored. It
+// reports whether this answer is the one taken: several frontends may
+// show the same ask (a terminal shared with browsers), and the first to
+// answer wins.
+func (a *PermissionAsk) Answer(ans PermissionAnswer) bool {
+	taken := false
+	a.once.Do(func() { a.reply <- ans; taken = true })
+	return taken
 }
 
 // PermissionAnswer is a person's answer to a PermissionAsk.
@@ -121,9 +130,26 @@ type QuestionAsk struct {
 }
 
 // Answer delivers the answers, one per question in order; nil means the
-// person declined to answer.
-func (q *QuestionAsk) Answer(answers []string) {
-	q.once.Do(func() { q.reply <- answers })
+// person declined to answer. Like PermissionAsk.Answer, it reports
+// whether these answers are the ones taken (the first given).
+func (q *QuestionAsk) Answer(answers []string) bool {
+	taken := false
+	q.once.Do(func() { q.reply <- answers; taken = true })
+	return taken
+}
+
+// Answered follows a permission ask or a question once it has its
+// answer, whoever gave it. Every frontend that shows the ask closes it
+// then: the ones that did not answer learn that another did.
+type Answered struct {
+	// ID is the ask's: the PermissionAsk's (its tool call's) or the
+	// QuestionAsk's.
+	ID string `json:"id"`
+	// RequestID is the PermissionAsk's; "" for a question.
+	RequestID string `json:"request_id,omitempty"`
+	// Allow says the call was allowed; false for a denial and for a
+	// question.
+	Allow bool `json:"allow"`
 }
 
 // ToolResult is a finished tool call.

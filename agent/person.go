@@ -39,6 +39,7 @@ func (Person) AskPermission(ctx context.Context, ask tools.PermissionAsk) tools.
 	send(Event{Type: EventPermissionAsk, Ask: pa})
 	select {
 	case ans := <-pa.reply:
+		send(Event{Type: EventAnswered, Answered: &Answered{ID: pa.ID, RequestID: pa.RequestID, Allow: ans.Allow}})
 		return ans.approval()
 	case <-ctx.Done():
 		return tools.Approval{Message: "interrupted"}
@@ -55,6 +56,7 @@ func (Person) AskQuestions(ctx context.Context, qs []tools.Question) ([]string, 
 	send(Event{Type: EventQuestion, Question: q})
 	select {
 	case ans := <-q.reply:
+		send(Event{Type: EventAnswered, Answered: &Answered{ID: q.ID}})
 		if ans == nil {
 			return nil, errors.New("the user declined to answer")
 		}

@@ -93,3 +93,45 @@ func TestPersonOutsideRunRefuses(t *testing.T) {
 		t.Error("questions outside a run were answered")
 	}
 }
+
+// The first answer to an ask is the one taken, and the run says so with
+// an answered event between the ask and the call's result, so a frontend
+// that showed the ask and did not answer it (a browser sharing the
+// terminal's session) closes it.
+func TestAskAnsweredOnceAndAnnounced(t *testing.T) {
+	fake := &fakeTool{name: "Fake", kind: permission.KindExec}
+	h := newHarness(t, permission.ModeDefault, true, fake)
+	h.client.add(reply("", call("c1", "Fake", `{}`)), reply("ok"))
+	var first, second bool
+	evs := drain(h.agent.Run(context.Background(), llm.UserText("go")), func(a *PermissionAsk) {
+		first = a.Answer(PermissionAnswer{Allow: true})
+		second = a.Answer(PermissionAnswer{Message: "too late"})
+	})
+	if !first || second {
+		t.Errorf("Answer reported %v then %v, want true then false", first, second)
+	}
+	var order []EventType
+	var ans *Answered
+	var askID string
+	for _, ev := range evs {
+		switch ev.Type {
+		case EventPermissionAsk:
+			askID = ev.Ask.RequestID
+		case EventAnswered:
+			ans = ev.Answered
+		case EventToolResult:
+			if ev.Result.Denied {
+				t.Errorf("the late denial was taken: %+v", ev.Result)
+			}
+		default:
+			continue
+		}
+		order = append(order, ev.Type)
+	}
+	if want := []EventType{EventPermissionAsk, EventAnswered, EventToolResult}; !reflect.DeepEqual(order, want) {
+		t.Errorf("events = %v, want %v", order, want)
+	}
+	if ans == nil || ans.ID != "c1" || ans.RequestID != askID || !ans.Allow {
+		t.Errorf("answered = %+v, want the ask c1 (%s) allowed", ans, askID)
+	}
+}

@@ -15,9 +15,10 @@ import (
 // channel carries an error and a done event, as the agent's does. The
 // channel is closed after the done event; it never misses a frame: if
 // the reader falls behind it follows again from the last frame it got.
+// The run is Local (RunRef.Local).
 func (s *Session) Run(ctx context.Context, input llm.Message) <-chan agent.Event {
 	out := make(chan agent.Event, 64)
-	sub, err := s.Start(input)
+	sub, run, err := s.start(input, false, true)
 	if err != nil {
 		go func() {
 			defer close(out)
@@ -34,27 +35,75 @@ func (s *Session) Run(ctx context.Context, input llm.Message) <-chan agent.Event
 		defer close(out)
 		stop := context.AfterFunc(ctx, func() { s.Interrupt() })
 		defer stop()
-		var last int64
-		for {
-			for f := range sub.C() {
-				last = f.Seq
-				out <- f.Value
-			}
-			if !sub.Dropped() {
-				return
-			}
-			next, replay, _, ok := s.Subscribe(last)
-			if !ok {
-				return
-			}
-			for _, f := range replay {
-				if f.Seq > last {
-					last = f.Seq
-					out <- f.Value
-				}
-			}
-			sub = next
-		}
+		// The reader gets every frame, the interrupted run's done
+		// included: nothing but the run's end ends the relay.
+		run.relay(context.Background(), sub, nil, out)
 	}()
 	return out
+}
+
+// Events are the run's frames from its first one the log still holds,
+// as Run gives its own: none is missed when the reader falls behind,
+// and the channel closes after the run's last frame (at once for the
+// placeholder), or when ctx ends. A frontend that drives the session
+// shows a run a server's client started through it (see Local).
+func (r *RunRef) Events(ctx context.Context) <-chan agent.Event {
+	out := make(chan agent.Event, 64)
+	sub, replay, _, ok := r.Subscribe(0)
+	if !ok {
+		close(out)
+		return out
+	}
+	go func() {
+		defer close(out)
+		r.relay(ctx, sub, replay, out)
+	}()
+	return out
+}
+
+// relay sends the frames of replay and sub to out, in order, following
+// the run's log again after the last frame sent whenever the subscriber
+// fell behind and was let go; it returns when the log ends or ctx does.
+func (r *RunRef) relay(ctx context.Context, sub *Sub[agent.Event], replay []Frame[agent.Event], out chan<- agent.Event) {
+	var last int64
+	send := func(f Frame[agent.Event]) bool {
+		if f.Seq <= last && last != 0 {
+			return true
+		}
+		select {
+		case out <- f.Value:
+			last = f.Seq
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	for {
+		for _, f := range replay {
+			if !send(f) {
+				sub.Close()
+				return
+			}
+		}
+	frames:
+		for {
+			select {
+			case f, open := <-sub.C():
+				if !open {
+					break frames
+				}
+				if !send(f) {
+					sub.Close()
+					return
+				}
+			case <-ctx.Done():
+				sub.Close()
+				return
+			}
+		}
+		if !sub.Dropped() {
+			return
+		}
+		sub, replay, _, _ = r.Subscribe(last)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/llm"
 )
 
 // RunRef is one run of a session, a link in the chain of the session's
@@ -20,6 +21,8 @@ type RunRef struct {
 	s     *Session
 	id    string            // "" for the placeholder
 	log   *Log[agent.Event] // nil for the placeholder
+	input llm.Message       // what started the run
+	local bool              // started by Run (see Local)
 	next  *RunRef           // guarded by s.mu
 	ready chan struct{}     // closed once next is set or the session is closed
 }
@@ -45,9 +48,9 @@ func (s *Session) lastRunLocked() *RunRef {
 
 // linkRun makes the run whose log is log the session's last; s.mu is
 // held, so it is linked in the same step that gives the run the slot.
-func (s *Session) linkRun(log *Log[agent.Event]) {
+func (s *Session) linkRun(log *Log[agent.Event], input llm.Message, local bool) {
 	prev := s.lastRunLocked()
-	r := &RunRef{s: s, id: ulid.Make().String(), log: log, ready: make(chan struct{})}
+	r := &RunRef{s: s, id: ulid.Make().String(), log: log, input: input, local: local, ready: make(chan struct{})}
 	prev.next = r
 	close(prev.ready)
 	s.runs = r
@@ -68,6 +71,16 @@ func (s *Session) endRunsLocked() {
 // so a client that kept it can tell whether the session's run is still
 // the one it followed. It is "" for the placeholder.
 func (r *RunRef) ID() string { return r.id }
+
+// Input is the message that started the run (the prompt); empty for the
+// placeholder. Read it, do not modify it.
+func (r *RunRef) Input() llm.Message { return r.input }
+
+// Local reports whether the run was started by Run: by the frontend that
+// drives the session in this process (the terminal UI), not by a
+// server's client through Start. A terminal shared with browsers shows
+// the runs that are not its own as they start (see Events).
+func (r *RunRef) Local() bool { return r.local }
 
 // Subscribe joins the run's log from cursor, with Log.Subscribe's rules
 // (an ended run replays what it kept; its channel is already closed). ok

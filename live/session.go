@@ -75,23 +75,27 @@ func (s *Session) ID() string { return s.id }
 // the run's first frame, so the starter misses nothing. With the slot
 // taken it returns ErrBusy.
 func (s *Session) Start(input llm.Message) (*Sub[agent.Event], error) {
-	return s.start(input, false)
+	sub, _, err := s.start(input, false, false)
+	return sub, err
 }
 
 // StartRelay is Start for a relay (see Log.Follow): the run counts as
 // detached until someone watches the relay's own stream.
 func (s *Session) StartRelay(input llm.Message) (*Sub[agent.Event], error) {
-	return s.start(input, true)
+	sub, _, err := s.start(input, true, false)
+	return sub, err
 }
 
-func (s *Session) start(input llm.Message, relay bool) (*Sub[agent.Event], error) {
+// start takes the slot for input; relay is StartRelay's, local Run's
+// (RunRef.Local).
+func (s *Session) start(input llm.Message, relay, local bool) (*Sub[agent.Event], *RunRef, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, ErrClosed
+		return nil, nil, ErrClosed
 	}
 	if s.running() {
-		return nil, ErrBusy
+		return nil, nil, ErrBusy
 	}
 	first := int64(1)
 	if s.log != nil {
@@ -101,7 +105,7 @@ func (s *Session) start(input llm.Message, relay bool) (*Sub[agent.Event], error
 	ctx, cancel := context.WithCancel(s.base)
 	done := make(chan struct{})
 	s.log, s.cancel, s.done = log, cancel, done
-	s.linkRun(log)
+	s.linkRun(log, input, local)
 	var sub *Sub[agent.Event]
 	if relay {
 		sub, _, _ = log.Follow(0)
@@ -110,7 +114,7 @@ func (s *Session) start(input llm.Message, relay bool) (*Sub[agent.Event], error
 	}
 	events := s.runner.Run(ctx, input)
 	go s.pump(log, events, cancel, done)
-	return sub, nil
+	return sub, s.runs, nil
 }
 
 // pump numbers the run's events into its log, keeping the asks pending
@@ -124,6 +128,10 @@ func (s *Session) pump(log *Log[agent.Event], events <-chan agent.Event, cancel 
 			s.mu.Lock()
 			s.asks[ev.Ask.RequestID] = ev.Ask
 			s.mu.Unlock()
+		case ev.Type == agent.EventAnswered && ev.Answered != nil:
+			// Answered where the ask was shown (the terminal): an answer
+			// through Answer now would come too late.
+			s.forgetAsk(func(a *agent.PermissionAsk) bool { return a.RequestID == ev.Answered.RequestID })
 		case ev.Type == agent.EventToolResult && ev.Result != nil:
 			s.forgetAsk(func(a *agent.PermissionAsk) bool { return a.ID == ev.Result.ID })
 		}
@@ -214,16 +222,16 @@ func (s *Session) Pending() []*agent.PermissionAsk {
 }
 
 // Answer answers the pending ask requestID of this session, once. An id
-// that is unknown, already answered or another session's is ErrNoAsk.
+// that is unknown, already answered (here, or where the run's frontend
+// showed it) or another session's is ErrNoAsk.
 func (s *Session) Answer(requestID string, ans agent.PermissionAnswer) error {
 	s.mu.Lock()
 	a, ok := s.asks[requestID]
 	delete(s.asks, requestID)
 	s.mu.Unlock()
-	if !ok {
+	if !ok || !a.Answer(ans) {
 		return ErrNoAsk
 	}
-	a.Answer(ans)
 	return nil
 }
 

@@ -45,6 +45,10 @@ type Options struct {
 	// (ANTHROPIC_API_KEY, OPENAI_API_KEY, OLLAMA_HOST ...) and NOVA_MODEL.
 	// nil means os.Getenv.
 	Getenv func(string) string
+	// Landing, when set, is the page opening the printed URL leads to
+	// (the path login redirects to) instead of /: a shared terminal
+	// session's own page, so a phone that scans its code is in it.
+	Landing func() string
 }
 
 // Server is nova serve's HTTP API.
@@ -169,7 +173,11 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.o.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	to := "/"
+	if s.o.Landing != nil {
+		to = s.o.Landing()
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
 // Serve answers on ln until ctx ends, then lets requests in flight finish

@@ -251,8 +251,9 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 
 // sessionError answers for a session call that failed: 404 for a session
 // that does not exist, 409 for one whose run is going on (the change it
-// asked for waits for the run to end) or that another nova process has
-// open (it is that process's to write until it lets it go).
+// asked for waits for the run to end), that another nova process has
+// open (it is that process's to write until it lets it go), or that a
+// terminal shares (it is the terminal's to move or delete).
 func (s *Server) sessionError(w http.ResponseWriter, id string, err error) {
 	code, detail := sessionStatus(id, err)
 	writeError(w, code, detail)
@@ -269,6 +270,8 @@ func sessionStatus(id string, err error) (int, string) {
 		return http.StatusConflict, "Session is busy: " + id + " is running a turn; wait for it to end, or interrupt it (POST /api/chat/interrupt), then try again"
 	case errors.As(err, &locked):
 		return http.StatusConflict, locked.Error() + ": close it there, then try again"
+	case errors.Is(err, live.ErrShared):
+		return http.StatusConflict, err.Error()
 	}
 	return http.StatusInternalServerError, err.Error()
 }

@@ -46,6 +46,7 @@ func (m *Model) commandList() []command {
 		cs = append(cs, command{name: "/memory", help: "instruction files and memory in effect", run: (*Model).cmdMemory})
 	}
 	cs = append(cs, hooksCommand(m.b)...)
+	cs = append(cs, m.remoteCommands()...)
 	cs = append(cs, m.promptCommands()...)
 	cs = append(cs, m.skillCommands(cs)...)
 	return append(cs, command{name: "/exit", help: "quit nova", run: func(m *Model, _ string) tea.Cmd { m.interrupt(); return tea.Quit }})

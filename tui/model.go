@@ -61,6 +61,9 @@ type Model struct {
 	// every other command to completion, in order.
 	wait func(<-chan agent.Event) tea.Cmd
 	tick func() tea.Cmd
+
+	// share is /remote's: the session shared with browsers (remote.go).
+	share shareState
 }
 
 // activeRun is the run in progress.
@@ -113,9 +116,10 @@ func New(ctx context.Context, b Backend, opts Options) *Model {
 }
 
 // Init asks the terminal for its background colour (to pick light or dark
-// styles) and sends the initial prompt, if any.
+// styles), shows the share nova --remote started, if any, and sends the
+// initial prompt, if any.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor}
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.remoteInit()}
 	if p := strings.TrimSpace(m.opts.Prompt); p != "" {
 		cmds = append(cmds, func() tea.Msg { return submitMsg(p) })
 	}
@@ -171,6 +175,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.sendQueued()
 	case mcpPromptsMsg, mcpResourcesMsg, mcpPromptMsg, mcpMentionsMsg:
 		return m, m.mcpUpdate(msg)
+	case remoteRunMsg:
+		return m, m.remoteUpdate(msg)
 	case shellMsg:
 		m.busy = ""
 		out := msg.output
@@ -257,6 +263,8 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 			m.dialogs = append(m.dialogs, newPermissionDialog(ev.Ask))
 		case agent.EventQuestion:
 			m.dialogs = append(m.dialogs, newQuestionDialog(ev.Question))
+		case agent.EventAnswered:
+			m.closeAnswered(ev.Answered)
 		case agent.EventTodos:
 			m.todos = ev.Todos
 		case agent.EventContext:
@@ -276,6 +284,9 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 		m.run = nil
 		m.dropRunDialogs()
 		m.hint = ""
+		if cmd := m.adoptWaiting(); cmd != nil {
+			return cmd // a browser's run, begun as this one ended
+		}
 		return m.sendQueued()
 	}
 	return m.wait(msg.ch)

@@ -89,6 +89,46 @@ type HookList interface {
 	HookReport() string
 }
 
+// Remote is an optional Backend capability behind /remote: the current
+// session served to browsers by this process, the terminal and the
+// server being two consumers of one live session (docs/remote.md,
+// "Sharing a terminal session").
+type Remote interface {
+	// StartRemote serves the current session at addr (host, host:port or
+	// :port; "" takes the --host and --port nova started with) and says
+	// where.
+	StartRemote(addr string) (RemoteInfo, error)
+	// StopRemote stops serving; a run going on goes on. It may wait a
+	// few seconds for requests in flight, so the TUI calls it off the UI
+	// goroutine.
+	StopRemote() error
+	// RemoteInfo is the share in effect; ok is false when there is none.
+	RemoteInfo() (info RemoteInfo, ok bool)
+	// RemoteRuns are the runs of the shared session started elsewhere (a
+	// browser's prompt), each as it starts, across /clear and /resume;
+	// the channel closes when the share stops. One channel per share.
+	RemoteRuns() <-chan RemoteRun
+}
+
+// RemoteInfo is where a shared session is served.
+type RemoteInfo struct {
+	// URL opens the session in a browser; it carries the token.
+	URL string
+	// Exposed says the server listens beyond loopback, in plain HTTP: the
+	// network carries the traffic, the token included, unencrypted.
+	Exposed bool
+}
+
+// RemoteRun is a run of the shared session that the TUI did not start.
+type RemoteRun struct {
+	// Prompt is the text it was started with.
+	Prompt string
+	// Events are its events, as Backend.Run's: closed after the done event.
+	Events <-chan agent.Event
+	// Interrupt stops it without waiting (esc).
+	Interrupt func()
+}
+
 // Status is what the status line and /context and /cost show.
 type Status struct {
 	Model     string

@@ -40,6 +40,12 @@ func runInteractive(ctx context.Context, opts *rootOptions) error {
 		return err
 	}
 	defer b.Close()
+	b.sharing.remote = opts.remote
+	if opts.remote.on {
+		if _, err := b.StartRemote(""); err != nil {
+			return failure(fmt.Errorf("--remote: %w", err))
+		}
+	}
 	editor := opts.io.Getenv("VISUAL")
 	if editor == "" {
 		editor = opts.io.Getenv("EDITOR")
@@ -87,6 +93,9 @@ type interactiveBackend struct {
 	// titleCancel and titleDone belong to the title call in progress.
 	titleCancel context.CancelFunc
 	titleDone   chan struct{}
+
+	// sharing is /remote's (interactive_remote.go).
+	sharing sharing
 }
 
 // newInteractiveBackend builds the first runtime from o, as the terminal
@@ -105,6 +114,7 @@ func newInteractiveBackend(ctx context.Context, s *IOStreams, o buildOptions) (*
 // Close releases the current runtime, after a title call still running
 // has written the fallback title.
 func (b *interactiveBackend) Close() {
+	_ = b.StopRemote() // before the runtime it serves closes
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.stopTitleLocked()

@@ -27,6 +27,8 @@ type rootOptions struct {
 	// session is every flag that shapes the runtime; print mode and the
 	// terminal UI both build from it as it is.
 	session buildOptions
+	// remote is the terminal UI's sharing with browsers (/remote).
+	remote remoteFlags
 }
 
 // docsURL is where the documentation is: an installed nova has no docs/
@@ -62,6 +64,7 @@ Documentation: ` + docsURL,
 		SilenceErrors: true,
 		Args:          cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.remote.portGiven = cmd.Flags().Changed("port")
 			if err := opts.complete(args); err != nil {
 				return err
 			}
@@ -97,6 +100,10 @@ Documentation: ` + docsURL,
 	fl.StringSliceVar(&o.addDirs, "add-dir", nil, "further directories the agent may use")
 	fl.StringArrayVar(&o.mcpConfigs, "mcp-config", nil, "MCP servers from this file or inline JSON, in .mcp.json's format (repeatable)")
 	fl.BoolVar(&o.strictMCPConfig, "strict-mcp-config", false, "use only the --mcp-config servers: none from .mcp.json, settings or ~/.claude.json")
+	fl.BoolVar(&opts.remote.on, "remote", false, "share the session with a browser from the start, as /remote does")
+	fl.StringVar(&opts.remote.host, "host", remoteHost, "address /remote serves on (a non-loopback one needs --token)")
+	fl.IntVar(&opts.remote.port, "port", remotePort, "port /remote serves on (0: any free port)")
+	fl.StringVar(&opts.remote.token, "token", "", "the token /remote's browsers must carry (default NOVA_SERVER_TOKEN, else a random one)")
 	cmd.AddCommand(newDoctorCmd(f, nil))
 	cmd.AddCommand(newSessionsCmd(f))
 	cmd.AddCommand(newTrustCmd(f, nil))
@@ -121,7 +128,13 @@ func (o *rootOptions) complete(args []string) error {
 	if err := o.session.resolveMCPConfigs(o.io); err != nil {
 		return err
 	}
+	if o.print && (o.remote.on || o.remote.host != remoteHost || o.remote.port != remotePort || o.remote.token != "") {
+		return usageErr("--remote, --host, --port and --token share the terminal UI's session; print mode has none to share (nova serve serves sessions over HTTP)")
+	}
 	if !o.print {
+		if err := o.remote.check(o.io); err != nil {
+			return err
+		}
 		if o.io.InIsPipe {
 			return usageErr("the interactive terminal UI needs a terminal on stdin; use print mode for pipes: nova -p \"your prompt\"")
 		}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/nova-dev/nova/llm/llmtest"
+)
+
+// TestTUIRemoteEndToEnd shares a real nova's session from the start
+// (nova --remote, in tmux) and plays the browser: it opens the URL the
+// terminal shows, as a phone that scanned the code would, and sends a
+// prompt over the WebSocket. The prompt and the answer show up in the
+// terminal, the answer streams on the socket, and /remote off closes the
+// listener.
+func TestTUIRemoteEndToEnd(t *testing.T) {
+	const token = "e2e-shared-session-token"
+	e := newE2E(t,
+		llmtest.Turn{Text: "Hello from the terminal's nova.", ChunkDelay: 5 * time.Millisecond},
+		llmtest.Turn{Text: "Greeting the phone"}, // the session title, asked for after the first run
+	)
+	e.env = append(e.env, "NOVA_SERVER_TOKEN="+token)
+	tm := e.startTUI("--remote", "--port", "0")
+	screen := tm.waitFor("/remote off stops it")
+	link := regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=\S+`).FindString(screen)
+	if !strings.HasSuffix(link, "token="+token) {
+		t.Fatalf("no URL with the token on the screen:\n%s", screen)
+	}
+	if !strings.Contains(screen, "▀") {
+		t.Errorf("no QR code on the screen:\n%s", screen)
+	}
+	u, err := url.Parse(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Opening the URL sets the cookie and lands on the session's page.
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	sid, ok := strings.CutPrefix(resp.Header.Get("Location"), "/s/")
+	if resp.StatusCode != http.StatusSeeOther || !ok || len(resp.Cookies()) != 1 {
+		t.Fatalf("opening the URL: %d to %q, cookies %v", resp.StatusCode, resp.Header.Get("Location"), resp.Cookies())
+	}
+	// The page's WebSocket: its cookie and its own origin.
+	h := http.Header{"Cookie": {resp.Cookies()[0].String()}, "Origin": {"http://" + u.Host}}
+	c, _, err := websocket.DefaultDialer.Dial("ws://"+u.Host+"/ws", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.WriteJSON(map[string]any{"type": "prompt", "session_id": sid, "text": "hello from the phone"}); err != nil {
+		t.Fatal(err)
+	}
+	tm.waitFor("hello from the phone")
+	tm.waitFor("Sent from the browser")
+	tm.waitFor("Hello from the terminal's nova.")
+
+	var answer strings.Builder
+	_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	for {
+		var m struct {
+			Type   string `json:"type"`
+			Detail string `json:"detail"`
+			Event  struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"event"`
+		}
+		if err := c.ReadJSON(&m); err != nil {
+			t.Fatalf("the socket: %v (answer so far %q)", err, answer.String())
+		}
+		if m.Type == "error" {
+			t.Fatalf("the socket: error %s", m.Detail)
+		}
+		if m.Event.Type == "text_delta" {
+			answer.WriteString(m.Event.Text)
+		}
+		if m.Event.Type == "done" {
+			break
+		}
+	}
+	if answer.String() != "Hello from the terminal's nova." {
+		t.Errorf("the socket got %q", answer.String())
+	}
+
+	tm.typeText("/remote off")
+	tm.keys("Enter")
+	tm.waitFor("Stopped sharing this session")
+	if conn, err := net.DialTimeout("tcp", u.Host, 2*time.Second); err == nil {
+		conn.Close()
+		t.Errorf("%s still accepts connections after /remote off", u.Host)
+	}
+	tm.typeText("/exit")
+	tm.keys("Enter")
+	tm.waitExit()
+}
