@@ -57,6 +57,9 @@ type Session struct {
 	log    *Log[agent.Event] // of the current or last run; nil before any
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the current run has ended
+	// finishing says the current run has sent its done event: it is over
+	// for whoever watches, though its goroutine has not quite let go.
+	finishing bool
 	asks   map[string]*agent.PermissionAsk
 	closed bool
 	runs   *RunRef // the current or last run, for watchers of every run (runs.go)
@@ -94,6 +97,20 @@ func (s *Session) start(input llm.Message, relay, local bool) (*Sub[agent.Event]
 	if s.closed {
 		return nil, nil, ErrClosed
 	}
+	if s.running() && s.finishing {
+		// A watcher that saw the last run's done event may start the next
+		// at once: the slot is let go a moment later.
+		done := s.done
+		s.mu.Unlock()
+		select {
+		case <-done:
+		case <-time.After(interruptWait):
+		}
+		s.mu.Lock()
+		if s.closed {
+			return nil, nil, ErrClosed
+		}
+	}
 	if s.running() {
 		return nil, nil, ErrBusy
 	}
@@ -104,7 +121,7 @@ func (s *Session) start(input llm.Message, relay, local bool) (*Sub[agent.Event]
 	log := NewLog[agent.Event](ReplayFrames, first)
 	ctx, cancel := context.WithCancel(s.base)
 	done := make(chan struct{})
-	s.log, s.cancel, s.done = log, cancel, done
+	s.log, s.cancel, s.done, s.finishing = log, cancel, done, false
 	s.linkRun(log, input, local)
 	var sub *Sub[agent.Event]
 	if relay {
@@ -134,6 +151,12 @@ func (s *Session) pump(log *Log[agent.Event], events <-chan agent.Event, cancel 
 			s.forgetAsk(func(a *agent.PermissionAsk) bool { return a.RequestID == ev.Answered.RequestID })
 		case ev.Type == agent.EventToolResult && ev.Result != nil:
 			s.forgetAsk(func(a *agent.PermissionAsk) bool { return a.ID == ev.Result.ID })
+		case ev.Type == agent.EventDone:
+			s.mu.Lock()
+			if s.done == done {
+				s.finishing = true
+			}
+			s.mu.Unlock()
 		}
 		log.Append(ev)
 	}
@@ -244,8 +267,16 @@ func (s *Session) Interrupt() bool {
 		s.mu.Unlock()
 		return false
 	}
-	cancel, done := s.cancel, s.done
+	cancel, done, finishing := s.cancel, s.done, s.finishing
 	s.mu.Unlock()
+	if finishing {
+		// Its done event is out: there is nothing left to interrupt.
+		select {
+		case <-done:
+		case <-time.After(interruptWait):
+		}
+		return false
+	}
 	cancel()
 	select {
 	case <-done:
