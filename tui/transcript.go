@@ -155,6 +155,7 @@ func (t *transcript) live() bool {
 func (t *transcript) invalidateAll() {
 	for _, e := range t.entries {
 		e.invalidate()
+		e.md = mdCache{}
 	}
 }
 
