@@ -116,7 +116,10 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 	pc.stop()
 	m.shutdown()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-		return nil
+		err = nil
+	}
+	if err == nil {
+		printFarewell(opts.Out, opts.Env, m.farewell())
 	}
 	return err
 }
