@@ -29,6 +29,12 @@ type arrows struct {
 // always; Home/End while the input is empty (in text they move the
 // cursor), ctrl+home/ctrl+end always.
 func (m *Model) scrollKey(s string) bool {
+	if pd, ok := m.firstDialog().(*permissionDialog); ok && (s == "pgup" || s == "pgdown") {
+		// The diff being approved scrolls before the transcript does.
+		if pd.scroll(map[string]int{"pgup": -1, "pgdown": 1}[s]) {
+			return true
+		}
+	}
 	switch s {
 	case "pgup":
 		m.tr.scroll(m.transcriptHeight() - 2)
@@ -101,4 +107,12 @@ func (m *Model) arrow(dir int) bool {
 // arrowRecalled records that the last arrow recalled a prompt.
 func (m *Model) arrowRecalled() {
 	m.arrows.recalled = m.arrows.onEmpty && !m.in.empty()
+}
+
+// firstDialog is the dialog that has the keyboard, or nil.
+func (m *Model) firstDialog() dialog {
+	if len(m.dialogs) == 0 {
+		return nil
+	}
+	return m.dialogs[0]
 }
