@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/charmbracelet/colorprofile"
@@ -43,7 +44,7 @@ func (m *Model) farewell() string {
 	var b strings.Builder
 	if answer != nil {
 		for _, l := range m.md.renderBlocks(answer.text, m.width, &answer.md, true) {
-			b.WriteString(strings.TrimRight(l, " ") + "\n")
+			b.WriteString(trimPadding(l) + "\n")
 		}
 		b.WriteString("\n")
 	}
@@ -64,4 +65,19 @@ func printFarewell(out io.Writer, env []string, text string) {
 		env = os.Environ()
 	}
 	_, _ = io.WriteString(colorprofile.NewWriter(out, env), text)
+}
+
+// trailingPad is the padding glamour puts after a line's text: spaces,
+// each maybe in its own colour.
+var trailingPad = regexp.MustCompile(`(?:[ \t]|\x1b\[[0-9;]*m)+$`)
+
+// trimPadding drops a rendered line's trailing padding, so what is left in
+// the scrollback copies as the text it is; a reset closes any colour.
+func trimPadding(l string) string {
+	return trailingPad.ReplaceAllStringFunc(l, func(pad string) string {
+		if strings.Contains(pad, "\x1b[") {
+			return "\x1b[m"
+		}
+		return ""
+	})
 }

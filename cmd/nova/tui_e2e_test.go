@@ -70,6 +70,12 @@ func (tm *tmuxTerm) typeText(s string) { tm.tmux("send-keys", "-t", tm.name, "-l
 
 func (tm *tmuxTerm) screen() string { return tm.tmux("capture-pane", "-p", "-t", tm.name) }
 
+// scrollback is the screen and the 100 lines above it. (A pane kept after
+// its program exited shows its first line in the history.)
+func (tm *tmuxTerm) scrollback() string {
+	return tm.tmux("capture-pane", "-p", "-S", "-100", "-t", tm.name)
+}
+
 // waitFor polls the screen until it shows want, failing at the deadline.
 func (tm *tmuxTerm) waitFor(want string) string {
 	tm.t.Helper()
@@ -187,7 +193,7 @@ func TestTUIEndToEnd(t *testing.T) {
 	tm.waitExit()
 	// The alternate screen is gone; the last answer and the way back to
 	// the session are in the terminal.
-	exitScreen := tm.screen()
+	exitScreen := tm.scrollback()
 	for _, want := range []string{"This answer goes on and on.", "Resume this session with: nova -r "} {
 		if !strings.Contains(exitScreen, want) {
 			t.Errorf("after quitting the terminal lacks %q:\n%s", want, exitScreen)
