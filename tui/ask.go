@@ -40,7 +40,7 @@ func newPermissionDialog(ask *agent.PermissionAsk) *permissionDialog {
 	}
 	d.addChoice("No, deny", "n", func() agent.PermissionAnswer { return agent.PermissionAnswer{} })
 	d.addChoice("No, and tell nova what to do instead", "", nil)
-	d.room = 10
+	d.room = 10 // until the first frame fits it to the screen
 	return d
 }
 
