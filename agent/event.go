@@ -85,6 +85,9 @@ type PermissionAsk struct {
 	Input       json.RawMessage     `json:"input"`
 	Decision    permission.Decision `json:"decision"`
 	Suggestions []string            `json:"suggestions,omitempty"`
+	// Preview is what the call would change (the diff of an edit), so
+	// the person sees what they approve; nil when the tool cannot say.
+	Preview *display.Display `json:"preview,omitempty"`
 
 	once  sync.Once
 	reply chan PermissionAnswer

@@ -290,6 +290,28 @@ func (*ApplyPatch) Run(ctx context.Context, input json.RawMessage, env *Env) (Re
 	return Result{Output: b.String(), Display: display.Diff(diffs...)}, nil
 }
 
+// Preview implements Previewer: the diff of every file the patch would
+// change.
+func (*ApplyPatch) Preview(_ context.Context, input json.RawMessage, env *Env) *display.Display {
+	in, err := decodeFileInput[applyPatchInput]("ApplyPatch", input)
+	if err != nil {
+		return nil
+	}
+	files, err := parsePatch(in.Input)
+	if err != nil {
+		return nil
+	}
+	changes, err := planPatch(files, env)
+	if err != nil {
+		return nil
+	}
+	diffs := make([]FileDiff, 0, len(changes))
+	for _, c := range changes {
+		diffs = append(diffs, newFileDiff(c.shown, c.before, c.after))
+	}
+	return display.Diff(diffs...)
+}
+
 // planPatch computes every file's new content without writing anything.
 func planPatch(files []patchFile, env *Env) ([]fileChange, error) {
 	touched := map[string]bool{}

@@ -65,38 +65,86 @@ func (*Edit) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, 
 // all succeeded, so a failing edit leaves the file as it was. multi words
 // errors and output for MultiEdit.
 func editFile(ctx context.Context, env *Env, path string, edits []editSpec, multi bool) (Result, error) {
+	p, fail, err := planEdit(env, path, edits, multi)
+	if err != nil {
+		return Result{}, err
+	}
+	if fail != nil {
+		return *fail, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("edit %s: %w", p.abs, err)
+	}
+	if err := writeKeepingMode(ctx, env, p.abs, p.doc.encode(p.text)); err != nil {
+		return Errorf("%v", err), nil
+	}
+	env.Files.Record(p.abs)
+	var head string
+	switch {
+	case !p.exists:
+		head = fmt.Sprintf("Created %s (%d lines).", p.shown, len(textLines(p.text)))
+	case multi:
+		head = fmt.Sprintf("Applied %d edits to %s (%d replacements).", len(edits), p.shown, p.count)
+	default:
+		head = fmt.Sprintf("Edited %s: replaced %d occurrence%s.", p.shown, p.count, plural(p.count))
+	}
+	return Result{
+		Output:  head + " The changed lines now read (cat -n):\n" + changedSnippet(p.doc.text, p.text),
+		Display: display.Diff(p.diff()),
+	}, nil
+}
+
+// editPlan is what an Edit or MultiEdit will write: the file as it is and
+// its text after the edits.
+type editPlan struct {
+	abs, shown string
+	exists     bool
+	doc        textDoc
+	text       string
+	count      int // occurrences replaced
+}
+
+// diff is the display diff of the plan, the same the result carries.
+func (p editPlan) diff() FileDiff { return newFileDiff(p.shown, p.doc.text, p.text) }
+
+// planEdit applies edits to the file in memory, writing nothing: Run
+// writes the result, Preview shows it to the person asked to approve it.
+// A failure the model can act on is fail; err is one outside the call.
+func planEdit(env *Env, path string, edits []editSpec, multi bool) (p editPlan, fail *Result, err error) {
+	failf := func(format string, args ...any) (editPlan, *Result, error) {
+		r := Errorf(format, args...)
+		return p, &r, nil
+	}
 	if path == "" {
-		return Errorf("file_path is required"), nil
+		return failf("file_path is required")
 	}
 	if len(edits) == 0 {
-		return Errorf("edits is empty; give at least one edit"), nil
+		return failf("edits is empty; give at least one edit")
 	}
-	abs := env.Abs(path)
-	shown := shownPath(env, abs)
-	_, err := os.Stat(abs)
-	exists := err == nil
+	p.abs = env.Abs(path)
+	p.shown = shownPath(env, p.abs)
+	_, err = os.Stat(p.abs)
+	p.exists = err == nil
 	if err != nil && !os.IsNotExist(err) {
-		return Result{}, fmt.Errorf("edit %s: %w", abs, err)
+		return p, nil, fmt.Errorf("edit %s: %w", p.abs, err)
 	}
-	var doc textDoc
-	if exists {
-		if err := env.Files.CheckFresh(abs); err != nil {
-			return Errorf("%v", err), nil
+	if p.exists {
+		if err := env.Files.CheckFresh(p.abs); err != nil {
+			return failf("%v", err)
 		}
-		if doc, err = loadTextFile(abs); err != nil {
-			return Errorf("%v", err), nil
+		if p.doc, err = loadTextFile(p.abs); err != nil {
+			return failf("%v", err)
 		}
 	} else if edits[0].OldString != "" {
-		return Errorf("%s. Use Write to create a file.", missingFileMessage(abs)), nil
+		return failf("%s. Use Write to create a file.", missingFileMessage(p.abs))
 	}
-	text := doc.text
-	count := 0
+	text := p.doc.text
 	for i, e := range edits {
 		var n int
 		var err error
 		if i == 0 && e.OldString == "" {
 			if text != "" {
-				err = fmt.Errorf("old_string is empty, but %s already has content; an empty old_string only creates a new file or fills an empty one", shown)
+				err = fmt.Errorf("old_string is empty, but %s already has content; an empty old_string only creates a new file or fills an empty one", p.shown)
 			} else {
 				text, n = toLF(e.NewString), 1
 			}
@@ -105,32 +153,31 @@ func editFile(ctx context.Context, env *Env, path string, edits []editSpec, mult
 		}
 		if err != nil {
 			if multi {
-				return Errorf("edits[%d] (edit %d of %d) failed: %v. No edits were applied; %s is unchanged.", i, i+1, len(edits), err, shown), nil
+				return failf("edits[%d] (edit %d of %d) failed: %v. No edits were applied; %s is unchanged.", i, i+1, len(edits), err, p.shown)
 			}
-			return Errorf("%v (in %s)", err, shown), nil
+			return failf("%v (in %s)", err, p.shown)
 		}
-		count += n
+		p.count += n
 	}
-	if err := ctx.Err(); err != nil {
-		return Result{}, fmt.Errorf("edit %s: %w", abs, err)
+	p.text = text
+	return p, nil, nil
+}
+
+// Preview implements Previewer: the diff the edit would make.
+func (*Edit) Preview(_ context.Context, input json.RawMessage, env *Env) *display.Display {
+	in, err := decodeFileInput[editInput]("Edit", input)
+	if err != nil {
+		return nil
 	}
-	if err := writeKeepingMode(ctx, env, abs, doc.encode(text)); err != nil {
-		return Errorf("%v", err), nil
+	return previewEdit(env, in.FilePath, []editSpec{in.editSpec}, false)
+}
+
+func previewEdit(env *Env, path string, edits []editSpec, multi bool) *display.Display {
+	p, fail, err := planEdit(env, path, edits, multi)
+	if fail != nil || err != nil {
+		return nil
 	}
-	env.Files.Record(abs)
-	var head string
-	switch {
-	case !exists:
-		head = fmt.Sprintf("Created %s (%d lines).", shown, len(textLines(text)))
-	case multi:
-		head = fmt.Sprintf("Applied %d edits to %s (%d replacements).", len(edits), shown, count)
-	default:
-		head = fmt.Sprintf("Edited %s: replaced %d occurrence%s.", shown, count, plural(count))
-	}
-	return Result{
-		Output:  head + " The changed lines now read (cat -n):\n" + changedSnippet(doc.text, text),
-		Display: display.Diff(newFileDiff(shown, doc.text, text)),
-	}, nil
+	return display.Diff(p.diff())
 }
 
 func plural(n int) string {

@@ -7,6 +7,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // MultiEdit makes several replacements in one file, all or none.
@@ -50,4 +51,13 @@ func (*MultiEdit) Run(ctx context.Context, input json.RawMessage, env *Env) (Res
 		return Errorf("%v", err), nil
 	}
 	return editFile(ctx, env, in.FilePath, in.Edits, true)
+}
+
+// Preview implements Previewer: the diff the edits would make.
+func (*MultiEdit) Preview(_ context.Context, input json.RawMessage, env *Env) *display.Display {
+	in, err := decodeFileInput[multiEditInput]("MultiEdit", input)
+	if err != nil {
+		return nil
+	}
+	return previewEdit(env, in.FilePath, in.Edits, true)
 }

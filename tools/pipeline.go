@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // Checker is the permission decision point the pipeline consults.
@@ -309,6 +310,17 @@ func runTool(ctx context.Context, t Tool, input json.RawMessage, env *Env) (res 
 	return t.Run(ctx, input, env)
 }
 
+// preview asks a Previewer what the call would do; a panic in it costs
+// the preview, not the session.
+func preview(ctx context.Context, pv Previewer, input json.RawMessage, env *Env) (d *display.Display) {
+	defer func() {
+		if recover() != nil {
+			d = nil
+		}
+	}()
+	return pv.Preview(ctx, input, env)
+}
+
 // ask puts the call to PermissionRequest hooks, then to a person, and
 // reports whether it may run.
 func (pr *Prepared) ask(ctx context.Context) bool {
@@ -325,7 +337,11 @@ func (pr *Prepared) ask(ctx context.Context) bool {
 		pr.deny(d, "")
 		return false
 	}
-	ans := pr.env.Ask.AskPermission(ctx, PermissionAsk{CallID: pr.call.ID, Tool: pr.call.Name, Input: pr.call.Input, Decision: pr.decision})
+	ask := PermissionAsk{CallID: pr.call.ID, Tool: pr.call.Name, Input: pr.call.Input, Decision: pr.decision}
+	if pv, ok := pr.tool.(Previewer); ok {
+		ask.Preview = preview(ctx, pv, pr.call.Input, pr.env)
+	}
+	ans := pr.env.Ask.AskPermission(ctx, ask)
 	if ctx.Err() != nil {
 		ans = Approval{Message: "interrupted"}
 	}

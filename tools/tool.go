@@ -131,6 +131,18 @@ type PermissionAsk struct {
 	Tool     string              `json:"tool"`
 	Input    json.RawMessage     `json:"input"`
 	Decision permission.Decision `json:"decision"`
+	// Preview is what the call would change, from a Previewer; nil when
+	// the tool has none or the call would fail.
+	Preview *display.Display `json:"preview,omitempty"`
+}
+
+// Previewer is a tool that can show what a call would do before it runs:
+// the diff an edit would make, computed from the file as it is now and the
+// call's input, exactly as Run computes it, writing nothing. The pipeline
+// puts it in the permission ask, so a person sees what they approve.
+// Preview returns nil when the call would fail (Run then says why).
+type Previewer interface {
+	Preview(ctx context.Context, input json.RawMessage, env *Env) *display.Display
 }
 
 // Approval is what a person decided about a PermissionAsk, as the

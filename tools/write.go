@@ -41,54 +41,94 @@ func (*Write) Run(ctx context.Context, input json.RawMessage, env *Env) (Result,
 	if err != nil {
 		return Errorf("%v", err), nil
 	}
-	if in.FilePath == "" {
-		return Errorf("file_path is required"), nil
+	p, fail, err := planWrite(env, in)
+	if err != nil {
+		return Result{}, err
 	}
-	abs := env.Abs(in.FilePath)
-	shown := shownPath(env, abs)
-	st, err := os.Stat(abs)
-	existed := err == nil
-	if err != nil && !os.IsNotExist(err) {
-		return Result{}, fmt.Errorf("write %s: %w", abs, err)
+	if fail != nil {
+		return *fail, nil
 	}
-	if existed && st.IsDir() {
-		return Errorf("%s is a directory; give the path of a file", abs), nil
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("write %s: %w", p.abs, err)
 	}
-	if err := env.Files.CheckFresh(abs); err != nil {
+	if err := writeKeepingMode(ctx, env, p.abs, p.data); err != nil {
 		return Errorf("%v", err), nil
 	}
-	var before string
-	data := []byte(in.Content)
-	if existed {
-		old, err := os.ReadFile(abs)
+	env.Files.Record(p.abs)
+	verb := "Created"
+	if p.existed {
+		verb = "Overwrote"
+	}
+	return Result{
+		Output:  fmt.Sprintf("%s %s (%d lines).", verb, p.shown, len(textLines(p.after))),
+		Display: display.Diff(newFileDiff(p.shown, p.before, p.after)),
+	}, nil
+}
+
+// writePlan is what a Write will do: the bytes it writes, and the text
+// before and after for the diff.
+type writePlan struct {
+	abs, shown    string
+	existed       bool
+	data          []byte
+	before, after string
+}
+
+// planWrite works out a Write without writing: Run writes it, Preview
+// shows it. A failure the model can act on is fail; err is one outside
+// the call.
+func planWrite(env *Env, in writeInput) (p writePlan, fail *Result, err error) {
+	failf := func(format string, args ...any) (writePlan, *Result, error) {
+		r := Errorf(format, args...)
+		return p, &r, nil
+	}
+	if in.FilePath == "" {
+		return failf("file_path is required")
+	}
+	p.abs = env.Abs(in.FilePath)
+	p.shown = shownPath(env, p.abs)
+	st, err := os.Stat(p.abs)
+	p.existed = err == nil
+	if err != nil && !os.IsNotExist(err) {
+		return p, nil, fmt.Errorf("write %s: %w", p.abs, err)
+	}
+	if p.existed && st.IsDir() {
+		return failf("%s is a directory; give the path of a file", p.abs)
+	}
+	if err := env.Files.CheckFresh(p.abs); err != nil {
+		return failf("%v", err)
+	}
+	p.data = []byte(in.Content)
+	if p.existed {
+		old, err := os.ReadFile(p.abs)
 		if err != nil {
-			return Result{}, fmt.Errorf("read %s: %w", abs, err)
+			return p, nil, fmt.Errorf("read %s: %w", p.abs, err)
 		}
 		if !nulInHead(old) {
 			doc := decodeText(old)
-			before = doc.text
+			p.before = doc.text
 			// Keep the file's conventions unless the model chose its own.
 			keep := textDoc{
 				bom:  doc.bom && !strings.HasPrefix(in.Content, utf8BOM),
 				crlf: doc.crlf && !strings.Contains(in.Content, "\r\n"),
 			}
-			data = keep.encode(in.Content)
+			p.data = keep.encode(in.Content)
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return Result{}, fmt.Errorf("write %s: %w", abs, err)
+	p.after = toLF(strings.TrimPrefix(in.Content, utf8BOM))
+	return p, nil, nil
+}
+
+// Preview implements Previewer: the new file's content as a diff (all
+// added for a new file), or the change to the file it replaces.
+func (*Write) Preview(_ context.Context, input json.RawMessage, env *Env) *display.Display {
+	in, err := decodeFileInput[writeInput]("Write", input)
+	if err != nil {
+		return nil
 	}
-	if err := writeKeepingMode(ctx, env, abs, data); err != nil {
-		return Errorf("%v", err), nil
+	p, fail, err := planWrite(env, in)
+	if fail != nil || err != nil {
+		return nil
 	}
-	env.Files.Record(abs)
-	after := toLF(strings.TrimPrefix(in.Content, utf8BOM))
-	verb := "Created"
-	if existed {
-		verb = "Overwrote"
-	}
-	return Result{
-		Output:  fmt.Sprintf("%s %s (%d lines).", verb, shown, len(textLines(after))),
-		Display: display.Diff(newFileDiff(shown, before, after)),
-	}, nil
+	return display.Diff(newFileDiff(p.shown, p.before, p.after))
 }

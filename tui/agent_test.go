@@ -53,8 +53,9 @@ func textTurn(s string) []llm.StreamEvent {
 // and questions are the agent's own and answering them is tested for real.
 type agentBackend struct {
 	*fakeBackend
-	a  *agent.Agent
-	ws string
+	a   *agent.Agent
+	ws  string
+	env *tools.Env
 }
 
 func (b *agentBackend) Run(ctx context.Context, in llm.Message) <-chan agent.Event {
@@ -83,7 +84,7 @@ func newAgentBackend(t *testing.T, resps ...[]llm.StreamEvent) *agentBackend {
 	t.Cleanup(func() { _ = env.Close() })
 	a := agent.New(agent.Config{Client: &scriptedClient{resps: resps}, Model: "m", Pipeline: &tools.Pipeline{Registry: reg, Checker: checker},
 		Env: env, ContextWindow: 100_000, MaxTokens: 4_000})
-	return &agentBackend{fakeBackend: newFake(), a: a, ws: ws}
+	return &agentBackend{fakeBackend: newFake(), a: a, ws: ws, env: env}
 }
 
 // waitFor delivers the agent's events as it sends them until cond holds.

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // permissionDialog answers an agent.PermissionAsk: allow once, allow
@@ -21,6 +22,11 @@ type permissionDialog struct {
 	// typing is set while the denial message is being written.
 	typing bool
 	msg    lineEditor
+	// preview is the ask's diff, numbered; room is how many of its lines
+	// the screen leaves the dialog, top the first one shown.
+	preview []string
+	room    int
+	top     int
 }
 
 func newPermissionDialog(ask *agent.PermissionAsk) *permissionDialog {
@@ -34,6 +40,7 @@ func newPermissionDialog(ask *agent.PermissionAsk) *permissionDialog {
 	}
 	d.addChoice("No, deny", "n", func() agent.PermissionAnswer { return agent.PermissionAnswer{} })
 	d.addChoice("No, and tell nova what to do instead", "", nil)
+	d.room = 10 // until the first frame fits it to the screen
 	return d
 }
 
@@ -72,17 +79,85 @@ func (d *permissionDialog) update(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 }
 
 func (d *permissionDialog) view(width int, st *styles) string {
-	body := []string{st.toolName.Render(d.ask.Tool) + " " + st.toolArg.Render(describeInput(d.ask.Input, width-8))}
+	body := d.subject(width-4, st)
 	if r := d.ask.Decision.Reason; r != "" {
 		body = append(body, st.dim.Render(r))
 	}
 	body = append(body, "")
+	if pv := d.previewView(st); len(pv) > 0 {
+		body = append(append(body, pv...), "")
+	}
 	if d.typing {
 		body = append(body, "What should nova do instead?", d.msg.view(st))
 		return frame(width, st, "Deny "+d.ask.Tool, body, "enter send · esc back")
 	}
 	body = append(body, d.list.view(width-4, st)...)
-	return frame(width, st, fmt.Sprintf("Allow %s?", d.ask.Tool), body, "enter choose · y/a/n or 1-9 pick · esc deny")
+	hint := "enter choose · y/a/n or 1-9 pick · esc deny"
+	if len(d.preview) > d.room {
+		hint += " · pgup/pgdn scroll"
+	}
+	return frame(width, st, fmt.Sprintf("Allow %s?", d.ask.Tool), body, hint)
+}
+
+// subject is what the call is: the tool and its key input. A command is
+// shown whole, wrapped, with the description the model gave it: a person
+// approves what runs, not its first 80 columns.
+func (d *permissionDialog) subject(width int, st *styles) []string {
+	var in map[string]any
+	_ = json.Unmarshal(d.ask.Input, &in)
+	if c, ok := in["command"].(string); ok {
+		ls := strings.Split(wrapPlain("$ "+c, width-len(d.ask.Tool)-1), "\n")
+		pad := strings.Repeat(" ", len(d.ask.Tool)+1)
+		out := []string{st.toolName.Render(d.ask.Tool) + " " + st.toolArg.Render(ls[0])}
+		for _, l := range ls[1:] {
+			out = append(out, pad+st.toolArg.Render(l))
+		}
+		if desc, _ := in["description"].(string); strings.TrimSpace(desc) != "" {
+			out = append(out, strings.Split(wrapPlain(strings.TrimSpace(desc), width), "\n")...)
+		}
+		return out
+	}
+	head := st.toolName.Render(d.ask.Tool) + " " + st.toolArg.Render(describeInput(d.ask.Input, width-4))
+	if p := d.ask.Preview; p != nil && p.Kind == display.KindDiff && len(p.Diffs) == 1 {
+		f := p.Diffs[0]
+		head = st.toolName.Render(d.ask.Tool) + " " + diffHeader(f, st)
+		if d.ask.Tool == "Write" && strings.Contains(f.Diff, "\n@@ -0,0 ") { // nothing before: a new file
+			head = st.toolName.Render(d.ask.Tool+" "+f.Path) + st.dim.Render(fmt.Sprintf(" · new file, %d line%s", f.Added, plural(f.Added)))
+		}
+	}
+	return []string{head}
+}
+
+// previewView is the window of the numbered diff the dialog has room for,
+// with a line saying where it is when it does not all fit.
+func (d *permissionDialog) previewView(st *styles) []string {
+	if d.preview == nil && d.ask.Preview != nil && d.ask.Preview.Kind == display.KindDiff {
+		d.preview = diffsView(d.ask.Preview, st)
+	}
+	if len(d.preview) <= d.room {
+		return d.preview
+	}
+	d.top = min(max(0, d.top), len(d.preview)-d.room)
+	out := append([]string(nil), d.preview[d.top:d.top+d.room]...)
+	return append(out, st.dim.Render(fmt.Sprintf("lines %d–%d of %d", d.top+1, d.top+d.room, len(d.preview))))
+}
+
+// scroll moves the preview by a page; it reports whether there is one.
+func (d *permissionDialog) scroll(pages int) bool {
+	if len(d.preview) <= d.room {
+		return false
+	}
+	d.top += pages * max(1, d.room-1)
+	return true
+}
+
+// fit sizes the preview's window to the screen: what is left besides the
+// dialog's other lines (frame, title, subject, reason, choices, hint, the
+// preview's position line and blanks), the activity and status lines and
+// two lines of transcript; at most 20 lines, at least 3.
+func (d *permissionDialog) fit(width, height int, st *styles) {
+	fixed := 2 + 1 + len(d.subject(width-4, st)) + 1 + 1 + len(d.list.choices) + 1 + 1 + 2
+	d.room = min(20, max(3, height-fixed-1-2-2))
 }
 
 // describeInput is the part of a call's input a person judges it by.

@@ -243,7 +243,7 @@ func (m *Model) info(text string, err error) {
 	if text == "" && err == nil {
 		m.tr.add(&entry{kind: entryError, text: errors.New("nothing to show").Error()})
 	}
-	m.tr.offset = 0
+	m.tr.toBottom()
 }
 
 // ago says how long ago a time was, coarsely.

@@ -50,11 +50,7 @@ func diffSummary(d *display.Display, _ *agent.ToolResult) string {
 }
 
 func diffBody(d *display.Display, _ *agent.ToolResult, _ int, st *styles) []string {
-	var body []string
-	for _, f := range d.Diffs {
-		body = append(body, diffLines(f.Diff, st)...)
-	}
-	return body
+	return diffsView(d, st)
 }
 
 func commandSummary(d *display.Display, r *agent.ToolResult) string {

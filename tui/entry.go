@@ -36,6 +36,9 @@ type entry struct {
 	cacheWidth    int
 	cacheExpanded bool
 	cached        bool
+	// md keeps an assistant message's rendered Markdown blocks, while it
+	// streams and after.
+	md mdCache
 }
 
 // renderCtx is what rendering an entry may depend on besides the entry.
@@ -61,7 +64,11 @@ func (e *entry) lines(width int, rc renderCtx) []string {
 	if e.cached && e.cacheWidth == width && e.cacheExpanded == rc.expanded {
 		return e.cache
 	}
-	out := append([]string{""}, clip(e.render(width, rc), width)...)
+	body := e.render(width, rc)
+	if e.kind != entryAssistant { // renderBlocks clips each block once, when it renders it
+		body = clip(body, width)
+	}
+	out := append([]string{""}, body...)
 	if !e.live() {
 		e.cache, e.cacheWidth, e.cacheExpanded, e.cached = out, width, rc.expanded, true
 	}
@@ -81,12 +88,9 @@ func (e *entry) render(width int, rc renderCtx) []string {
 		}
 		return body
 	case entryAssistant:
-		if e.streaming {
-			// Streaming text is wrapped, not parsed: Markdown is rendered
-			// once, when the message is complete.
-			return indent(wrapPlain(e.text, width-2), "  ")
-		}
-		return strings.Split(rc.md.render(e.text, width), "\n")
+		// Block by block: while the message streams, each block is
+		// rendered once it is complete and only the open one is raw.
+		return rc.md.renderBlocks(e.text, width, &e.md, !e.streaming)
 	case entryThinking:
 		n := strings.Count(strings.TrimSpace(e.text), "\n") + 1
 		if !rc.expanded {
@@ -134,12 +138,13 @@ func hanging(text string, width int) []string {
 	return out
 }
 
-// wrapPlain wraps text at width, breaking long words.
+// wrapPlain wraps text at width, breaking long words. Tabs are expanded
+// first: the renderer would drop them (tabs.go).
 func wrapPlain(text string, width int) string {
 	if width < 10 {
 		width = 10
 	}
-	return ansi.Wrap(strings.TrimRight(text, "\n"), width, "")
+	return ansi.Wrap(expandTabs(strings.TrimRight(text, "\n"), tabStop), width, "")
 }
 
 // indent prefixes the first line with first and the rest with as many spaces.

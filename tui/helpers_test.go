@@ -120,6 +120,10 @@ func newHarnessWith(t *testing.T, backend Backend, b *fakeBackend) *harness {
 	m.now = func() time.Time { return fixed }
 	m.wait = func(ch <-chan agent.Event) tea.Cmd { return func() tea.Msg { return eventWait{ch} } }
 	m.tick = func() tea.Cmd { return func() tea.Msg { return tickWait{} } }
+	// Keys a second apart, as a person types them: two arrows in one
+	// test are never taken for a mouse wheel unless the test says so.
+	keyTime := fixed
+	m.arrowClock = func() time.Time { keyTime = keyTime.Add(time.Second); return keyTime }
 	h := &harness{t: t, m: m, b: b}
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	return h
@@ -263,6 +267,12 @@ func (h *harness) press(k string) {
 		msg = tea.KeyPressMsg{Code: tea.KeyDown}
 	case "pgup":
 		msg = tea.KeyPressMsg{Code: tea.KeyPgUp}
+	case "pgdown":
+		msg = tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "home":
+		msg = tea.KeyPressMsg{Code: tea.KeyHome}
+	case "end":
+		msg = tea.KeyPressMsg{Code: tea.KeyEnd}
 	default:
 		r := []rune(k)[0]
 		msg = tea.KeyPressMsg{Code: r, Text: k}

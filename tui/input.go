@@ -76,9 +76,11 @@ func (in *input) reset(remember string) {
 }
 
 // paste inserts pasted text, folding a large paste into a placeholder that
-// is expanded again when the prompt is sent.
+// is expanded again when the prompt is sent. Line ends are made "\n"
+// first: terminals send pasted lines separated by CR (what the Enter key
+// sends), some by CRLF, a few by LF.
 func (in *input) paste(text string) {
-	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = normalizeNewlines(text)
 	n := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1
 	if n <= pasteLines {
 		in.ta.InsertString(text)
@@ -142,4 +144,12 @@ func (in *input) update(msg tea.Msg, root string) tea.Cmd {
 	var cmd tea.Cmd
 	in.ta, cmd = in.ta.Update(msg)
 	return tea.Batch(cmd, in.comp.refresh(in.ta.Value(), root))
+}
+
+// normalizeNewlines turns CRLF and lone CR into LF.
+func normalizeNewlines(s string) string {
+	if strings.IndexByte(s, '\r') < 0 {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }

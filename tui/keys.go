@@ -12,12 +12,13 @@ import (
 var keyHelp = [][2]string{
 	{"enter", "send the prompt, or queue it while nova works (in a dialog: choose)"},
 	{"shift+enter, ctrl+j", "new line"},
-	{"up / down", "prompt history, or move through suggestions"},
+	{"up / down", "prompt history, or move through suggestions; scroll while the view is scrolled up"},
 	{"tab", "complete a /command, @path or @server:uri"},
 	{"esc", "interrupt the running turn, queued prompts back to the input; in a dialog: deny / cancel"},
 	{"shift+tab", "cycle permission mode: default, acceptEdits, plan (and bypassPermissions if started in it)"},
 	{"ctrl+o", "expand / collapse tool calls and thinking"},
-	{"pgup / pgdown", "scroll the transcript"},
+	{"pgup / pgdown", "scroll the transcript (so does the mouse wheel)"},
+	{"home / end", "top / bottom of the transcript (on an empty input; ctrl+home / ctrl+end always)"},
 	{"ctrl+c", "clear the input; twice on an empty input quits"},
 	{"ctrl+l", "redraw the screen"},
 	{"?", "this help (on an empty input)"},
@@ -43,11 +44,8 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "ctrl+o":
 		m.expanded = !m.expanded
 		return nil
-	case "pgup":
-		m.tr.scroll(m.transcriptHeight() - 2)
-		return nil
-	case "pgdown":
-		m.tr.scroll(-(m.transcriptHeight() - 2))
+	}
+	if m.scrollKey(s) {
 		return nil
 	}
 	if len(m.dialogs) > 0 && !m.stepAside(k) {
@@ -85,6 +83,14 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			}
 		}
 		return m.submit(m.in.value())
+	case "up", "down":
+		dir := map[string]int{"up": -1, "down": 1}[s]
+		if !m.in.comp.active() && m.arrow(dir) {
+			return nil
+		}
+		cmd := m.in.update(k, m.status.Cwd)
+		m.arrowRecalled()
+		return tea.Batch(cmd, m.wantMCP())
 	}
 	return tea.Batch(m.in.update(k, m.status.Cwd), m.wantMCP())
 }
@@ -193,5 +199,5 @@ func (m *Model) showHelp() {
 		fmt.Fprintf(&b, "  %-22s %s\n", name, c.help)
 	}
 	m.tr.add(&entry{kind: entryInfo, text: strings.TrimRight(b.String(), "\n")})
-	m.tr.offset = 0
+	m.tr.toBottom()
 }

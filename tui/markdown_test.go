@@ -37,3 +37,95 @@ func sgrBefore(s, word string) string {
 	}
 	return m[1]
 }
+
+func TestSplitBlocks(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		final      bool
+		closed     []string
+		open       string
+	}{
+		{"paragraph still arriving", "Hello wor", false, nil, "Hello wor"},
+		{"paragraph closed by a blank line", "One.\n\nTwo", false, []string{"One.\n\n"}, "Two"},
+		{"final closes the last block", "One.\n\nTwo", true, []string{"One.\n\n", "Two"}, ""},
+		{"fence open", "Look:\n\n```go\nfunc f() {\n", false, []string{"Look:\n\n"}, "```go\nfunc f() {\n"},
+		{"fence closed", "```go\nfunc f() {}\n```\nAfter", false, []string{"```go\nfunc f() {}\n```\n"}, "After"},
+		{"blank lines inside a fence", "```\na\n\nb\n```\n", false, []string{"```\na\n\nb\n```\n"}, ""},
+		{"a closing fence still arriving", "```\na\n``", false, nil, "```\na\n``"},
+		{"a list waits for the line after a blank", "- a\n- b\n\n", false, nil, "- a\n- b\n\n"},
+		{"a loose list stays one block", "- a\n\n- b\n\nText\n", false, []string{"- a\n\n- b\n\n"}, "Text\n"},
+		{"a list item's code stays in the list", "1. run\n\n   ```sh\n   ls\n   ```\n\n2. done\n\nEnd\n", false, []string{"1. run\n\n   ```sh\n   ls\n   ```\n\n2. done\n\n"}, "End\n"},
+		{"a table is a block of its own", "Costs:\n| a | b |\n|---|---|\n| 1 | 2 |\n\nafter", false, []string{"Costs:\n", "| a | b |\n|---|---|\n| 1 | 2 |\n"}, "after"},
+		{"a table ends at a heading", "| a |\n|---|\n| 1 |\n# H\n", true, []string{"| a |\n|---|\n| 1 |\n", "# H\n"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			closed, open := splitBlocks(tc.text, tc.final)
+			if strings.Join(closed, "|·|") != strings.Join(tc.closed, "|·|") || open != tc.open {
+				t.Errorf("splitBlocks(%q) = %q, open %q; want %q, open %q", tc.text, closed, open, tc.closed, tc.open)
+			}
+		})
+	}
+}
+
+// TestSplitBlocksIsStable streams a message one byte at a time: a block,
+// once closed, is never cut differently later, and the blocks of the
+// finished message are those the stream closed, so the message does not
+// jump when it ends.
+func TestSplitBlocksIsStable(t *testing.T) {
+	msg := "# Plan\n\nFirst **this**:\n\n- a\n- b\n\n  more of b\n\n```go\nfunc f() {\n\n\treturn\n}\n```\n| x | y |\n|---|---|\n| 1 | 2 |\n\nDone.\n"
+	var prev []string
+	for n := 0; n <= len(msg); n++ {
+		closed, _ := splitBlocks(msg[:n], false)
+		if len(closed) < len(prev) || strings.Join(closed[:len(prev)], "") != strings.Join(prev, "") {
+			t.Fatalf("at %d bytes the closed blocks changed: %q, then %q", n, prev, closed)
+		}
+		prev = closed
+	}
+	final, _ := splitBlocks(msg, true)
+	if strings.Join(final[:len(prev)], "") != strings.Join(prev, "") {
+		t.Errorf("the finished message is cut differently: streamed %q, final %q", prev, final)
+	}
+}
+
+func TestExpandTabs(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"\tx", "        x"},
+		{"ab\tc", "ab      c"},
+		{"12345678\tx", "12345678        x"},
+		{"a\n\tb", "a\n        b"},
+		{"\x1b[1mab\x1b[0m\tc", "\x1b[1mab\x1b[0m      c"},
+		{"日本\tx", "日本    x"},
+	} {
+		if got := expandTabs(tc.in, 8); got != tc.want {
+			t.Errorf("expandTabs(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestMarkdownTablesAndHeadings: a table is framed and as wide as its
+// content, not the screen; headings lose their #.
+func TestMarkdownTablesAndHeadings(t *testing.T) {
+	m := &markdown{dark: true}
+	out := ansi.Strip(m.render("## Results\n\n| name | ok |\n|:-----|---:|\n| `go vet` | yes |\n| tests | **no** |\n", 100))
+	if strings.Contains(out, "#") {
+		t.Errorf("heading keeps its #:\n%s", out)
+	}
+	if !strings.Contains(out, "╭") || !strings.Contains(out, "╰") {
+		t.Errorf("table has no frame:\n%s", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.ContainsAny(l, "│╭╰") && ansi.StringWidth(l) > 30 {
+			t.Errorf("table row %q is %d columns wide: not sized to its content", l, ansi.StringWidth(l))
+		}
+	}
+	if strings.Contains(out, "**") || strings.Contains(out, "`") {
+		t.Errorf("cell Markdown left raw:\n%s", out)
+	}
+	// Too wide for the screen: the table is cut down to it.
+	wide := "| a | b |\n|---|---|\n| " + strings.Repeat("word ", 30) + "| x |\n"
+	for _, l := range strings.Split(ansi.Strip(m.render(wide, 60)), "\n") {
+		if ansi.StringWidth(l) > 60 {
+			t.Errorf("row %q wider than the screen", l)
+		}
+	}
+}

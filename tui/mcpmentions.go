@@ -143,7 +143,7 @@ func (m *Model) mentionsRead(msg mcpMentionsMsg) tea.Cmd {
 			m.tr.add(&entry{kind: entryError, text: err.Error()})
 		}
 		m.tr.add(&entry{kind: entryNotice, text: "Not sent: the prompt is back in the input."})
-		m.tr.offset = 0
+		m.tr.toBottom()
 		all := append([]string{msg.text}, m.queued...)
 		if cur := m.in.ta.Value(); cur != "" {
 			all = append(all, cur)

@@ -64,6 +64,10 @@ type Model struct {
 
 	// share is /remote's: the session shared with browsers (remote.go).
 	share shareState
+	// arrows tells a mouse wheel arriving as arrow keys from a person's
+	// arrows, by the time between them on arrowClock (scroll.go).
+	arrows     arrows
+	arrowClock func() time.Time
 }
 
 // activeRun is the run in progress.
@@ -100,7 +104,7 @@ type (
 func New(ctx context.Context, b Backend, opts Options) *Model {
 	dark := true
 	m := &Model{ctx: ctx, b: b, opts: opts, dark: dark, md: &markdown{dark: dark},
-		width: 80, height: 24, tr: newTranscript(), in: newInput(dark), now: time.Now, wait: waitEvents, tick: nextTick}
+		width: 80, height: 24, tr: newTranscript(), in: newInput(dark), now: time.Now, wait: waitEvents, tick: nextTick, arrowClock: time.Now}
 	m.st = newStyles(dark)
 	m.status = b.Status()
 	m.in.comp.commands = m.commandNames()
@@ -145,6 +149,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case tea.MouseWheelMsg:
+		m.wheel(msg)
 	case submitMsg:
 		return m, m.submit(string(msg))
 	case eventsMsg:
@@ -329,7 +335,7 @@ func (m *Model) runWith(text string, attached []llm.Part, notes []string) tea.Cm
 	for _, n := range notes {
 		m.tr.add(&entry{kind: entryNotice, text: n})
 	}
-	m.tr.offset = 0
+	m.tr.toBottom()
 	ctx, cancel := context.WithCancel(m.ctx)
 	ch := m.b.Run(ctx, llm.Message{Role: llm.RoleUser, Parts: parts})
 	m.run = &activeRun{ch: ch, cancel: cancel, started: m.now()}

@@ -147,10 +147,32 @@ func (t *toolEntry) render(width int, rc renderCtx) []string {
 		head += st.dim.Render(" · " + sum)
 	}
 	out := []string{head}
-	if !rc.expanded || t.result == nil {
+	if t.result == nil {
 		return out
 	}
+	if !rc.expanded {
+		return append(out, t.collapsedDiff(rc)...)
+	}
 	return append(out, t.details(width, rc)...)
+}
+
+// collapsedDiff is the start of a finished edit's diff, kept under its
+// call while the transcript is collapsed: what was approved stays in view
+// after the dialog closes, and ctrl+o shows the rest.
+func (t *toolEntry) collapsedDiff(rc renderCtx) []string {
+	_, d := t.renderer()
+	if t.state != toolDone || d == nil || d.Kind != display.KindDiff {
+		return nil
+	}
+	ls := diffsView(d, rc.st)
+	if len(ls) == 0 {
+		return nil
+	}
+	if len(ls) > collapsedDiffLines {
+		more := len(ls) - collapsedDiffLines
+		ls = append(ls[:collapsedDiffLines:collapsedDiffLines], rc.st.dim.Render(fmt.Sprintf("… +%d line%s (ctrl+o to expand)", more, plural(more))))
+	}
+	return indent(strings.Join(ls, "\n"), "  ⎿ ")
 }
 
 // details is the expanded body: what the display kind's renderer shows
@@ -178,24 +200,6 @@ func (t *toolEntry) details(width int, rc renderCtx) []string {
 		body = append(body, st.dim.Render("full output: "+t.result.SpillPath))
 	}
 	return indent(strings.Join(body, "\n"), "  ⎿ ")
-}
-
-// diffLines colours a unified diff line by line.
-func diffLines(diff string, st *styles) []string {
-	ls := strings.Split(strings.TrimRight(strings.ReplaceAll(diff, "\t", "    "), "\n"), "\n")
-	for i, l := range ls {
-		switch {
-		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-			ls[i] = st.toolName.Render(l)
-		case strings.HasPrefix(l, "@@"):
-			ls[i] = st.diffHunk.Render(l)
-		case strings.HasPrefix(l, "+"):
-			ls[i] = st.diffAdd.Render(l)
-		case strings.HasPrefix(l, "-"):
-			ls[i] = st.diffDel.Render(l)
-		}
-	}
-	return ls
 }
 
 func firstLine(s string) string {

@@ -17,8 +17,10 @@ type transcript struct {
 	tools   map[string]*entry // running and finished tool calls by call id
 	text    *entry            // the assistant text streaming now
 	think   *entry            // the thinking streaming now
-	// offset is how many lines the view is scrolled up from the bottom.
+	// offset is how many lines the view is scrolled up from the bottom;
+	// pin keeps it on the same lines while more arrive.
 	offset int
+	pin    pin
 	// turnStart is the index of the first entry of the current turn: a
 	// response that restarts voids what the turn streamed since.
 	turnStart int
@@ -155,6 +157,7 @@ func (t *transcript) live() bool {
 func (t *transcript) invalidateAll() {
 	for _, e := range t.entries {
 		e.invalidate()
+		e.md = mdCache{}
 	}
 }
 
@@ -163,31 +166,74 @@ func (t *transcript) scroll(n int) {
 	t.offset = max(0, t.offset+n)
 }
 
+// toTop scrolls to the first line (view clamps the offset).
+func (t *transcript) toTop() { t.offset = 1 << 30 }
+
+// toBottom follows the end again.
+func (t *transcript) toBottom() { t.offset, t.pin = 0, pin{} }
+
+// pin holds a scrolled view in place while the transcript grows below it:
+// the entry at the top of the last frame and how many lines there were
+// from its top to the end. Text streaming in below adds lines; the offset
+// grows by as many, so what is being read does not move.
+type pin struct {
+	e        *entry
+	lines    int
+	width    int
+	expanded bool
+}
+
 // view returns exactly height lines: the bottom of the transcript, or the
-// part t.offset lines above it.
+// part t.offset lines above it with a last line saying how many lines are
+// below.
 func (t *transcript) view(width, height int, rc renderCtx) []string {
-	need := height + t.offset
+	rows := height
+	if t.offset > 0 && height > 1 {
+		rows = height - 1 // the "lines below" marker
+	}
+	need := rows + t.offset
 	var chunks [][]string
 	n := 0
+	var top *entry
 	for i := len(t.entries) - 1; i >= 0 && n < need; i-- {
-		ls := t.entries[i].lines(width, rc)
+		e := t.entries[i]
+		ls := e.lines(width, rc)
 		chunks = append(chunks, ls)
 		n += len(ls)
+		top = e
+		if t.offset > 0 && e == t.pin.e && t.pin.width == width && t.pin.expanded == rc.expanded {
+			if grown := n - t.pin.lines; grown > 0 {
+				t.offset += grown
+				need += grown
+			}
+			t.pin.e = nil // counted once a frame
+		}
 	}
-	if n-height < t.offset {
+	if n-rows < t.offset {
 		// Scrolled past the top: stop at the first line.
-		t.offset = max(0, n-height)
+		t.offset = max(0, n-rows)
+	}
+	t.pin = pin{}
+	if t.offset > 0 {
+		t.pin = pin{e: top, lines: n, width: width, expanded: rc.expanded}
 	}
 	all := make([]string, 0, n)
 	for i := len(chunks) - 1; i >= 0; i-- {
 		all = append(all, chunks[i]...)
 	}
 	end := len(all) - t.offset
-	start := max(0, end-height)
-	out := all[start:end]
-	if len(out) < height {
+	start := max(0, end-rows)
+	out := append([]string(nil), all[start:end]...)
+	if len(out) < rows {
 		// A short transcript sits at the top of its area.
-		out = append(out, make([]string, height-len(out))...)
+		out = append(out, make([]string, rows-len(out))...)
+	}
+	if rows < height {
+		if t.offset == 0 { // clamped at the top of a short transcript
+			out = append(out, "")
+		} else {
+			out = append(out, rc.st.warn.Render(clipLine(fmt.Sprintf("  ↓ %d line%s below · end to return", t.offset, plural(t.offset)), width)))
+		}
 	}
 	return out
 }

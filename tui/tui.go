@@ -166,23 +166,33 @@ type Options struct {
 	Editor string
 }
 
+// fps is the most frames a second the renderer draws.
+const fps = 30
+
 // Run shows the TUI until the person quits or ctx ends.
 func Run(ctx context.Context, b Backend, opts Options) error {
 	m := New(ctx, b, opts)
-	_, err := tea.NewProgram(m, programOptions(ctx, opts)...).Run()
+	pc := newPacer(fps)
+	p := tea.NewProgram(m, append(programOptions(ctx, opts), tea.WithFilter(pc.filter))...)
+	pc.prog = p
+	_, err := p.Run()
+	pc.stop()
 	m.shutdown()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-		return nil
+		err = nil
+	}
+	if err == nil {
+		printFarewell(opts.Out, opts.Env, m.farewell())
 	}
 	return err
 }
 
 // programOptions are the Bubble Tea options of nova's programs.
 func programOptions(ctx context.Context, opts Options) []tea.ProgramOption {
-	// 30 frames a second at most: streaming stays smooth, and the
-	// renderer's frame ticker (which Bubble Tea runs even when idle) wakes
-	// half as often as at the default 60.
-	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(30)}
+	// 30 frames a second at most: streaming stays smooth, and a frame
+	// costs half as often as at the default 60. (Idle, the pacer stops
+	// the frame ticker altogether.)
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(fps)}
 	if opts.In != nil {
 		popts = append(popts, tea.WithInput(opts.In))
 	}

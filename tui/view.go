@@ -43,6 +43,9 @@ func (m *Model) transcriptHeight() int {
 func (m *Model) bottom() (lines []string, inputTop int) {
 	inputTop = -1
 	if len(m.dialogs) > 0 {
+		if pd, ok := m.dialogs[0].(*permissionDialog); ok {
+			pd.fit(m.width, m.height, &m.st)
+		}
 		lines = append(lines, "")
 		lines = append(lines, strings.Split(m.dialogs[0].view(m.width, &m.st), "\n")...)
 	} else {

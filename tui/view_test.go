@@ -53,19 +53,22 @@ func TestTUIToolCallsExpanded(t *testing.T) {
 	h.press("enter")
 	h.press("ctrl+o")
 	h.golden("tools_expanded")
-	h.contains("-hello world")
-	h.contains("+hello nova")
+	h.contains("1 - hello world")
+	h.contains("1 + hello nova")
 	h.contains("$ go test ./...")
 }
 
 func TestTUIDiffIsColoured(t *testing.T) {
 	st := newStyles(true)
-	ls := diffLines("--- a\n+++ a\n@@ -1 +1 @@\n-old\n+new\n same\n", &st)
-	if !strings.Contains(ls[3], "\x1b[") || !strings.Contains(ls[4], "\x1b[") {
-		t.Errorf("removed/added lines are not coloured: %q", ls)
+	ls := numberedDiff("--- a\n+++ a\n@@ -1,2 +1,2 @@\n-old\n+new\n same\n", &st)
+	if len(ls) != 3 || !strings.Contains(ls[0], "\x1b[") || !strings.Contains(ls[1], "\x1b[") {
+		t.Fatalf("removed/added lines are not coloured: %q", ls)
 	}
-	if strings.Contains(ls[5], "\x1b[") {
-		t.Errorf("context line coloured: %q", ls[5])
+	if !strings.HasSuffix(ls[2], "   same") {
+		t.Errorf("context line's code coloured: %q", ls[2])
+	}
+	if got := ansi.Strip(strings.Join(ls, "\n")); got != "1 - old\n1 + new\n2   same" {
+		t.Errorf("numbered diff:\n%s", got)
 	}
 }
 

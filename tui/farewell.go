@@ -1,0 +1,83 @@
+package tui
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/charmbracelet/colorprofile"
+)
+
+// farewell is what nova prints into the terminal's own scrollback when it
+// exits: the session's last answer and the command that resumes it. The
+// transcript lives in the alternate screen, which the terminal throws
+// away on exit; without this, quitting lost the conversation from view.
+//
+// Rendering the whole transcript into the scrollback as it is finished
+// (Bubble Tea's inline mode, as Claude Code does) was the other way. It is
+// not taken: text printed above an inline program is fixed at the width
+// it was printed at and never reflows on a resize; ctrl+o could no longer
+// expand a past tool call, nor the scrolled view pin what is being read;
+// and Bubble Tea v2's inline renderer redraws the managed area whenever
+// its height changes (a dialog, the todo list), which with a tall area
+// flickers through the scrollback. The alternate screen keeps all of that;
+// this keeps what matters after quitting.
+func (m *Model) farewell() string {
+	id := m.b.Status().SessionID
+	var answer *entry
+	prompted := false
+	for _, e := range m.tr.entries {
+		switch e.kind {
+		case entryUser:
+			prompted = true
+		case entryAssistant:
+			if strings.TrimSpace(e.text) != "" {
+				answer = e
+			}
+		}
+	}
+	if id == "" || !prompted {
+		return "" // nothing to resume
+	}
+	var b strings.Builder
+	if answer != nil {
+		for _, l := range m.md.renderBlocks(answer.text, m.width, &answer.md, true) {
+			b.WriteString(trimPadding(l) + "\n")
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "%s %s\n", m.st.dim.Render("Resume this session with:"), m.st.key.Render("nova -r "+id))
+	return b.String()
+}
+
+// printFarewell writes the farewell to the terminal, in the colours it
+// can show (none under NO_COLOR or into a pipe).
+func printFarewell(out io.Writer, env []string, text string) {
+	if text == "" {
+		return
+	}
+	if out == nil {
+		out = os.Stdout
+	}
+	if env == nil {
+		env = os.Environ()
+	}
+	_, _ = io.WriteString(colorprofile.NewWriter(out, env), text)
+}
+
+// trailingPad is the padding glamour puts after a line's text: spaces,
+// each maybe in its own colour.
+var trailingPad = regexp.MustCompile(`(?:[ \t]|\x1b\[[0-9;]*m)+$`)
+
+// trimPadding drops a rendered line's trailing padding, so what is left in
+// the scrollback copies as the text it is; a reset closes any colour.
+func trimPadding(l string) string {
+	return trailingPad.ReplaceAllStringFunc(l, func(pad string) string {
+		if strings.Contains(pad, "\x1b[") {
+			return "\x1b[m"
+		}
+		return ""
+	})
+}
