@@ -92,6 +92,25 @@ func (tm *tmuxTerm) waitFor(want string) string {
 	}
 }
 
+// waitForText is waitFor for words the TUI may wrap anywhere (a path of
+// unknown length before them): the screen's line breaks and indentation
+// count as one space.
+func (tm *tmuxTerm) waitForText(want string) string {
+	tm.t.Helper()
+	flat := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		s := tm.screen()
+		if strings.Contains(flat(s), flat(want)) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("screen never showed %q; last screen:\n%s", want, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // waitGone polls the screen until it no longer shows text.
 func (tm *tmuxTerm) waitGone(text string) {
 	tm.t.Helper()
