@@ -44,9 +44,11 @@ type known struct {
 var catalog = []known{
 	// Anthropic, current lineup first.
 	{t: llm.ProviderAnthropic, id: "claude-fable-5-1", alias: "fable", price: Price{Input: 10, Output: 50, CacheWrite: 12.50, CacheRead: 0.25}},
-	// verify: Opus 5.5's cache write and read, Sonnet 5.5's cache read.
+	// verify: Opus 5.5's cache write and read. Sonnet 5.5's were read on
+	// platform.claude.com/docs/en/models/sonnet-5-5/overview (2026-12-01):
+	// 5m cache write $2.50, cache read $0.20.
 	{t: llm.ProviderAnthropic, id: "claude-opus-5-5", alias: "opus", price: Price{Input: 4, Output: 20, CacheWrite: 5, CacheRead: 0.20}},
-	{t: llm.ProviderAnthropic, id: "claude-sonnet-5-5", alias: "sonnet", price: Price{Input: 2, Output: 10, CacheWrite: 2.50, CacheRead: 0.10}},
+	{t: llm.ProviderAnthropic, id: "claude-sonnet-5-5", alias: "sonnet", price: Price{Input: 2, Output: 10, CacheWrite: 2.50, CacheRead: 0.20}},
 	{t: llm.ProviderAnthropic, id: "claude-haiku-5-5", alias: "haiku", price: Price{Input: 0.10, Output: 0.50, CacheWrite: 0.125, CacheRead: 0.01,
 		LongPrompt: &LongPrompt{Over: 100_000, Input: 0.50, Output: 2.50, CacheWrite: 0.625, CacheRead: 0.05}}},
 	{t: llm.ProviderAnthropic, id: "claude-opus-5", legacy: true, price: Price{Input: 5, Output: 25, CacheWrite: 6.25, CacheRead: 0.50}},

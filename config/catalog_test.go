@@ -115,8 +115,8 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 func TestPriceCost(t *testing.T) {
 	sonnet, _ := lookupKnown(llm.ProviderAnthropic, "claude-sonnet-5-5")
 	u := llm.Usage{InputTokens: 1_000, OutputTokens: 2_000, CacheWriteTokens: 10_000, CacheReadTokens: 1_000_000}
-	// 1k×$2 + 2k×$10 + 10k×$2.50 + 1M×$0.10 per million.
-	if got := sonnet.price.Cost(u); !near(got, 0.002+0.02+0.025+0.10) {
+	// 1k×$2 + 2k×$10 + 10k×$2.50 + 1M×$0.20 per million.
+	if got := sonnet.price.Cost(u); !near(got, 0.002+0.02+0.025+0.20) {
 		t.Errorf("sonnet cost = %v", got)
 	}
 	haiku, _ := lookupKnown(llm.ProviderAnthropic, "claude-haiku-5-5")
@@ -129,7 +129,7 @@ func TestPriceCost(t *testing.T) {
 	if got := haiku.price.Cost(big); !near(got, (50_001*0.50+50_000*0.05+1_000*2.50)/1e6) {
 		t.Errorf("haiku over 100k prompt tokens = %v, want the long-prompt rate on every token", got)
 	}
-	if s := sonnet.price.String(); s != "$2 input, $10 output, $2.50 cache write, $0.10 cache read per million tokens" {
+	if s := sonnet.price.String(); s != "$2 input, $10 output, $2.50 cache write, $0.20 cache read per million tokens" {
 		t.Errorf("String = %q", s)
 	}
 }
