@@ -283,7 +283,13 @@ func (pr *Prepared) ask(ctx context.Context) bool {
 		pr.deny(d, ans.Message)
 		return false
 	}
+	if ans.Input != nil && !pr.replaceInput(ctx, ans.Input) {
+		return false
+	}
 	pr.decision = permission.Decision{Behavior: permission.Allow, Layer: permission.LayerAsk, Reason: "the user allowed it"}
+	if ans.Input != nil {
+		pr.decision.Reason = "the user allowed it with a changed input"
+	}
 	if ans.Rule != "" {
 		if err := pr.p.Checker.AllowAlways(ans.Rule); err != nil {
 			pr.decision.Reason += fmt.Sprintf(" (could not save rule %s: %v)", ans.Rule, err)
@@ -293,6 +299,22 @@ func (pr *Prepared) ask(ctx context.Context) bool {
 		}
 	}
 	return true
+}
+
+// replaceInput makes input, which the person's answer put in place of the
+// model's, the call's input, and reports whether the call may still run.
+// The person approved the call, not whatever the new input does: it is
+// validated and checked again, and what the check denies outright (a
+// dangerous command, a deny rule, a path never to be touched) stays
+// denied. An ask of the check is what the person just answered.
+func (pr *Prepared) replaceInput(ctx context.Context, input json.RawMessage) bool {
+	if err := pr.p.Registry.validate(pr.tool.Name(), input); err != nil {
+		pr.finish(Errorf("the input the user gave in place of yours is not valid: %v. The call was not run.", err), permission.Decision{})
+		return false
+	}
+	pr.call.Input = input
+	pr.check(ctx)
+	return pr.done == nil
 }
 
 func (pr *Prepared) deny(d permission.Decision, message string) {
