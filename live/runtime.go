@@ -1,6 +1,7 @@
 package live
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -71,6 +72,9 @@ type Options struct {
 	StrictMCPConfig bool
 	// Version is nova's version, told to MCP servers.
 	Version string
+	// SystemPrompt replaces nova's system prompt when not "" (Claude
+	// Code's --system-prompt, the Agent SDK's systemPrompt).
+	SystemPrompt string
 }
 
 // Runtime is everything one open session needs, built from options,
@@ -267,7 +271,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 		MaxTokens:      maxOut,
 		ThinkingBudget: thinking,
 		ContextWindow:  window,
-		System:         agent.SystemPrompt(),
+		System:         cmp.Or(o.SystemPrompt, agent.SystemPrompt()),
 		AppendSystem:   o.AppendSystem,
 		Context:        src.Message,
 		Discover:       src.Discover,

@@ -27,6 +27,14 @@ type buildOptions struct {
 	// makes them so) or inline JSON.
 	mcpConfigs      []string
 	strictMCPConfig bool // --strict-mcp-config
+	// systemPrompt replaces nova's system prompt (--system-prompt).
+	systemPrompt string
+	// tools is --tools as given; toolsSet says it was, toolList the names
+	// it keeps ("default" keeps all, "" none).
+	tools    string
+	toolsSet bool
+	toolList []string
+	name     string // -n/--name: the session's title
 }
 
 // live is o as the session core takes it, for the workspace and NOVA_HOME
@@ -38,7 +46,7 @@ func (o buildOptions) live(s *IOStreams, novaHome, workdir string) live.Options 
 		AllowedTools: o.allowedTools, DisallowedTools: o.disallowedTools, AppendSystem: o.appendSystem,
 		Continue: o.cont, Resume: o.resume, Sandbox: o.sandbox, NoSandbox: o.noSandbox, Trust: o.trust,
 		AddDirs: o.addDirs, Interactive: o.interactive, FreshProbe: o.freshProbe, Version: version,
-		MCPConfigs: o.mcpConfigs, StrictMCPConfig: o.strictMCPConfig,
+		MCPConfigs: o.mcpConfigs, StrictMCPConfig: o.strictMCPConfig, SystemPrompt: o.systemPrompt,
 	}
 }
 
@@ -51,7 +59,14 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*live.Runtime, er
 		return nil, err
 	}
 	rt, err := live.Build(ctx, o.live(s, novaHome, workdir))
-	return rt, exitFor(err)
+	if err != nil {
+		return nil, exitFor(err)
+	}
+	if err := o.shape(rt); err != nil {
+		_ = rt.Close()
+		return nil, err
+	}
+	return rt, nil
 }
 
 // exitFor gives an error of the session core its exit code.

@@ -27,6 +27,7 @@ type rootOptions struct {
 	// session is every flag that shapes the runtime; print mode and the
 	// terminal UI both build from it as it is.
 	session buildOptions
+	claude  claudeOptions // Claude Code's own flags (claude.go)
 }
 
 // printOnly is the annotation of the flags that only print mode reads;
@@ -54,11 +55,17 @@ OLLAMA_HOST or NOVA_HOME/config.json. See docs/ for more.`,
 		SilenceErrors: true,
 		Args:          cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.completeClaude(cmd.Flags()); err != nil {
+				return err
+			}
 			if err := opts.complete(args); err != nil {
 				return err
 			}
 			if runF != nil {
 				return runF(opts)
+			}
+			if opts.claude.sdk() {
+				return runSDK(cmd.Context(), opts)
 			}
 			if opts.print {
 				return runPrint(cmd.Context(), opts)
@@ -89,6 +96,7 @@ OLLAMA_HOST or NOVA_HOME/config.json. See docs/ for more.`,
 	fl.StringSliceVar(&o.addDirs, "add-dir", nil, "further directories the agent may use")
 	fl.StringArrayVar(&o.mcpConfigs, "mcp-config", nil, "MCP servers from this file or inline JSON, in .mcp.json's format (repeatable)")
 	fl.BoolVar(&o.strictMCPConfig, "strict-mcp-config", false, "use only the --mcp-config servers: none from .mcp.json, settings or ~/.claude.json")
+	addClaudeFlags(cmd, opts)
 	cmd.AddCommand(newDoctorCmd(f, nil))
 	cmd.AddCommand(newSessionsCmd(f))
 	cmd.AddCommand(newTrustCmd(f, nil))
@@ -130,6 +138,12 @@ func (o *rootOptions) complete(args []string) error {
 	case headless.FormatText, headless.FormatJSON, headless.FormatStreamJSON:
 	default:
 		return usageErr("--output-format %q: want text, json or stream-json", o.outputFormat)
+	}
+	if o.claude.sdk() {
+		if len(args) > 0 {
+			return usageErr("--input-format stream-json takes the conversation on stdin, not a prompt argument")
+		}
+		return nil
 	}
 	prompt, err := readPrompt(o.io, args)
 	if err != nil {
