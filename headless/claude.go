@@ -144,6 +144,9 @@ type assistantMessage struct {
 	// Supersedes names the assistant messages of a response that broke
 	// off and was asked for again: they never happened.
 	Supersedes []string `json:"supersedes,omitempty"`
+	// Aborted says the response broke off here (an interrupt, a failure)
+	// before the model finished it.
+	Aborted bool `json:"aborted,omitempty"`
 }
 
 type userContent struct {
@@ -349,7 +352,7 @@ func (e *encoder) delta(kind, text string) {
 		e.startResponse()
 	}
 	if e.block != kind {
-		e.endBlock()
+		e.endBlock(false)
 		e.block = kind
 		e.blockText.Reset()
 		if kind == "text" {
@@ -367,15 +370,16 @@ func (e *encoder) delta(kind, text string) {
 }
 
 // endBlock ends the open text or thinking block: its assistant message,
-// then (as Claude Code orders them) its content_block_stop.
-func (e *encoder) endBlock() {
+// then (as Claude Code orders them) its content_block_stop. aborted says
+// the response broke off in it.
+func (e *encoder) endBlock(aborted bool) {
 	if e.block == "" {
 		return
 	}
 	if e.block == "text" {
-		e.assistant(textBlock{Type: "text", Text: e.blockText.String()})
+		e.assistant(textBlock{Type: "text", Text: e.blockText.String()}, aborted)
 	} else {
-		e.assistant(thinkingBlock{Type: "thinking", Thinking: e.blockText.String()})
+		e.assistant(thinkingBlock{Type: "thinking", Thinking: e.blockText.String()}, aborted)
 	}
 	e.stream(map[string]any{"type": "content_block_stop", "index": e.index})
 	e.block = ""
@@ -383,11 +387,11 @@ func (e *encoder) endBlock() {
 	e.index++
 }
 
-func (e *encoder) assistant(block any) {
+func (e *encoder) assistant(block any, aborted bool) {
 	id := newUUID()
 	e.attempt = append(e.attempt, id)
 	e.w.json(assistantMessage{Type: "assistant", Message: e.apiMessage([]any{block}), SessionID: e.s.SessionID,
-		UUID: id, Timestamp: e.stamp(), Supersedes: e.supersedes})
+		UUID: id, Timestamp: e.stamp(), Supersedes: e.supersedes, Aborted: aborted})
 	e.supersedes = nil
 }
 
@@ -398,7 +402,7 @@ func (e *encoder) toolCall(c *llm.ToolCall) {
 	if !e.streaming {
 		e.startResponse()
 	}
-	e.endBlock()
+	e.endBlock(false)
 	e.toolUse = true
 	e.calls[c.ID] = callInfo{name: c.Name, start: e.now()}
 	input := llm.SafeInput(c.Input)
@@ -406,7 +410,7 @@ func (e *encoder) toolCall(c *llm.ToolCall) {
 		"content_block": toolUseBlock{Type: "tool_use", ID: c.ID, Name: c.Name, Input: json.RawMessage(`{}`)}})
 	e.stream(map[string]any{"type": "content_block_delta", "index": e.index,
 		"delta": map[string]any{"type": "input_json_delta", "partial_json": string(input)}})
-	e.assistant(toolUseBlock{Type: "tool_use", ID: c.ID, Name: c.Name, Input: input})
+	e.assistant(toolUseBlock{Type: "tool_use", ID: c.ID, Name: c.Name, Input: input}, false)
 	e.stream(map[string]any{"type": "content_block_stop", "index": e.index})
 	e.index++
 }
@@ -417,20 +421,21 @@ func (e *encoder) endResponse(stop llm.StopReason, usage *llm.Usage) {
 	if !e.streaming {
 		return
 	}
-	e.endBlock()
 	if stop == "" && e.toolUse {
 		stop = llm.StopToolUse
 	}
+	// A response that ends with no reason and no call broke off.
+	e.endBlock(stop == "")
 	var reason any
 	if stop != "" {
 		reason = string(stop)
 	}
-	out := 0
+	var u llm.Usage
 	if usage != nil {
-		out = usage.OutputTokens
+		u = *usage
 	}
 	e.stream(map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": reason, "stop_sequence": nil},
-		"usage": map[string]any{"output_tokens": out}})
+		"usage": usageOf(u)})
 	e.stream(map[string]any{"type": "message_stop"})
 	e.apiTime += e.now().Sub(e.apiStart)
 	e.streaming = false
