@@ -33,7 +33,10 @@ type SDKOptions struct {
 	// (they also go to stderr).
 	Warnings []string
 	// Debug, when set, gets every agent event in nova's own shape (-d).
-	Debug          io.Writer
+	Debug io.Writer
+	// OnTurn, when set, is told the text of each user message as its
+	// turn starts (print mode names the session after the first).
+	OnTurn         func(text string)
 	Stdout, Stderr io.Writer
 }
 
@@ -323,11 +326,17 @@ func (s *server) initialize(req *InitializeRequest) {
 	if ir.Models == nil {
 		ir.Models = []Model{}
 	}
-	s.w.json(controlSuccess(req.RequestID, map[string]any{
+	reply := map[string]any{
 		"commands": ir.Commands, "agents": ir.Agents, "output_style": "default", "available_output_styles": []string{"default"},
 		"models": ir.Models, "account": ir.Account, "claude_code_version": s.o.Session.Version,
 		"current_permission_mode": s.o.Session.mode(),
-	}))
+	}
+	if len(req.MCPServers) > 0 {
+		// They were read before the runtime was built (the SDK ends the
+		// session unless it is told so).
+		reply["mcp_servers_applied"] = true
+	}
+	s.w.json(controlSuccess(req.RequestID, reply))
 }
 
 // start runs the next queued message.
@@ -338,6 +347,9 @@ func (s *server) start(ctx context.Context) {
 	s.running, s.cancelRun, s.runStart, s.done = true, cancel, time.Now(), nil
 	s.state("running")
 	s.enc.init()
+	if s.o.OnTurn != nil {
+		s.o.OnTurn(next.msg.Text())
+	}
 	s.events = s.r.Run(runCtx, next.msg)
 }
 

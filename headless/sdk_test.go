@@ -19,6 +19,38 @@ import (
 	"github.com/nova-dev/nova/tools"
 )
 
+// toolAgent is a real agent on srv with the built-in tools, in a fresh
+// workspace; with ask, its asks become events (a person can answer).
+func toolAgent(t *testing.T, srv *llmtest.Server, ask bool) (*agent.Agent, *tools.Registry, *permission.Checker, string) {
+	t.Helper()
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checker, err := permission.NewChecker(permission.Config{Workspace: ws, Home: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := tools.NewRegistry()
+	for _, tl := range tools.Builtin() {
+		if err := reg.Register(tl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := tools.NewEnv(ws)
+	if ask {
+		env.Ask = agent.Person{}
+	}
+	env.Notify = agent.Notify
+	env.SpillDir = t.TempDir()
+	ag := agent.New(agent.Config{
+		Client: anthropic.New(llm.ProviderConfig{Type: llm.ProviderAnthropic, BaseURL: srv.URL, APIKey: "k"}),
+		Model:  "claude-test", Pipeline: &tools.Pipeline{Registry: reg, Checker: checker}, Env: env,
+		ContextWindow: 100_000, MaxTokens: 4_000,
+	})
+	return ag, reg, checker, ws
+}
+
 // sdkHarness runs Serve on pipes: the test writes the SDK's side of the
 // protocol and reads nova's, line by line.
 type sdkHarness struct {
@@ -34,26 +66,7 @@ type sdkHarness struct {
 // fresh workspace, whose asks go to the SDK.
 func newSDKHarness(t *testing.T, srv *llmtest.Server, partial bool) *sdkHarness {
 	t.Helper()
-	ws := t.TempDir()
-	checker, err := permission.NewChecker(permission.Config{Workspace: ws, Home: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := tools.NewRegistry()
-	for _, tl := range tools.Builtin() {
-		if err := reg.Register(tl); err != nil {
-			t.Fatal(err)
-		}
-	}
-	env := tools.NewEnv(ws)
-	env.Ask = agent.Person{}
-	env.Notify = agent.Notify
-	env.SpillDir = t.TempDir()
-	ag := agent.New(agent.Config{
-		Client: anthropic.New(llm.ProviderConfig{Type: llm.ProviderAnthropic, BaseURL: srv.URL, APIKey: "k"}),
-		Model:  "claude-test", Pipeline: &tools.Pipeline{Registry: reg, Checker: checker}, Env: env,
-		ContextWindow: 100_000, MaxTokens: 4_000,
-	})
+	ag, reg, checker, ws := toolAgent(t, srv, true)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	h := &sdkHarness{t: t, in: inW, lines: make(chan map[string]any, 256), code: make(chan int, 1), ws: ws, mode: checker}

@@ -191,21 +191,26 @@ func checkEveryMessage(t *testing.T, msgs []map[string]any) {
 }
 
 // claudeOnly are the fields Claude Code's messages carry that nova's do
-// not (docs/sdk.md): its own telemetry and features nova has not got.
-var claudeOnly = map[string][]string{
-	"system/init": {"capabilities", "analytics_disabled", "product_feedback_disabled", "served_by_anthropic", "sandbox_enabled",
-		"memory_paths", "original_cwd", "additional_directories", "messaging_socket_path", "fast_mode_state", "fast_mode_disabled_reason",
-		"per_turn_effort_active", "ultrathink_available", "ultrathink_typed_raises", "view_mode", "written_at", "terminal_slash_commands", "betas"},
-	"assistant": {"context_management", "thinking_display", "thinking_duration_ms"},
-	"user":      {"tool_use_result", "tool_result_meta"},
-	"stream_event": {"ttft_ms", "thinking_display", "api_message_id", "abandoned_blocks", "context_management", "signature",
-		"container", "stop_details", "fallback_credit", "iterations", "output_tokens_details", "server_tool_use", "service_tier",
-		"cache_creation", "inference_geo", "speed"},
-	"result": {"terminal_reason", "fast_mode_state", "fast_mode_disabled_reason", "subagent_stats", "safety_stops", "api_error_status",
-		"ttft_ms", "ttft_stream_ms", "time_to_request_ms", "first_content_frame_ms", "queued_turn_count", "result_index",
-		"model_usage_since_last_result", "written_at", "begun_message_ids", "output_tokens_details", "server_tool_use", "service_tier",
-		"cache_creation", "inference_geo", "iterations", "speed", "fallback_credit", "thinkingTokens", "cacheCreationEphemeral5mInputTokens",
-		"cacheCreationEphemeral1hInputTokens", "canonicalModel", "provider", "costBasis"},
+// not, by message kind (claude/only.json, shared with headless's test).
+func claudeOnly(t *testing.T, dir string) map[string][]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "claude", "only.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var only map[string]any
+	if err := json.Unmarshal(b, &only); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for k, v := range only {
+		if l, ok := v.([]any); ok {
+			for _, f := range l {
+				out[k] = append(out[k], f.(string))
+			}
+		}
+	}
+	return out
 }
 
 // shared says whether both Claude Code and nova write a message of this
@@ -263,12 +268,13 @@ func compareWithClaude(t *testing.T, dir, name string, r sdkRun) {
 		t.Errorf("nova's messages differ from Claude Code's:\nnova:   %s\nclaude: %s", strings.Join(novaKinds, " "), strings.Join(ccKinds, " "))
 		return
 	}
+	only := claudeOnly(t, dir)
 	for i, c := range ccMsgs {
 		kind := strings.SplitN(strings.SplitN(ccKinds[i], ":", 2)[0], "/", 2)[0]
 		if kind == "system" {
 			kind = "system/init"
 		}
-		missingKeys(t, ccKinds[i], c, novaMsgs[i], claudeOnly[kind])
+		missingKeys(t, ccKinds[i], c, novaMsgs[i], only[kind])
 	}
 }
 
@@ -301,7 +307,8 @@ func recordClaudeFixture(t *testing.T, e *e2e, dir, name string) {
 	if len(bins) == 0 {
 		t.Fatalf("no Claude Code binary in %s: npm install there (with the SDK's optional dependencies)", dir)
 	}
-	env := append(append([]string{}, e.env...), "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1")
+	env := append(append([]string{}, e.env...), "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1",
+		"MCP_SERVERS="+sdkMCPServers())
 	r := driveSDK(t, e, dir, name, bins[0], env)
 	if len(r.errors) > 0 {
 		t.Fatalf("Claude Code failed: %v\n%s", r.errors, r.stderr)

@@ -7,12 +7,26 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nova-dev/nova/llm/llmtest"
 )
+
+// sdkMCPServers is the SDK's mcpServers option naming the test binary as
+// stdio MCP server "t" (TestMain serves when asked).
+func sdkMCPServers() string {
+	var cfg struct {
+		MCPServers map[string]any `json:"mcpServers"`
+	}
+	_ = json.Unmarshal([]byte(mcpJSON()), &cfg)
+	t := cfg.MCPServers["t"].(map[string]any)
+	t["type"] = "stdio"
+	b, _ := json.Marshal(cfg.MCPServers)
+	return string(b)
+}
 
 // recordClaude runs the scenarios of TestAgentSDK against Claude Code
 // instead of nova and writes what the SDK yielded to the fixtures. It
@@ -257,6 +271,25 @@ var sdkScenarios = []sdkScenario{
 			t.Errorf("init permissionMode = %v", r.conv[1][0]["permissionMode"])
 		}
 	}},
+	{name: "mcp", turns: func(string) []llmtest.Turn {
+		return []llmtest.Turn{
+			{ToolCalls: []llmtest.ToolCall{{ID: "toolu_mcp", Name: "mcp__t__echo", Input: jsonInput(map[string]any{"text": "hello from mcp"})}}},
+			{Text: "It echoed."},
+		}
+	}, check: func(t *testing.T, r sdkRun) {
+		wantKinds(t, r.conv[1], "system/init assistant user assistant result")
+		init := r.conv[1][0]
+		servers, _ := init["mcp_servers"].([]any)
+		if len(servers) != 1 || servers[0].(map[string]any)["name"] != "t" || servers[0].(map[string]any)["status"] != "connected" {
+			t.Errorf("init mcp_servers = %v, want t connected", init["mcp_servers"])
+		}
+		if tl, _ := init["tools"].([]any); !slices.Contains(tl, any("mcp__t__echo")) {
+			t.Errorf("init tools %v lack mcp__t__echo", tl)
+		}
+		if res := blockOf(r.conv[1][2]); res["is_error"] != false || !strings.Contains(res["content"].(string), "hello from mcp") {
+			t.Errorf("the MCP tool's result = %v", res)
+		}
+	}},
 	{name: "system", turns: func(string) []llmtest.Turn { return []llmtest.Turn{{Text: "Arr."}} },
 		check: func(t *testing.T, r sdkRun) {
 			wantKinds(t, r.conv[1], "system/init assistant result")
@@ -340,7 +373,7 @@ func TestAgentSDK(t *testing.T) {
 				recordClaudeFixture(t, e, dir, sc.name)
 				return
 			}
-			r := driveSDK(t, e, dir, sc.name, novaBin, e.env)
+			r := driveSDK(t, e, dir, sc.name, novaBin, append(e.env, "MCP_SERVERS="+sdkMCPServers()))
 			if len(r.errors) > 0 {
 				t.Fatalf("the SDK failed: %v\nstderr:\n%s", r.errors, r.stderr)
 			}

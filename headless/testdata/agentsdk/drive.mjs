@@ -174,6 +174,13 @@ const scenarios = {
     });
   },
 
+  // MCP servers from the SDK's options (sent in the initialize request):
+  // the model calls one of their tools. MCP_SERVERS is their config.
+  async mcp() {
+    const mcpServers = JSON.parse(process.env.MCP_SERVERS || '{}');
+    await run(query({ prompt: 'echo it', options: opts({ mcpServers, allowedTools: ['mcp__t__echo'] }) }), 1);
+  },
+
   // A custom system prompt replaces the executable's own.
   async system() {
     await run(query({ prompt: 'who are you?', options: opts({ systemPrompt: 'You are a terse pirate.' }) }), 1);
