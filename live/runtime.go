@@ -75,6 +75,9 @@ type Options struct {
 	// SystemPrompt replaces nova's system prompt when not "" (Claude
 	// Code's --system-prompt, the Agent SDK's systemPrompt).
 	SystemPrompt string
+	// ForkSession, with Resume or Continue, carries on from that session's
+	// history in a new session, leaving it as it was.
+	ForkSession bool
 }
 
 // Runtime is everything one open session needs, built from options,
@@ -304,6 +307,9 @@ func (rt *Runtime) openSession(o Options, sel config.Selection) ([]llm.Message, 
 			return nil, configErr("--continue: %v", err)
 		}
 		id = meta.ID
+	}
+	if o.ForkSession && id != "" {
+		return rt.forkSession(store, id, o, sel)
 	}
 	if id == "" {
 		key := o.AgentKey

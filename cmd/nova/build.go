@@ -35,6 +35,8 @@ type buildOptions struct {
 	toolsSet bool
 	toolList []string
 	name     string // -n/--name: the session's title
+	// forkSession is --fork-session: resume into a new session.
+	forkSession bool
 }
 
 // live is o as the session core takes it, for the workspace and NOVA_HOME
@@ -47,6 +49,7 @@ func (o buildOptions) live(s *IOStreams, novaHome, workdir string) live.Options 
 		Continue: o.cont, Resume: o.resume, Sandbox: o.sandbox, NoSandbox: o.noSandbox, Trust: o.trust,
 		AddDirs: o.addDirs, Interactive: o.interactive, FreshProbe: o.freshProbe, Version: version,
 		MCPConfigs: o.mcpConfigs, StrictMCPConfig: o.strictMCPConfig, SystemPrompt: o.systemPrompt,
+		ForkSession: o.forkSession,
 	}
 }
 

@@ -44,7 +44,6 @@ var refusedClaudeFlags = []struct {
 	{"settings", "string", "refused: a further settings file or JSON", "nova reads its settings files only (NOVA_HOME/settings.json, .nova/settings.json, .nova/settings.local.json)"},
 	{"setting-sources", "string", "refused: which settings layers to load", "nova always loads its user, project and local settings"},
 	{"session-id", "string", "refused: the id of the new session", "nova names its sessions itself; read session_id from the init message and resume it with --resume"},
-	{"fork-session", "bool", "refused: resume into a new session", "nova resumes a session in place"},
 	{"no-session-persistence", "bool", "refused: keep no transcript", "nova records every session under NOVA_HOME"},
 	{"fallback-model", "string", "refused: the model to switch to when the first is overloaded", "nova retries the same model"},
 	{"max-budget-usd", "string", "refused: stop at a cost", "nova has no price table yet"},
@@ -84,6 +83,7 @@ func addClaudeFlags(cmd *cobra.Command, opts *rootOptions) {
 	fl.StringVar(&o.tools, "tools", "", `the built-in tools the model is offered: "default", "" for none, or names ("Read,Grep,Bash")`)
 	fl.BoolVar(&c.skipPermissions, "dangerously-skip-permissions", false, "the bypassPermissions mode (--permission-mode bypassPermissions)")
 	fl.StringVarP(&o.name, "name", "n", "", "name the session (its title)")
+	fl.BoolVar(&o.forkSession, "fork-session", false, "with --resume or --continue: carry on in a new session, leaving that one as it was")
 	// Claude Code spells some flags both ways.
 	fl.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 		switch name {
@@ -145,6 +145,9 @@ func (o *rootOptions) completeClaude(fl *pflag.FlagSet) error {
 	}
 	if o.session.toolsSet && strings.TrimSpace(o.session.tools) != "default" {
 		o.session.toolList = permission.SplitToolList(o.session.tools)
+	}
+	if o.session.forkSession && (o.session.resume == "" || o.session.resume == pickSession) && !o.session.cont {
+		return usageErr("--fork-session needs the session to fork: --resume ID or --continue")
 	}
 	return nil
 }
