@@ -301,22 +301,6 @@ func (pr *Prepared) ask(ctx context.Context) bool {
 	return true
 }
 
-// replaceInput makes input, which the person's answer put in place of the
-// model's, the call's input, and reports whether the call may still run.
-// The person approved the call, not whatever the new input does: it is
-// validated and checked again, and what the check denies outright (a
-// dangerous command, a deny rule, a path never to be touched) stays
-// denied. An ask of the check is what the person just answered.
-func (pr *Prepared) replaceInput(ctx context.Context, input json.RawMessage) bool {
-	if err := pr.p.Registry.validate(pr.tool.Name(), input); err != nil {
-		pr.finish(Errorf("the input the user gave in place of yours is not valid: %v. The call was not run.", err), permission.Decision{})
-		return false
-	}
-	pr.call.Input = input
-	pr.check(ctx)
-	return pr.done == nil
-}
-
 func (pr *Prepared) deny(d permission.Decision, message string) {
 	text := fmt.Sprintf("Permission to use %s was denied (%s layer): %s.", pr.call.Name, d.Layer, d.Reason)
 	if message != "" {
