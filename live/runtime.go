@@ -62,6 +62,12 @@ type Options struct {
 	Interactive bool
 	// FreshProbe probes the sandbox even when a probe is cached.
 	FreshProbe bool
+	// SystemPrompt replaces nova's system prompt when not "" (Claude
+	// Code's --system-prompt, the Agent SDK's systemPrompt).
+	SystemPrompt string
+	// ForkSession, with Resume or Continue, carries on from that session's
+	// history in a new session, leaving it as it was.
+	ForkSession bool
 	// AgentKey is recorded with a new session ("main" when empty).
 	AgentKey string
 	// MCPConfigs are the --mcp-config values, checked when the command
@@ -72,12 +78,6 @@ type Options struct {
 	StrictMCPConfig bool
 	// Version is nova's version, told to MCP servers.
 	Version string
-	// SystemPrompt replaces nova's system prompt when not "" (Claude
-	// Code's --system-prompt, the Agent SDK's systemPrompt).
-	SystemPrompt string
-	// ForkSession, with Resume or Continue, carries on from that session's
-	// history in a new session, leaving it as it was.
-	ForkSession bool
 }
 
 // Runtime is everything one open session needs, built from options,

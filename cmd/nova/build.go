@@ -23,20 +23,20 @@ type buildOptions struct {
 	addDirs         []string
 	interactive     bool
 	freshProbe      bool // probe the sandbox even when a probe is cached
+	// Claude Code's flags (claude.go): --system-prompt replaces nova's
+	// system prompt; --tools as given (toolsSet: it was; toolList: the
+	// names it keeps, "default" keeping all); -n/--name, the session's
+	// title; --fork-session, resume into a new session.
+	systemPrompt string
+	tools        string
+	toolsSet     bool
+	toolList     []string
+	name         string
+	forkSession  bool
 	// mcpConfigs are --mcp-config values: absolute file paths (complete
 	// makes them so) or inline JSON.
 	mcpConfigs      []string
 	strictMCPConfig bool // --strict-mcp-config
-	// systemPrompt replaces nova's system prompt (--system-prompt).
-	systemPrompt string
-	// tools is --tools as given; toolsSet says it was, toolList the names
-	// it keeps ("default" keeps all, "" none).
-	tools    string
-	toolsSet bool
-	toolList []string
-	name     string // -n/--name: the session's title
-	// forkSession is --fork-session: resume into a new session.
-	forkSession bool
 }
 
 // live is o as the session core takes it, for the workspace and NOVA_HOME
@@ -44,12 +44,12 @@ type buildOptions struct {
 func (o buildOptions) live(s *IOStreams, novaHome, workdir string) live.Options {
 	return live.Options{
 		NovaHome: novaHome, Workdir: workdir, Home: s.Home, Getenv: s.Getenv,
+		SystemPrompt: o.systemPrompt, ForkSession: o.forkSession,
 		Model: o.model, MaxTurns: o.maxTurns, PermissionMode: o.permissionMode,
 		AllowedTools: o.allowedTools, DisallowedTools: o.disallowedTools, AppendSystem: o.appendSystem,
 		Continue: o.cont, Resume: o.resume, Sandbox: o.sandbox, NoSandbox: o.noSandbox, Trust: o.trust,
 		AddDirs: o.addDirs, Interactive: o.interactive, FreshProbe: o.freshProbe, Version: version,
-		MCPConfigs: o.mcpConfigs, StrictMCPConfig: o.strictMCPConfig, SystemPrompt: o.systemPrompt,
-		ForkSession: o.forkSession,
+		MCPConfigs: o.mcpConfigs, StrictMCPConfig: o.strictMCPConfig,
 	}
 }
 

@@ -50,9 +50,11 @@ var refusedClaudeFlags = []struct {
 	{"json-schema", "string", "refused: structured output", "nova cannot hold the final answer to a JSON schema yet"},
 }
 
-// addClaudeFlags adds Claude Code's flags to the root command.
+// addClaudeFlags adds Claude Code's flags to the root command, and the
+// check of them that runs before the command's own (completeClaude).
 func addClaudeFlags(cmd *cobra.Command, opts *rootOptions) {
 	c, o := &opts.claude, &opts.session
+	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error { return opts.completeClaude(cmd.Flags()) }
 	fl := cmd.Flags()
 	fl.StringVar(&c.inputFormat, "input-format", inputText, "print mode input: text (the prompt) or stream-json (Claude Code's protocol on stdin, as the Agent SDK speaks it)")
 	fl.BoolVar(&c.includePartial, "include-partial-messages", false, "stream-json: also the response as Anthropic's raw stream events")

@@ -20,6 +20,8 @@ type rootOptions struct {
 	print        bool
 	outputFormat string // print mode only
 	verbose      bool   // print mode only
+	// claude are Claude Code's own flags (claude.go).
+	claude claudeOptions
 	// prompt is what to send first: the arguments, with piped stdin in
 	// print mode; in the terminal UI "" waits for one, and "/resume" opens
 	// the session picker (a --resume with no id).
@@ -27,7 +29,6 @@ type rootOptions struct {
 	// session is every flag that shapes the runtime; print mode and the
 	// terminal UI both build from it as it is.
 	session buildOptions
-	claude  claudeOptions // Claude Code's own flags (claude.go)
 }
 
 // printOnly is the annotation of the flags that only print mode reads;
@@ -55,9 +56,6 @@ OLLAMA_HOST or NOVA_HOME/config.json. See docs/ for more.`,
 		SilenceErrors: true,
 		Args:          cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := opts.completeClaude(cmd.Flags()); err != nil {
-				return err
-			}
 			if err := opts.complete(args); err != nil {
 				return err
 			}
@@ -82,6 +80,7 @@ OLLAMA_HOST or NOVA_HOME/config.json. See docs/ for more.`,
 	for _, name := range []string{"print", "output-format", "verbose"} {
 		_ = fl.SetAnnotation(name, printOnly, []string{"true"})
 	}
+	addClaudeFlags(cmd, opts)
 	fl.StringVar(&o.model, "model", "", "model as provider:model (or a model name)")
 	fl.IntVar(&o.maxTurns, "max-turns", 0, "stop after this many model turns (0: no limit)")
 	fl.StringVar(&o.permissionMode, "permission-mode", "", "default, acceptEdits, plan or bypassPermissions")
@@ -96,7 +95,6 @@ OLLAMA_HOST or NOVA_HOME/config.json. See docs/ for more.`,
 	fl.StringSliceVar(&o.addDirs, "add-dir", nil, "further directories the agent may use")
 	fl.StringArrayVar(&o.mcpConfigs, "mcp-config", nil, "MCP servers from this file or inline JSON, in .mcp.json's format (repeatable)")
 	fl.BoolVar(&o.strictMCPConfig, "strict-mcp-config", false, "use only the --mcp-config servers: none from .mcp.json, settings or ~/.claude.json")
-	addClaudeFlags(cmd, opts)
 	cmd.AddCommand(newDoctorCmd(f, nil))
 	cmd.AddCommand(newSessionsCmd(f))
 	cmd.AddCommand(newTrustCmd(f, nil))
