@@ -315,15 +315,20 @@ func TestToolsE2E(t *testing.T) {
 		t.Errorf("the background shell's output was never read: %q", bgOut)
 	}
 
-	// The stream: an init line, a tool_use and a tool_result per call.
-	st := parseStream(t, r.stdout)
-	if st.init["permissionMode"] != "acceptEdits" {
-		t.Errorf("init line = %v", st.init)
+	// The stream: an init line, a tool_call and a tool_result per call.
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	var init struct {
+		Type           string   `json:"type"`
+		Subtype        string   `json:"subtype"`
+		PermissionMode string   `json:"permissionMode"`
+		Tools          []string `json:"tools"`
 	}
-	initTools, _ := st.init["tools"].([]any)
+	if err := json.Unmarshal([]byte(lines[0]), &init); err != nil || init.Subtype != "init" || init.PermissionMode != "acceptEdits" {
+		t.Errorf("init line = %s (%v)", lines[0], err)
+	}
 	for _, name := range append(builtin, "Remember") {
-		if !slices.Contains(initTools, any(name)) {
-			t.Errorf("init tools %v lack %s", initTools, name)
+		if !slices.Contains(init.Tools, name) {
+			t.Errorf("init tools %v lack %s", init.Tools, name)
 		}
 	}
 	wantDenied := map[string]string{} // call id -> layer
@@ -334,6 +339,9 @@ func TestToolsE2E(t *testing.T) {
 			}
 		}
 	}
+	// A tool_use block (assistant) and a tool_result block (user) per
+	// call, and nova's nova_tool_result saying whether it was denied.
+	st := parseStream(t, r.stdout)
 	for _, turn := range turns {
 		for _, c := range turn {
 			id := c.call.ID
@@ -345,7 +353,6 @@ func TestToolsE2E(t *testing.T) {
 			}
 		}
 	}
-	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	var last struct {
 		Type    string `json:"type"`
 		Subtype string `json:"subtype"`
