@@ -29,8 +29,8 @@ type SDKOptions struct {
 	SetPermissionMode func(mode string) (string, error)
 	// Init is the initialize reply's content.
 	Init InitReply
-	// Warnings are said once, before the first turn, as system messages
-	// (they also go to stderr).
+	// Warnings are said once, after the first turn's init message, as
+	// informational messages (the caller says them on stderr too).
 	Warnings []string
 	// Debug, when set, gets every agent event in nova's own shape (-d).
 	Debug io.Writer
@@ -139,9 +139,6 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 	}
 	if in.init != nil {
 		s.initialize(in.init)
-	}
-	for _, warn := range o.Warnings {
-		s.enc.system("informational", map[string]any{"content": warn, "level": "warning"})
 	}
 	inbox := make(chan *inMessage)
 	stop := make(chan struct{})
@@ -347,6 +344,10 @@ func (s *server) start(ctx context.Context) {
 	s.running, s.cancelRun, s.runStart, s.done = true, cancel, time.Now(), nil
 	s.state("running")
 	s.enc.init()
+	for _, warn := range s.o.Warnings {
+		s.enc.system("informational", map[string]any{"content": warn, "level": "warning"})
+	}
+	s.o.Warnings = nil
 	if s.o.OnTurn != nil {
 		s.o.OnTurn(next.msg.Text())
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -99,8 +100,9 @@ func newSDKHarness(t *testing.T, srv *llmtest.Server, partial bool) *sdkHarness 
 				checker.SetMode(m)
 				return mode, nil
 			},
-			Init:   InitReply{Models: []Model{{Value: "anthropic:claude-test", DisplayName: "claude-test"}}},
-			Stdout: outW, Stderr: io.Discard})
+			Init:     InitReply{Models: []Model{{Value: "anthropic:claude-test", DisplayName: "claude-test"}}},
+			Warnings: []string{"the sandbox cannot run here"},
+			Stdout:   outW, Stderr: io.Discard})
 		outW.Close()
 		h.code <- code
 	}()
@@ -245,8 +247,11 @@ func TestServeQueuesTurns(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d", code)
 	}
-	var kinds, results []string
+	var kinds, results, warnings []string
 	for _, m := range lines {
+		if m["type"] == "system" && m["subtype"] == "informational" {
+			warnings = append(warnings, fmt.Sprintf("%d:%v", len(kinds), m["content"]))
+		}
 		k, _ := m["type"].(string)
 		if st, ok := m["subtype"].(string); ok && k == "system" {
 			k += "/" + st
@@ -258,6 +263,9 @@ func TestServeQueuesTurns(t *testing.T) {
 		if k == "result" {
 			results = append(results, m["result"].(string))
 		}
+	}
+	if len(warnings) != 1 || warnings[0] != "1:the sandbox cannot run here" {
+		t.Errorf("warnings %v, want the one warning once, after the first init", warnings)
 	}
 	want := "system/init assistant result system/init assistant result system/init assistant result"
 	if strings.Join(kinds, " ") != want || strings.Join(results, ",") != "one,two,three" {
