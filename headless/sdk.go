@@ -166,6 +166,10 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 	}()
 	eof, interrupted := false, false
 	for {
+		if w.broken && s.running && s.cancelRun != nil {
+			// Nobody reads the output any more: stop the turn.
+			s.cancelRun()
+		}
 		if !s.running && !interrupted && len(s.queue) > 0 && !w.broken {
 			s.start(ctx)
 		}
