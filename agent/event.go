@@ -112,11 +112,18 @@ type PermissionAnswer struct {
 	Rule   string `json:"rule,omitempty"`
 	// Message goes to the model with a denial.
 	Message string `json:"message,omitempty"`
+	// UpdatedInput, with Allow, is the input to run in place of the
+	// model's (the Agent SDK's updatedInput); the call is checked again
+	// with it, so what the checker denies outright stays denied.
+	UpdatedInput json.RawMessage `json:"updated_input,omitempty"`
 }
 
 // approval is what the pipeline does with the answer.
 func (a PermissionAnswer) approval() tools.Approval {
 	ap := tools.Approval{Allow: a.Allow, Message: a.Message}
+	if a.Allow && len(a.UpdatedInput) > 0 {
+		ap.Input = a.UpdatedInput
+	}
 	if a.Allow && a.Always {
 		ap.Rule = a.Rule
 	}

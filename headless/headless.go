@@ -1,6 +1,8 @@
 // Package headless is print mode (nova -p): it runs one prompt through the
 // agent with nobody at the keyboard and writes the answer as text, one JSON
-// result object, or a JSON line per event.
+// result object, or Claude Code's stream-json messages; and it speaks
+// Claude Code's stream-json protocol on stdin and stdout, so the Claude
+// Agent SDK can drive nova (sdk.go).
 package headless
 
 import (
@@ -42,11 +44,22 @@ type Options struct {
 	Verbose   bool
 	SessionID string
 	// Model, Tools, PermissionMode and Cwd describe the run in the
-	// stream-json init line.
+	// stream-json init message.
 	Model          string
 	Tools          []string
 	PermissionMode string
 	Cwd            string
+	// MCPServers, Version, ContextWindow and MaxOutput fill in the rest
+	// of the init message and the result's modelUsage.
+	MCPServers               func() []MCPServer
+	Version                  string
+	ContextWindow, MaxOutput int
+	// Partial adds stream_event messages to stream-json: the response as
+	// Anthropic's raw stream events (--include-partial-messages).
+	Partial bool
+	// Debug, when set, gets every agent event in nova's own shape, one
+	// JSON line each (-d, --debug-file).
+	Debug io.Writer
 	// IgnoredProjectSettings are the project grants left out because the
 	// folder is not trusted; the result lists them.
 	IgnoredProjectSettings []IgnoredSetting
@@ -60,75 +73,58 @@ type IgnoredSetting struct {
 	Setting string `json:"setting"` // the key: permissions.allow, env, sandbox.enabled, ...
 }
 
-// Result is the result object of the json and stream-json formats.
-type Result struct {
-	Type              string         `json:"type"`
-	Subtype           string         `json:"subtype"`
-	IsError           bool           `json:"is_error"`
-	Result            string         `json:"result"`
-	Error             string         `json:"error,omitempty"`
-	SessionID         string         `json:"session_id"`
-	NumTurns          int            `json:"num_turns"`
-	DurationMS        int64          `json:"duration_ms"`
-	StopReason        string         `json:"stop_reason,omitempty"`
-	Usage             llm.Usage      `json:"usage"`
-	PermissionDenials []agent.Denial `json:"permission_denials"`
-	// IgnoredProjectSettings lists the project grants that did not apply
-	// because the folder is not trusted; empty when none.
-	IgnoredProjectSettings []IgnoredSetting `json:"ignored_project_settings"`
-	Model                  string           `json:"model,omitempty"`
+func (o *Options) session() *Session {
+	return &Session{SessionID: o.SessionID, Model: o.Model, Cwd: o.Cwd, Version: o.Version,
+		Tools: func() []string { return o.Tools }, MCPServers: o.MCPServers,
+		PermissionMode: func() string { return o.PermissionMode }, ContextWindow: o.ContextWindow, MaxOutput: o.MaxOutput}
 }
 
 // Run runs the prompt and writes the output; it returns the exit code.
 // Diagnostics go to Stderr; Stdout carries only the answer or JSON. The
-// json and stream-json formats always end with the result object, and
-// output that could not be written or encoded makes the exit code an
-// error, so a script never takes missing output for success.
+// json and stream-json formats are Claude Code's (claude.go) and always
+// end with the result message, and output that could not be written or
+// encoded makes the exit code an error, so a script never takes missing
+// output for success.
 func Run(ctx context.Context, r Runner, opts Options) int {
 	start := time.Now()
 	out := &writer{w: opts.Stdout}
+	enc := newEncoder(out, opts.session(), opts.Partial)
+	if opts.Debug != nil {
+		enc.debug = &writer{w: opts.Debug}
+	}
 	if opts.Format == FormatStreamJSON {
-		out.json(map[string]any{
-			"type": "system", "subtype": "init", "session_id": opts.SessionID, "model": opts.Model,
-			"tools": opts.Tools, "permission_mode": opts.PermissionMode, "cwd": opts.Cwd,
-		})
+		enc.init()
 	}
 	var done *agent.Done
 	for ev := range r.Run(ctx, llm.UserText(opts.Prompt)) {
-		if opts.Format == FormatStreamJSON && ev.Type != agent.EventDone {
-			out.json(safeEvent(ev))
-		} else if opts.Format != FormatStreamJSON {
-			logEvent(opts.Stderr, ev, opts.Verbose)
-		}
 		if ev.Type == agent.EventDone {
 			done = ev.Done
+		}
+		if opts.Format == FormatStreamJSON {
+			enc.event(ev)
+		} else {
+			if enc.debug != nil {
+				enc.debug.json(safeEvent(ev))
+			}
+			logEvent(opts.Stderr, ev, opts.Verbose)
 		}
 	}
 	if done == nil {
 		done = &agent.Done{Subtype: agent.SubtypeError, IsError: true, Error: "the agent ended without a result"}
 	}
-	res := Result{
-		Type: "result", Subtype: done.Subtype, IsError: done.IsError, Result: done.Result, Error: done.Error,
-		SessionID: opts.SessionID, NumTurns: done.NumTurns, DurationMS: time.Since(start).Milliseconds(),
-		StopReason: string(done.StopReason), Usage: done.Usage, PermissionDenials: safeDenials(done.Denials), Model: opts.Model,
-	}
-	res.IgnoredProjectSettings = opts.IgnoredProjectSettings
-	if res.IgnoredProjectSettings == nil {
-		res.IgnoredProjectSettings = []IgnoredSetting{}
-	}
-	if res.Subtype == agent.SubtypeInterrupted {
-		// Claude Code's result subtypes have no "interrupted"; scripts see
-		// error_during_execution and exit code 130.
-		res.Subtype = agent.SubtypeError
+	res := enc.result(done, time.Since(start))
+	if opts.IgnoredProjectSettings != nil {
+		res.IgnoredProjectSettings = opts.IgnoredProjectSettings
 	}
 	switch opts.Format {
 	case FormatJSON, FormatStreamJSON:
 		if !out.json(res) && !out.broken {
 			// Not even the result would encode, though it holds only plain
 			// data: say so in the result's own shape.
+			msg := "nova could not encode the result"
 			out.json(Result{Type: "result", Subtype: agent.SubtypeError, IsError: true, SessionID: opts.SessionID,
-				Error: "nova could not encode the result", PermissionDenials: []agent.Denial{},
-				IgnoredProjectSettings: []IgnoredSetting{}, Model: opts.Model})
+				Errors: []string{msg}, Error: msg, PermissionDenials: []agent.Denial{}, ModelUsage: map[string]ModelUsage{},
+				IgnoredProjectSettings: []IgnoredSetting{}, Model: opts.Model, UUID: newUUID()})
 		}
 	default:
 		if done.Result != "" && !done.IsError {
@@ -184,19 +180,6 @@ func (o *writer) fail(err error) {
 	if o.err == nil {
 		o.err = err
 	}
-}
-
-// safeEvent returns ev with a tool call input that marshals: the agent
-// sends it so, and print mode does not trust that with its only output.
-func safeEvent(ev agent.Event) agent.Event {
-	if ev.ToolCall != nil {
-		if in := llm.SafeInput(ev.ToolCall.Input); !bytes.Equal(in, ev.ToolCall.Input) {
-			c := *ev.ToolCall
-			c.Input = in
-			ev.ToolCall = &c
-		}
-	}
-	return ev
 }
 
 // safeDenials returns ds (never nil) with inputs that marshal: a denied

@@ -102,19 +102,34 @@ func TestStreamJSON(t *testing.T) {
 		t.Fatalf("exit %d stderr %q", code, errOut)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	want := []string{"system", "turn_start", "retry", "text_delta", "result"}
+	want := []string{"system/init", "system/api_retry", "assistant", "result"}
 	if len(lines) != len(want) {
 		t.Fatalf("lines = %d: %s", len(lines), out)
 	}
 	for i, l := range lines {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(l), &m); err != nil || m["type"] != want[i] {
-			t.Errorf("line %d = %s, want type %s", i, l, want[i])
+		if got := kindOf(t, l); got != want[i] {
+			t.Errorf("line %d = %s, want %s", i, l, want[i])
 		}
 	}
-	if !strings.Contains(lines[0], `"tools":["Read"]`) || !strings.Contains(lines[0], `"permission_mode":"default"`) {
+	if !strings.Contains(lines[0], `"tools":["Read"]`) || !strings.Contains(lines[0], `"permissionMode":"default"`) {
 		t.Errorf("init line = %s", lines[0])
 	}
+	if !strings.Contains(lines[2], `"content":[{"type":"text","text":"hi"}]`) {
+		t.Errorf("assistant line = %s", lines[2])
+	}
+}
+
+// kindOf is a message's type, with its subtype for system messages.
+func kindOf(t *testing.T, line string) string {
+	t.Helper()
+	var m struct{ Type, Subtype string }
+	if err := json.Unmarshal([]byte(line), &m); err != nil {
+		t.Fatalf("line %q: %v", line, err)
+	}
+	if m.Type == "system" {
+		return m.Type + "/" + m.Subtype
+	}
+	return m.Type
 }
 
 func TestTextModeReportsOnStderr(t *testing.T) {

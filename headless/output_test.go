@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools/display"
 )
 
 // garbledRun is a run whose model sent a call with input that is not JSON,
@@ -47,15 +48,17 @@ func TestGarbledDeniedCallStillPrintsTheResult(t *testing.T) {
 				t.Errorf("denials = %+v, want the garbled input as a JSON string", res.Denials)
 			}
 			if format == FormatStreamJSON {
-				want := []string{"system", "tool_call", "tool_result", "result"}
+				want := []string{"system/init", "assistant", "system/nova_tool_result", "user", "result"}
 				if len(lines) != len(want) {
-					t.Fatalf("lines:\n%s\nwant types %v", out, want)
+					t.Fatalf("lines:\n%s\nwant %v", out, want)
 				}
 				for i, l := range lines {
-					var m map[string]any
-					if err := json.Unmarshal([]byte(l), &m); err != nil || m["type"] != want[i] {
-						t.Errorf("line %d = %s, want type %s", i, l, want[i])
+					if got := kindOf(t, l); got != want[i] {
+						t.Errorf("line %d = %s, want %s", i, l, want[i])
 					}
+				}
+				if !strings.Contains(lines[1], `"input":"{\"command\": \"rm -rf bui"`) {
+					t.Errorf("tool_use = %s, want the garbled input as a JSON string", lines[1])
 				}
 			}
 		})
@@ -67,7 +70,7 @@ func TestGarbledDeniedCallStillPrintsTheResult(t *testing.T) {
 // line still comes.
 func TestOutputThatFailsIsAnErrorExit(t *testing.T) {
 	unencodable := replay{
-		{Type: agent.EventPermissionAsk, Turn: 1, Ask: &agent.PermissionAsk{ID: "t1", Tool: "Chart", Input: json.RawMessage("{torn")}},
+		{Type: agent.EventToolProgress, Turn: 1, Progress: &display.Progress{CallID: "t1", Progress: math.NaN()}},
 		done(agent.Done{Subtype: agent.SubtypeSuccess, Result: "ok"}),
 	}
 	out, errOut, code := run(t, context.Background(), FormatStreamJSON, unencodable)

@@ -35,21 +35,23 @@ func wireAgent(t *testing.T, srv *llmtest.Server) *agent.Agent {
 }
 
 // TestRetryVoidsPartialOutput runs print mode through a response that
-// breaks off mid-answer and is asked for again: text and json show only the
-// final answer, stream-json shows the partial deltas, the retry event that
-// voids them, then the new deltas.
+// breaks off mid-answer and is asked for again: text, json and
+// stream-json's assistant messages show only the final answer; with
+// partial messages, stream-json shows the partial deltas, the api_retry
+// message that voids them, then the new response.
 func TestRetryVoidsPartialOutput(t *testing.T) {
 	const partial = "VOIDED the first half of an answer"
-	for _, format := range []string{FormatText, FormatJSON, FormatStreamJSON} {
+	for _, format := range []string{FormatText, FormatJSON, FormatStreamJSON, FormatStreamJSON + "+partial"} {
 		t.Run(format, func(t *testing.T) {
 			srv := llmtest.New(llmtest.Turn{Text: partial, CutAfterText: 2}, llmtest.Turn{Text: "the final answer"})
 			defer srv.Close()
 			var out, errOut bytes.Buffer
-			code := Run(context.Background(), wireAgent(t, srv), Options{Prompt: "q", Format: format, SessionID: "S", Stdout: &out, Stderr: &errOut})
+			f, withPartial := strings.CutSuffix(format, "+partial")
+			code := Run(context.Background(), wireAgent(t, srv), Options{Prompt: "q", Format: f, Partial: withPartial, SessionID: "S", Stdout: &out, Stderr: &errOut})
 			if code != ExitOK {
 				t.Fatalf("exit %d, stderr %s", code, errOut.String())
 			}
-			switch format {
+			switch f {
 			case FormatText:
 				if out.String() != "the final answer\n" {
 					t.Errorf("stdout = %q, want only the final answer", out.String())
@@ -66,53 +68,72 @@ func TestRetryVoidsPartialOutput(t *testing.T) {
 					t.Errorf("result = %+v", res)
 				}
 			case FormatStreamJSON:
-				checkStreamJSON(t, out.String())
+				checkStreamJSON(t, out.String(), withPartial)
 			}
-			if strings.Contains(out.String(), "VOIDED") && format != FormatStreamJSON {
+			if strings.Contains(out.String(), "VOIDED") && !withPartial {
 				t.Errorf("stdout shows voided output: %q", out.String())
 			}
 		})
 	}
 }
 
-func checkStreamJSON(t *testing.T, out string) {
+func checkStreamJSON(t *testing.T, out string, partial bool) {
 	t.Helper()
-	var before, after strings.Builder
-	retries := 0
+	var before, after, texts strings.Builder
+	retries, starts := 0, 0
 	var res Result
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
 		var line struct {
-			Type  string         `json:"type"`
-			Text  string         `json:"text"`
-			Retry *llm.RetryInfo `json:"retry"`
+			Type           string `json:"type"`
+			Subtype        string `json:"subtype"`
+			DiscardPartial bool   `json:"discard_partial"`
+			Message        struct {
+				Content []struct{ Type, Text string } `json:"content"`
+			} `json:"message"`
+			Event struct {
+				Type  string                `json:"type"`
+				Delta struct{ Text string } `json:"delta"`
+			} `json:"event"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
 			t.Fatalf("line %q: %v", sc.Text(), err)
 		}
-		switch line.Type {
-		case string(agent.EventRetry):
+		switch {
+		case line.Type == "system" && line.Subtype == "api_retry":
 			retries++
-			if line.Retry == nil || !line.Retry.DiscardPartial {
+			if !line.DiscardPartial {
 				t.Errorf("retry line %s does not void the partial output", sc.Text())
 			}
-			if !strings.Contains(sc.Text(), `"discard_partial":true`) {
-				t.Errorf("retry line %s lacks discard_partial", sc.Text())
+		case line.Type == "assistant":
+			for _, c := range line.Message.Content {
+				texts.WriteString(c.Text)
 			}
-		case string(agent.EventTextDelta):
+		case line.Type == "stream_event" && line.Event.Type == "message_start":
+			starts++
+		case line.Type == "stream_event" && line.Event.Type == "content_block_delta":
 			if retries == 0 {
-				before.WriteString(line.Text)
+				before.WriteString(line.Event.Delta.Text)
 			} else {
-				after.WriteString(line.Text)
+				after.WriteString(line.Event.Delta.Text)
 			}
-		case "result":
+		case line.Type == "result":
 			_ = json.Unmarshal(sc.Bytes(), &res)
 		}
 	}
-	if retries != 1 || before.Len() == 0 || !strings.HasPrefix("VOIDED the first half of an answer", before.String()) {
-		t.Errorf("%d retries; deltas before %q", retries, before.String())
+	if retries != 1 {
+		t.Errorf("%d api_retry messages, want 1", retries)
 	}
-	if after.String() != "the final answer" || res.Result != "the final answer" {
-		t.Errorf("deltas after the retry %q, result %q; want the final answer", after.String(), res.Result)
+	if texts.String() != "the final answer" || res.Result != "the final answer" {
+		t.Errorf("assistant text %q, result %q; want only the final answer", texts.String(), res.Result)
+	}
+	if !partial {
+		return
+	}
+	if before.Len() == 0 || !strings.HasPrefix("VOIDED the first half of an answer", before.String()) || starts != 2 {
+		t.Errorf("deltas before the retry %q, %d message_starts; want the partial deltas and a new message after the retry", before.String(), starts)
+	}
+	if after.String() != "the final answer" {
+		t.Errorf("deltas after the retry %q, want the final answer", after.String())
 	}
 }

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -65,6 +66,12 @@ type Options struct {
 	Interactive bool
 	// FreshProbe probes the sandbox even when a probe is cached.
 	FreshProbe bool
+	// SystemPrompt replaces nova's system prompt when not "" (Claude
+	// Code's --system-prompt, the Agent SDK's systemPrompt).
+	SystemPrompt string
+	// ForkSession, with Resume or Continue, carries on from that session's
+	// history in a new session, leaving it as it was.
+	ForkSession bool
 	// AgentKey is recorded with a new session ("main" when empty).
 	AgentKey string
 	// MCPConfigs are the --mcp-config values, checked when the command
@@ -286,7 +293,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 		MaxTokens:      maxOut,
 		ThinkingBudget: thinking,
 		ContextWindow:  window,
-		System:         agent.SystemPrompt(),
+		System:         cmp.Or(o.SystemPrompt, agent.SystemPrompt()),
 		AppendSystem:   o.AppendSystem,
 		Context:        rt.contextWithSkills(src),
 		Discover:       src.Discover,
@@ -362,6 +369,9 @@ func (rt *Runtime) openSession(o Options, sel config.Selection) ([]llm.Message, 
 			return nil, configErr("--continue: %v", err)
 		}
 		id = meta.ID
+	}
+	if o.ForkSession && id != "" {
+		return rt.forkSession(store, id, o, sel)
 	}
 	if id == "" {
 		key := o.AgentKey

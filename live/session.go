@@ -60,9 +60,9 @@ type Session struct {
 	// finishing says the current run has sent its done event: it is over
 	// for whoever watches, though its goroutine has not quite let go.
 	finishing bool
-	asks   map[string]*agent.PermissionAsk
-	closed bool
-	runs   *RunRef // the current or last run, for watchers of every run (runs.go)
+	asks      map[string]*agent.PermissionAsk
+	closed    bool
+	runs      *RunRef // the current or last run, for watchers of every run (runs.go)
 }
 
 // NewSession opens id for runs of runner. Runs are cancelled when ctx

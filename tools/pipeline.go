@@ -350,7 +350,13 @@ func (pr *Prepared) ask(ctx context.Context) bool {
 		pr.deny(d, ans.Message)
 		return false
 	}
+	if ans.Input != nil && !pr.replaceInput(ctx, ans.Input) {
+		return false
+	}
 	pr.decision = permission.Decision{Behavior: permission.Allow, Layer: permission.LayerAsk, Reason: "the user allowed it"}
+	if ans.Input != nil {
+		pr.decision.Reason = "the user allowed it with a changed input"
+	}
 	if ans.Rule != "" {
 		if err := pr.p.Checker.AllowAlways(ans.Rule); err != nil {
 			pr.decision.Reason += fmt.Sprintf(" (could not save rule %s: %v)", ans.Rule, err)

@@ -155,6 +155,9 @@ type Approval struct {
 	Rule string
 	// Message goes to the model with a denial.
 	Message string
+	// Input, with Allow, replaces the call's input (an Agent SDK host's
+	// updatedInput); the pipeline checks it again before it runs.
+	Input json.RawMessage
 }
 
 // Question is one AskUserQuestion question.

@@ -23,6 +23,16 @@ type buildOptions struct {
 	addDirs         []string
 	interactive     bool
 	freshProbe      bool // probe the sandbox even when a probe is cached
+	// Claude Code's flags (claude.go): --system-prompt replaces nova's
+	// system prompt; --tools as given (toolsSet: it was; toolList: the
+	// names it keeps, "default" keeping all); -n/--name, the session's
+	// title; --fork-session, resume into a new session.
+	systemPrompt string
+	tools        string
+	toolsSet     bool
+	toolList     []string
+	name         string
+	forkSession  bool
 	// mcpConfigs are --mcp-config values: absolute file paths (complete
 	// makes them so) or inline JSON.
 	mcpConfigs      []string
@@ -37,6 +47,7 @@ type buildOptions struct {
 func (o buildOptions) live(s *IOStreams, novaHome, workdir string) live.Options {
 	return live.Options{
 		NovaHome: novaHome, Workdir: workdir, Home: s.Home, Getenv: s.Getenv,
+		SystemPrompt: o.systemPrompt, ForkSession: o.forkSession,
 		Model: o.model, MaxTurns: o.maxTurns, PermissionMode: o.permissionMode,
 		AllowedTools: o.allowedTools, DisallowedTools: o.disallowedTools, AppendSystem: o.appendSystem,
 		Continue: o.cont, Resume: o.resume, Sandbox: o.sandbox, NoSandbox: o.noSandbox, Trust: o.trust,
@@ -54,7 +65,14 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*live.Runtime, er
 		return nil, err
 	}
 	rt, err := live.Build(ctx, o.live(s, novaHome, workdir))
-	return rt, exitFor(err)
+	if err != nil {
+		return nil, exitFor(err)
+	}
+	if err := o.shape(rt); err != nil {
+		_ = rt.Close()
+		return nil, err
+	}
+	return rt, nil
 }
 
 // exitFor gives an error of the session core its exit code.

@@ -210,32 +210,25 @@ func TestPrintModeTrajectory(t *testing.T) {
 
 func checkStream(t *testing.T, stdout string) {
 	t.Helper()
-	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	var first, last map[string]any
-	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
-		t.Fatalf("first line: %v", err)
+	st := parseStream(t, stdout)
+	if st.init["model"] != "anthropic:claude-sonnet-4-5" || st.init["permissionMode"] != "default" {
+		t.Errorf("first line = %v, want the init line", st.init)
 	}
-	if first["type"] != "system" || first["subtype"] != "init" || first["model"] != "anthropic:claude-sonnet-4-5" || first["permission_mode"] != "default" {
-		t.Errorf("first line = %v, want the init line", first)
+	if tl, _ := st.init["tools"].([]any); len(tl) < 4 {
+		t.Errorf("init tools = %v", st.init["tools"])
 	}
-	if tl, _ := first["tools"].([]any); len(tl) < 4 {
-		t.Errorf("init tools = %v", first["tools"])
-	}
-	types := map[string]int{}
-	for _, l := range lines {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(l), &m); err != nil {
-			t.Fatalf("line is not JSON: %q", l)
+	for _, id := range []string{"toolu_1", "toolu_2", "toolu_3"} {
+		if st.toolUses[id] != 1 || st.toolResults[id] != 1 || st.meta[id].Decision.Behavior != "allow" {
+			t.Errorf("%s: %d tool_use, %d tool_result blocks, nova_tool_result %+v; want one each, allowed", id, st.toolUses[id], st.toolResults[id], st.meta[id])
 		}
-		types[m["type"].(string)]++
 	}
-	if types["tool_call"] != 3 || types["tool_result"] != 3 || types["text_delta"] == 0 || types["turn_start"] != 4 {
-		t.Errorf("event counts = %v", types)
+	if !strings.Contains(st.text, "Let me look at the file.") || !strings.HasSuffix(st.text, "Done: greet.txt now says hello nova.") {
+		t.Errorf("assistant text = %q", st.text)
 	}
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
-		t.Fatal(err)
+	if st.kinds["system/init"] != 1 || st.kinds["stream_event"] != 0 {
+		t.Errorf("message counts = %v", st.kinds)
 	}
-	checkResult(t, last, "success", 4)
+	checkResult(t, st.result, "success", 4)
 }
 
 func checkResult(t *testing.T, res map[string]any, subtype string, turns float64) {

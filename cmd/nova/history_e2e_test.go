@@ -195,14 +195,8 @@ func TestGarbledCallsInPrintMode(t *testing.T) {
 				t.Errorf("json output is %d lines, want one result object", len(lines))
 			}
 			if format == "stream-json" {
-				calls := 0
-				for _, l := range lines {
-					if strings.Contains(l, `"type":"tool_call"`) {
-						calls++
-					}
-				}
-				if calls != 2 {
-					t.Errorf("stream-json has %d tool_call lines, want 2:\n%s", calls, r.stdout)
+				if calls := len(parseStream(t, r.stdout).toolUses); calls != 2 {
+					t.Errorf("stream-json has %d tool_use blocks, want 2:\n%s", calls, r.stdout)
 				}
 			}
 			for _, f := range []string{"out.txt", "big.txt"} {

@@ -33,9 +33,17 @@ func runPrint(ctx context.Context, opts *rootOptions) error {
 		fmt.Fprintf(opts.io.ErrOut, "nova: %s\n", untrustedNotice(ig, rt.Workdir, rt.Home))
 		ignored = append(ignored, headless.IgnoredSetting{File: displayPath(ig.File, rt.Workdir, rt.Home), Setting: ig.Setting})
 	}
+	debug, closeDebug, err := debugOutput(opts)
+	if err != nil {
+		return err
+	}
+	defer closeDebug()
+	info := sessionInfo(rt)
 	code := headless.Run(ctx, rt.Live, headless.Options{
 		Prompt: opts.prompt, Format: opts.outputFormat, Verbose: opts.verbose, SessionID: rt.Session.ID(),
 		Model: rt.Selection.ID(), Tools: rt.Registry.Names(), PermissionMode: string(rt.Checker.Mode()), Cwd: rt.Workdir,
+		MCPServers: info.MCPServers, Version: version, ContextWindow: info.ContextWindow, MaxOutput: info.MaxOutput,
+		Partial: opts.claude.includePartial, Debug: debug,
 		IgnoredProjectSettings: ignored, Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
 	})
 	if rt.Session.Meta().Title == "" {

@@ -299,6 +299,7 @@ func TestKill(t *testing.T) {
 		{
 			name:  "while the model streams",
 			turns: []llmtest.Turn{{Text: longText, ChunkDelay: 500 * time.Millisecond}},
+			args:  []string{"--include-partial-messages"},
 			ready: func(e *e2e, p *bgNova) bool { return strings.Contains(p.out.String(), `"text_delta"`) },
 			want:  []string{"explain the change"},
 		},

@@ -20,6 +20,8 @@ type rootOptions struct {
 	print        bool
 	outputFormat string // print mode only
 	verbose      bool   // print mode only
+	// claude are Claude Code's own flags (claude.go).
+	claude claudeOptions
 	// prompt is what to send first: the arguments, with piped stdin in
 	// print mode; in the terminal UI "" waits for one, and "/resume" opens
 	// the session picker (a --resume with no id).
@@ -71,6 +73,9 @@ Documentation: ` + docsURL,
 			if runF != nil {
 				return runF(opts)
 			}
+			if opts.claude.sdk() {
+				return runSDK(cmd.Context(), opts)
+			}
 			if opts.print {
 				return runPrint(cmd.Context(), opts)
 			}
@@ -86,6 +91,7 @@ Documentation: ` + docsURL,
 	for _, name := range []string{"print", "output-format", "verbose"} {
 		_ = fl.SetAnnotation(name, printOnly, []string{"true"})
 	}
+	addClaudeFlags(cmd, opts)
 	fl.StringVar(&o.model, "model", "", "model as provider:model, a model name or an alias (sonnet, opus, haiku, sol, ...)")
 	fl.IntVar(&o.maxTurns, "max-turns", 0, "stop after this many model turns (0: no limit)")
 	fl.StringVar(&o.permissionMode, "permission-mode", "", "default, acceptEdits, plan or bypassPermissions")
@@ -151,6 +157,12 @@ func (o *rootOptions) complete(args []string) error {
 	case headless.FormatText, headless.FormatJSON, headless.FormatStreamJSON:
 	default:
 		return usageErr("--output-format %q: want text, json or stream-json", o.outputFormat)
+	}
+	if o.claude.sdk() {
+		if len(args) > 0 {
+			return usageErr("--input-format stream-json takes the conversation on stdin, not a prompt argument")
+		}
+		return nil
 	}
 	prompt, err := readPrompt(o.io, args)
 	if err != nil {

@@ -332,7 +332,7 @@ func TestToolsE2E(t *testing.T) {
 	var init struct {
 		Type           string   `json:"type"`
 		Subtype        string   `json:"subtype"`
-		PermissionMode string   `json:"permission_mode"`
+		PermissionMode string   `json:"permissionMode"`
 		Tools          []string `json:"tools"`
 	}
 	if err := json.Unmarshal([]byte(lines[0]), &init); err != nil || init.Subtype != "init" || init.PermissionMode != "acceptEdits" {
@@ -351,39 +351,17 @@ func TestToolsE2E(t *testing.T) {
 			}
 		}
 	}
-	calls, results := map[string]int{}, map[string]int{}
-	for _, l := range lines[1:] {
-		var ev struct {
-			Type     string `json:"type"`
-			ToolCall *struct {
-				ID string `json:"id"`
-			} `json:"tool_call"`
-			Result *struct {
-				ID     string `json:"id"`
-				Name   string `json:"name"`
-				Denied bool   `json:"denied"`
-			} `json:"result"`
-		}
-		if strings.HasPrefix(l, `{"type":"result"`) {
-			continue // the result object, checked below
-		}
-		if err := json.Unmarshal([]byte(l), &ev); err != nil {
-			t.Fatalf("line is not JSON: %q (%v)", l, err)
-		}
-		switch ev.Type {
-		case "tool_call":
-			calls[ev.ToolCall.ID]++
-		case "tool_result":
-			results[ev.Result.ID]++
-			if want := wantDenied[ev.Result.ID] != ""; ev.Result.Denied != want {
-				t.Errorf("%s (%s): denied = %v, want %v", ev.Result.ID, ev.Result.Name, ev.Result.Denied, want)
-			}
-		}
-	}
+	// A tool_use block (assistant) and a tool_result block (user) per
+	// call, and nova's nova_tool_result saying whether it was denied.
+	st := parseStream(t, r.stdout)
 	for _, turn := range turns {
 		for _, c := range turn {
-			if calls[c.call.ID] != 1 || results[c.call.ID] != 1 {
-				t.Errorf("%s: %d tool_call and %d tool_result events, want 1 each", c.call.ID, calls[c.call.ID], results[c.call.ID])
+			id := c.call.ID
+			if st.toolUses[id] != 1 || st.toolResults[id] != 1 {
+				t.Errorf("%s: %d tool_use and %d tool_result blocks, want 1 each", id, st.toolUses[id], st.toolResults[id])
+			}
+			if want := wantDenied[id] != ""; st.meta[id].Denied != want {
+				t.Errorf("%s (%s): denied = %v, want %v", id, st.meta[id].Name, st.meta[id].Denied, want)
 			}
 		}
 	}

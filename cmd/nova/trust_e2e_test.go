@@ -171,7 +171,7 @@ func TestTrustLocalBypassIgnoredUntrusted(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	var init struct {
-		Mode string `json:"permission_mode"`
+		Mode string `json:"permissionMode"`
 	}
 	_ = json.Unmarshal([]byte(lines[0]), &init)
 	if init.Mode != "default" || e.exists("x") {

@@ -1,0 +1,385 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nova-dev/nova/llm/llmtest"
+)
+
+// sdkMCPServers is the SDK's mcpServers option naming the test binary as
+// stdio MCP server "t" (TestMain serves when asked).
+func sdkMCPServers() string {
+	var cfg struct {
+		MCPServers map[string]any `json:"mcpServers"`
+	}
+	_ = json.Unmarshal([]byte(mcpJSON()), &cfg)
+	t := cfg.MCPServers["t"].(map[string]any)
+	t["type"] = "stdio"
+	b, _ := json.Marshal(cfg.MCPServers)
+	return string(b)
+}
+
+// recordClaude runs the scenarios of TestAgentSDK against Claude Code
+// instead of nova and writes what the SDK yielded to the fixtures. It
+// needs the SDK's optional native binary (npm install, not npm ci
+// --omit=optional, in headless/testdata/agentsdk).
+var recordClaude = flag.Bool("agentsdk.record", false, "record Claude Code's messages as the Agent SDK conformance fixtures")
+
+// agentSDKDir is the conformance package: drive.mjs and the pinned SDK.
+func agentSDKDir(t *testing.T) string {
+	t.Helper()
+	dir, _ := filepath.Abs(filepath.Join("..", "..", "headless", "testdata", "agentsdk"))
+	_, err := exec.LookPath("node")
+	if _, serr := os.Stat(filepath.Join(dir, "node_modules", "@anthropic-ai", "claude-agent-sdk", "sdk.mjs")); err != nil || serr != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("node and @anthropic-ai/claude-agent-sdk are needed in CI (npm ci in %s): %v %v", dir, err, serr)
+		}
+		t.Skipf("needs node and @anthropic-ai/claude-agent-sdk (npm ci --omit=optional --prefix %s)", dir)
+	}
+	return dir
+}
+
+// sdkRun is what drive.mjs reported of one scenario.
+type sdkRun struct {
+	// msgs are the messages the SDK yielded, by query (from 1); conv the
+	// conversation of them: system/init, assistant, user and result.
+	msgs, conv map[int][]map[string]any
+	// all is every message, in order.
+	all       []map[string]any
+	canUse    []map[string]any
+	controls  map[string]any // control name -> response
+	errors    []string
+	ended     bool
+	stderr    string
+	reqs      []llmtest.Request
+	ws, state string
+}
+
+// driveSDK runs drive.mjs's scenario with exe as the SDK's executable.
+func driveSDK(t *testing.T, e *e2e, dir, scenario, exe string, env []string) sdkRun {
+	t.Helper()
+	cmd := exec.Command("node", filepath.Join(dir, "drive.mjs"), scenario)
+	cmd.Dir = dir
+	cmd.Env = append(append([]string{}, env...), "EXECUTABLE="+exe, "WS="+e.ws)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("drive.mjs %s: %v\nstdout:\n%s\nstderr:\n%s", scenario, err, out.String(), errOut.String())
+		}
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatalf("drive.mjs %s did not end in 2 minutes\nstdout:\n%s\nstderr:\n%s", scenario, out.String(), errOut.String())
+	}
+	r := sdkRun{msgs: map[int][]map[string]any{}, conv: map[int][]map[string]any{}, controls: map[string]any{}, stderr: errOut.String(), reqs: e.srv.Requests(), ws: e.ws}
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var line struct {
+			Kind     string          `json:"kind"`
+			Query    int             `json:"query"`
+			Msg      json.RawMessage `json:"msg"`
+			Name     string          `json:"name"`
+			Response any             `json:"response"`
+			Error    string          `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(l), &line); err != nil {
+			t.Fatalf("drive.mjs wrote %q: %v", l, err)
+		}
+		switch line.Kind {
+		case "message":
+			var m map[string]any
+			_ = json.Unmarshal(line.Msg, &m)
+			r.msgs[line.Query] = append(r.msgs[line.Query], m)
+			r.all = append(r.all, m)
+			if k := m["type"]; (k == "system" && m["subtype"] == "init") || k == "assistant" || k == "user" || k == "result" {
+				r.conv[line.Query] = append(r.conv[line.Query], m)
+			}
+		case "canUseTool":
+			var m map[string]any
+			_ = json.Unmarshal([]byte(l), &m)
+			r.canUse = append(r.canUse, m)
+		case "control":
+			r.controls[line.Name] = line.Response
+		case "error":
+			r.errors = append(r.errors, line.Error)
+		case "end":
+			r.ended = true
+		}
+	}
+	if !r.ended {
+		t.Fatalf("drive.mjs %s did not finish:\n%s\nstderr:\n%s", scenario, out.String(), errOut.String())
+	}
+	return r
+}
+
+// sdkScenario is one conversation of the conformance test: the model's
+// turns, and what must hold of what the SDK yielded.
+type sdkScenario struct {
+	name  string
+	turns func(ws string) []llmtest.Turn
+	check func(t *testing.T, r sdkRun)
+}
+
+func readTurn(id, ws string) llmtest.ToolCall {
+	return llmtest.ToolCall{ID: id, Name: "Read", Input: jsonInput(map[string]any{"file_path": filepath.Join(ws, "greet.txt")})}
+}
+
+var sdkScenarios = []sdkScenario{
+	{name: "text", turns: func(string) []llmtest.Turn { return []llmtest.Turn{{Text: "Hello from the fake model."}} },
+		check: func(t *testing.T, r sdkRun) {
+			wantKinds(t, r.conv[1], "system/init assistant result")
+			wantText(t, r.conv[1][1], "Hello from the fake model.")
+			wantResult(t, r.conv[1][2], "success", "Hello from the fake model.")
+		}},
+	{name: "tool", turns: func(ws string) []llmtest.Turn {
+		return []llmtest.Turn{{Text: "Let me read it.", ToolCalls: []llmtest.ToolCall{readTurn("toolu_1", ws)}}, {Text: "It says hello world."}}
+	}, check: func(t *testing.T, r sdkRun) {
+		wantKinds(t, r.conv[1], "system/init assistant assistant user assistant result")
+		wantText(t, r.conv[1][1], "Let me read it.")
+		use := blockOf(r.conv[1][2])
+		if use["type"] != "tool_use" || use["id"] != "toolu_1" || use["name"] != "Read" {
+			t.Errorf("tool_use block = %v", use)
+		}
+		res := blockOf(r.conv[1][3])
+		if res["type"] != "tool_result" || res["tool_use_id"] != "toolu_1" || !strings.Contains(res["content"].(string), "hello world") || res["is_error"] != false {
+			t.Errorf("tool_result block = %v", res)
+		}
+		wantResult(t, r.conv[1][5], "success", "It says hello world.")
+		if r.conv[1][5]["num_turns"] != 2.0 {
+			t.Errorf("num_turns = %v, want 2 (model calls)", r.conv[1][5]["num_turns"])
+		}
+	}},
+	{name: "permissions", turns: func(ws string) []llmtest.Turn {
+		return []llmtest.Turn{
+			{ToolCalls: []llmtest.ToolCall{{ID: "toolu_1", Name: "Bash", Input: jsonInput(map[string]any{"command": "touch one.txt", "description": "make a file"})}}},
+			{ToolCalls: []llmtest.ToolCall{{ID: "toolu_2", Name: "Write", Input: jsonInput(map[string]any{"file_path": filepath.Join(ws, "three.txt"), "content": "three"})}}},
+			{Text: "Made two.txt; writing was refused."},
+		}
+	}, check: func(t *testing.T, r sdkRun) {
+		if len(r.canUse) != 2 || r.canUse[0]["tool"] != "Bash" || r.canUse[0]["toolUseID"] != "toolu_1" ||
+			r.canUse[1]["tool"] != "Write" || r.canUse[1]["toolUseID"] != "toolu_2" {
+			t.Fatalf("canUseTool calls = %v, want Bash then Write", r.canUse)
+		}
+		if in, _ := r.canUse[0]["input"].(map[string]any); in["command"] != "touch one.txt" {
+			t.Errorf("canUseTool got input %v, want the model's", r.canUse[0]["input"])
+		}
+		for f, want := range map[string]bool{"one.txt": false, "two.txt": true, "three.txt": false} {
+			if _, err := os.Stat(filepath.Join(r.ws, f)); (err == nil) != want {
+				t.Errorf("%s exists = %v, want %v: updatedInput runs, the model's input and the denied call do not", f, err == nil, want)
+			}
+		}
+		wantKinds(t, r.conv[1], "system/init assistant user assistant user assistant result")
+		denied := blockOf(r.conv[1][4])
+		if denied["tool_use_id"] != "toolu_2" || denied["is_error"] != true || !strings.Contains(denied["content"].(string), "no writing today") {
+			t.Errorf("denied tool_result = %v, want an error with the SDK's message", denied)
+		}
+		res := r.conv[1][6]
+		wantResult(t, res, "success", "Made two.txt; writing was refused.")
+		ds, _ := res["permission_denials"].([]any)
+		if len(ds) != 1 {
+			t.Fatalf("permission_denials = %v, want the Write", res["permission_denials"])
+		}
+		d := ds[0].(map[string]any)
+		if d["tool_name"] != "Write" || d["tool_use_id"] != "toolu_2" || d["tool_input"].(map[string]any)["content"] != "three" {
+			t.Errorf("denial = %v", d)
+		}
+		if !strings.Contains(string(r.reqs[2].Body), "no writing today") {
+			t.Error("the model was not told the SDK's message")
+		}
+	}},
+	{name: "streaming", turns: twoAnswers, check: checkTwoTurns},
+	{name: "queued", turns: twoAnswers, check: checkTwoTurns},
+	{name: "interrupt", turns: func(string) []llmtest.Turn {
+		return []llmtest.Turn{
+			{Text: "Once upon a time there was a very long story that went on and on and on without any end in sight at all.", ChunkDelay: 300 * time.Millisecond},
+			{Text: "Still here."},
+		}
+	}, check: func(t *testing.T, r sdkRun) {
+		ack, _ := r.controls["interrupt"].(map[string]any)
+		if q, ok := ack["still_queued"].([]any); !ok || len(q) != 0 {
+			t.Errorf("interrupt response = %v, want still_queued: []", r.controls["interrupt"])
+		}
+		var results []map[string]any
+		for _, m := range r.conv[1] {
+			if m["type"] == "result" {
+				results = append(results, m)
+			}
+		}
+		if len(results) != 2 {
+			t.Fatalf("%d results, want the interrupted turn's and the next one's", len(results))
+		}
+		first := results[0]
+		errs, _ := first["errors"].([]any)
+		if first["subtype"] != "error_during_execution" || first["is_error"] != true || len(errs) == 0 {
+			t.Errorf("interrupted result = %v, want error_during_execution with errors", first)
+		}
+		wantResult(t, results[1], "success", "Still here.")
+		if len(r.reqs) != 2 {
+			t.Errorf("%d model requests, want 2", len(r.reqs))
+		}
+	}},
+	{name: "resume", turns: func(string) []llmtest.Turn {
+		return []llmtest.Turn{{Text: "I will remember teapot."}, {Text: "The word was teapot."}}
+	}, check: func(t *testing.T, r sdkRun) {
+		wantKinds(t, r.conv[1], "system/init assistant result")
+		wantKinds(t, r.conv[2], "system/init assistant result")
+		if id := r.conv[1][0]["session_id"]; id == "" || r.conv[2][0]["session_id"] != id || r.conv[2][2]["session_id"] != id {
+			t.Errorf("session ids %v then %v, want the resumed session's", id, r.conv[2][0]["session_id"])
+		}
+		if !strings.Contains(string(r.reqs[1].Body), "I will remember teapot.") || !strings.Contains(string(r.reqs[1].Body), "remember the word teapot") {
+			t.Error("the resumed request lacks the first query's conversation")
+		}
+		wantResult(t, r.conv[2][2], "success", "The word was teapot.")
+	}},
+	{name: "partial", turns: func(ws string) []llmtest.Turn {
+		return []llmtest.Turn{
+			{Thinking: "The user wants the file.", Text: "Reading.", ToolCalls: []llmtest.ToolCall{readTurn("toolu_1", ws)}},
+			{Text: "It says hello world."},
+		}
+	}, check: checkPartial},
+	{name: "mode", turns: func(ws string) []llmtest.Turn {
+		return []llmtest.Turn{
+			{ToolCalls: []llmtest.ToolCall{{ID: "toolu_1", Name: "Write", Input: jsonInput(map[string]any{"file_path": filepath.Join(ws, "new.txt"), "content": "written"})}}},
+			{Text: "Wrote new.txt."},
+		}
+	}, check: func(t *testing.T, r sdkRun) {
+		if ack, _ := r.controls["setPermissionMode"].(map[string]any); ack["mode"] != "acceptEdits" {
+			t.Errorf("setPermissionMode response = %v", r.controls["setPermissionMode"])
+		}
+		if len(r.canUse) != 0 {
+			t.Errorf("canUseTool was asked %v: acceptEdits allows the write", r.canUse)
+		}
+		if b, err := os.ReadFile(filepath.Join(r.ws, "new.txt")); err != nil || string(b) != "written" {
+			t.Errorf("new.txt = %q (%v)", b, err)
+		}
+		wantKinds(t, r.conv[1], "system/init assistant user assistant result")
+		if r.conv[1][0]["permissionMode"] != "acceptEdits" {
+			t.Errorf("init permissionMode = %v", r.conv[1][0]["permissionMode"])
+		}
+	}},
+	{name: "mcp", turns: func(string) []llmtest.Turn {
+		return []llmtest.Turn{
+			{ToolCalls: []llmtest.ToolCall{{ID: "toolu_mcp", Name: "mcp__t__echo", Input: jsonInput(map[string]any{"text": "hello from mcp"})}}},
+			{Text: "It echoed."},
+		}
+	}, check: func(t *testing.T, r sdkRun) {
+		wantKinds(t, r.conv[1], "system/init assistant user assistant result")
+		init := r.conv[1][0]
+		servers, _ := init["mcp_servers"].([]any)
+		if len(servers) != 1 || servers[0].(map[string]any)["name"] != "t" || servers[0].(map[string]any)["status"] != "connected" {
+			t.Errorf("init mcp_servers = %v, want t connected", init["mcp_servers"])
+		}
+		if tl, _ := init["tools"].([]any); !slices.Contains(tl, any("mcp__t__echo")) {
+			t.Errorf("init tools %v lack mcp__t__echo", tl)
+		}
+		if res := blockOf(r.conv[1][2]); res["is_error"] != false || !strings.Contains(res["content"].(string), "hello from mcp") {
+			t.Errorf("the MCP tool's result = %v", res)
+		}
+	}},
+	{name: "system", turns: func(string) []llmtest.Turn { return []llmtest.Turn{{Text: "Arr."}} },
+		check: func(t *testing.T, r sdkRun) {
+			wantKinds(t, r.conv[1], "system/init assistant result")
+			sys, _ := json.Marshal(r.reqs[0].JSON()["system"])
+			if !strings.Contains(string(sys), "You are a terse pirate.") || strings.Contains(string(sys), "You are nova") {
+				t.Errorf("system prompt sent = %s, want the SDK's in place of nova's", sys)
+			}
+		}},
+}
+
+func twoAnswers(string) []llmtest.Turn {
+	return []llmtest.Turn{{Text: "First answer."}, {Text: "Second answer."}}
+}
+
+func checkTwoTurns(t *testing.T, r sdkRun) {
+	t.Helper()
+	wantKinds(t, r.conv[1], "system/init assistant result system/init assistant result")
+	wantResult(t, r.conv[1][2], "success", "First answer.")
+	wantResult(t, r.conv[1][5], "success", "Second answer.")
+	if r.conv[1][0]["session_id"] != r.conv[1][3]["session_id"] {
+		t.Error("the two turns are in different sessions")
+	}
+	if len(r.reqs) != 2 || !strings.Contains(string(r.reqs[1].Body), "First answer.") || !strings.Contains(string(r.reqs[1].Body), "second question") {
+		t.Error("the second turn's request lacks the first turn")
+	}
+}
+
+func checkPartial(t *testing.T, r sdkRun) {
+	t.Helper()
+	var events []string
+	var thinking, text, input strings.Builder
+	for _, m := range r.msgs[1] {
+		if m["type"] != "stream_event" {
+			continue
+		}
+		ev := m["event"].(map[string]any)
+		events = append(events, ev["type"].(string))
+		if d, ok := ev["delta"].(map[string]any); ok && ev["type"] == "content_block_delta" {
+			switch d["type"] {
+			case "thinking_delta":
+				thinking.WriteString(d["thinking"].(string))
+			case "text_delta":
+				text.WriteString(d["text"].(string))
+			case "input_json_delta":
+				input.WriteString(d["partial_json"].(string))
+			}
+		}
+	}
+	first := strings.Join(events, " ")
+	for _, want := range []string{"message_start content_block_start content_block_delta", "content_block_stop message_delta message_stop message_start"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("stream events %s lack %q", first, want)
+		}
+	}
+	if thinking.String() != "The user wants the file." || text.String() != "Reading.It says hello world." || !strings.Contains(input.String(), "greet.txt") {
+		t.Errorf("deltas: thinking %q text %q input %q", thinking.String(), text.String(), input.String())
+	}
+	var blocks []string
+	for _, m := range r.msgs[1] {
+		if m["type"] == "assistant" {
+			blocks = append(blocks, blockOf(m)["type"].(string))
+		}
+	}
+	if strings.Join(blocks, " ") != "thinking text tool_use text" {
+		t.Errorf("assistant blocks = %v", blocks)
+	}
+}
+
+// TestAgentSDK drives nova with the real Claude Agent SDK (pinned in
+// headless/testdata/agentsdk) against the fake provider: every scenario
+// of drive.mjs, every message the SDK yields checked, and its shapes held
+// to what Claude Code yields for the same scenario (the fixtures).
+func TestAgentSDK(t *testing.T) {
+	dir := agentSDKDir(t)
+	for _, sc := range sdkScenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			e := newE2E(t)
+			e.srv.Push(sc.turns(e.ws)...)
+			e.write("greet.txt", "hello world\n")
+			if *recordClaude {
+				recordClaudeFixture(t, e, dir, sc.name)
+				return
+			}
+			r := driveSDK(t, e, dir, sc.name, novaBin, append(e.env, "MCP_SERVERS="+sdkMCPServers()))
+			if len(r.errors) > 0 {
+				t.Fatalf("the SDK failed: %v\nstderr:\n%s", r.errors, r.stderr)
+			}
+			checkEveryMessage(t, r.all)
+			sc.check(t, r)
+			compareWithClaude(t, dir, sc.name, r)
+		})
+	}
+}

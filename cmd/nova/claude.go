@@ -1,0 +1,186 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/nova-dev/nova/headless"
+	"github.com/nova-dev/nova/live"
+	"github.com/nova-dev/nova/permission"
+)
+
+// claudeOptions are the flags nova takes from Claude Code's command line,
+// so scripts written for `claude -p` and the Claude Agent SDK (which
+// starts its executable with them) run on nova (docs/sdk.md).
+type claudeOptions struct {
+	inputFormat          string // text | stream-json
+	includePartial       bool   // --include-partial-messages
+	permissionPromptTool string // --permission-prompt-tool: stdio only
+	awaitInitialize      bool   // --await-initialize: nova always waits
+	skipPermissions      bool   // --dangerously-skip-permissions
+	allowSkipPermissions bool   // --allow-dangerously-skip-permissions
+	debug                string // -d/--debug [filter]
+	debugFile            string // --debug-file
+	// refused are Claude Code's flags nova knows and cannot honour yet,
+	// each with why; set ones are refused by complete.
+	refused map[string]string
+}
+
+// sdk says nova is driven over stdin: the Agent SDK's protocol.
+func (c *claudeOptions) sdk() bool { return c.inputFormat == inputStreamJSON }
+
+const (
+	inputText       = "text"
+	inputStreamJSON = "stream-json"
+)
+
+// refusedClaudeFlags are Claude Code's flags nova cannot honour yet: each
+// is refused, saying so, rather than silently ignored.
+var refusedClaudeFlags = []struct {
+	name, value, usage, why string
+}{
+	{"settings", "string", "refused: a further settings file or JSON", "nova reads its settings files only (NOVA_HOME/settings.json, .nova/settings.json, .nova/settings.local.json)"},
+	{"setting-sources", "string", "refused: which settings layers to load", "nova always loads its user, project and local settings"},
+	{"session-id", "string", "refused: the id of the new session", "nova names its sessions itself; read session_id from the init message and resume it with --resume"},
+	{"no-session-persistence", "bool", "refused: keep no transcript", "nova records every session under NOVA_HOME"},
+	{"fallback-model", "string", "refused: the model to switch to when the first is overloaded", "nova retries the same model"},
+	{"max-budget-usd", "string", "refused: stop at a cost", "nova has no price table yet"},
+	{"json-schema", "string", "refused: structured output", "nova cannot hold the final answer to a JSON schema yet"},
+}
+
+// addClaudeFlags adds Claude Code's flags to the root command, and the
+// check of them that runs before the command's own (completeClaude).
+func addClaudeFlags(cmd *cobra.Command, opts *rootOptions) {
+	c, o := &opts.claude, &opts.session
+	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error { return opts.completeClaude(cmd.Flags()) }
+	fl := cmd.Flags()
+	fl.StringVar(&c.inputFormat, "input-format", inputText, "print mode input: text (the prompt) or stream-json (Claude Code's protocol on stdin, as the Agent SDK speaks it)")
+	fl.BoolVar(&c.includePartial, "include-partial-messages", false, "stream-json: also the response as Anthropic's raw stream events")
+	fl.StringVar(&c.permissionPromptTool, "permission-prompt-tool", "", "stdio: ask the Agent SDK (its canUseTool) about calls that need approval")
+	fl.BoolVar(&c.awaitInitialize, "await-initialize", false, "stream-json input: read the initialize request before starting (nova always does)")
+	fl.BoolVar(&c.allowSkipPermissions, "allow-dangerously-skip-permissions", false, "let the Agent SDK switch to bypassPermissions later")
+	fl.StringVarP(&c.debug, "debug", "d", "", "print nova's own events as JSON lines on stderr")
+	fl.Lookup("debug").NoOptDefVal = "all"
+	fl.StringVar(&c.debugFile, "debug-file", "", "write nova's own events as JSON lines to this file")
+	c.refused = map[string]string{}
+	for _, r := range refusedClaudeFlags {
+		if r.value == "bool" {
+			fl.Bool(r.name, false, r.usage)
+		} else {
+			fl.String(r.name, "", r.usage)
+		}
+		c.refused[r.name] = r.why
+	}
+	for _, name := range []string{"input-format", "include-partial-messages", "permission-prompt-tool", "await-initialize",
+		"allow-dangerously-skip-permissions", "debug", "debug-file"} {
+		_ = fl.SetAnnotation(name, printOnly, []string{"true"})
+	}
+	for _, r := range refusedClaudeFlags {
+		_ = fl.SetAnnotation(r.name, printOnly, []string{"true"})
+	}
+	// Flags of both print mode and the terminal UI.
+	fl.StringVar(&o.systemPrompt, "system-prompt", "", "replace nova's system prompt with this text")
+	fl.StringVar(&o.tools, "tools", "", `the built-in tools the model is offered: "default", "" for none, or names ("Read,Grep,Bash")`)
+	fl.BoolVar(&c.skipPermissions, "dangerously-skip-permissions", false, "the bypassPermissions mode (--permission-mode bypassPermissions)")
+	fl.StringVarP(&o.name, "name", "n", "", "name the session (its title)")
+	fl.BoolVar(&o.forkSession, "fork-session", false, "with --resume or --continue: carry on in a new session, leaving that one as it was")
+	// Claude Code spells some flags both ways.
+	fl.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		switch name {
+		case "allowed-tools":
+			name = "allowedTools"
+		case "disallowed-tools":
+			name = "disallowedTools"
+		}
+		return pflag.NormalizedName(name)
+	})
+}
+
+// completeClaude checks Claude Code's flags and applies what they mean to
+// the other options; sdk is set when nova is driven over stdin. It runs
+// before the other checks, so what it sets is checked with them.
+func (o *rootOptions) completeClaude(fl *pflag.FlagSet) error {
+	c := &o.claude
+	for name, why := range c.refused {
+		if fl.Changed(name) {
+			return usageErr("--%s: %s; nova cannot honour it yet (docs/sdk.md lists what it supports)", name, why)
+		}
+	}
+	o.session.toolsSet = fl.Changed("tools")
+	if c.skipPermissions {
+		if o.session.permissionMode != "" && o.session.permissionMode != string(permission.ModeBypass) {
+			return usageErr("--dangerously-skip-permissions and --permission-mode %s contradict each other: give one", o.session.permissionMode)
+		}
+		o.session.permissionMode = string(permission.ModeBypass)
+	}
+	switch c.inputFormat {
+	case inputText:
+	case inputStreamJSON:
+		// Claude Code reads its conversation from stdin with or without
+		// -p; the Agent SDK gives none.
+		o.print = true
+		if o.outputFormat != headless.FormatStreamJSON {
+			return usageErr("--input-format stream-json needs --output-format stream-json")
+		}
+	default:
+		return usageErr("--input-format %q: want text or stream-json", c.inputFormat)
+	}
+	if c.includePartial && o.outputFormat != headless.FormatStreamJSON {
+		return usageErr("--include-partial-messages needs --output-format stream-json")
+	}
+	switch c.permissionPromptTool {
+	case "":
+	case "stdio":
+		if !c.sdk() {
+			return usageErr("--permission-prompt-tool stdio needs --input-format stream-json: the answers come on stdin")
+		}
+	default:
+		return usageErr("--permission-prompt-tool %q: nova supports only stdio (the Agent SDK's canUseTool), not an MCP tool", c.permissionPromptTool)
+	}
+	if c.awaitInitialize && !c.sdk() {
+		return usageErr("--await-initialize needs --input-format stream-json")
+	}
+	if (c.debug != "" || c.debugFile != "") && !o.print {
+		return usageErr("-d/--debug and --debug-file are for print mode; the terminal UI shows the run itself")
+	}
+	if o.session.toolsSet && strings.TrimSpace(o.session.tools) != "default" {
+		o.session.toolList = permission.SplitToolList(o.session.tools)
+	}
+	if o.session.forkSession && (o.session.resume == "" || o.session.resume == pickSession) && !o.session.cont {
+		return usageErr("--fork-session needs the session to fork: --resume ID or --continue")
+	}
+	return nil
+}
+
+// shape applies to a built runtime what the flags say of it beyond
+// live.Options: the built-in tools --tools keeps, the --name title.
+func (o buildOptions) shape(rt *live.Runtime) error {
+	if o.toolsSet && strings.TrimSpace(o.tools) != "default" {
+		keep := map[string]bool{}
+		names := rt.Registry.Names()
+		known := map[string]bool{}
+		for _, n := range names {
+			known[n] = true
+		}
+		for _, n := range o.toolList {
+			if !known[n] {
+				return usageErr("--tools: nova has no tool %q; its tools are %s", n, strings.Join(names, ", "))
+			}
+			keep[n] = true
+		}
+		for _, n := range names {
+			// MCP tools are the servers' to offer, as in Claude Code.
+			if !keep[n] && !strings.HasPrefix(n, "mcp__") {
+				rt.Registry.SetEnabled(n, false)
+			}
+		}
+	}
+	if o.name != "" {
+		if err := rt.Session.SetTitle(o.name); err != nil {
+			return failure(err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/nova-dev/nova/config"
+	"github.com/nova-dev/nova/headless"
+	"github.com/nova-dev/nova/live"
+	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools/mcp"
+)
+
+// runSDK runs a session driven over stdin and stdout with Claude Code's
+// stream-json protocol (--input-format stream-json), as the Claude Agent
+// SDK drives claude: it reads the initialize request first, since what it
+// carries (the system prompt, MCP servers) shapes the runtime.
+func runSDK(ctx context.Context, opts *rootOptions) error {
+	in := headless.NewInput(opts.io.In)
+	init, err := in.Initialize()
+	if err != nil {
+		return failure(err)
+	}
+	o := opts.session
+	if init != nil {
+		if err := init.Unsupported(); err != nil {
+			headless.RefuseInitialize(opts.io.Out, init, err)
+			return usageErr("%v", err)
+		}
+		if err := applyInitialize(&o, init, opts.io); err != nil {
+			headless.RefuseInitialize(opts.io.Out, init, err)
+			return err
+		}
+	}
+	// Asks go to the SDK only when it said it answers them.
+	o.interactive = opts.claude.permissionPromptTool == "stdio"
+	rt, err := build(ctx, opts.io, o)
+	if err != nil {
+		headless.RefuseInitialize(opts.io.Out, init, err)
+		return err
+	}
+	defer func() {
+		if err := rt.Close(); err != nil {
+			fmt.Fprintf(opts.io.ErrOut, "nova: %v\n", err)
+		}
+	}()
+	var warnings []string
+	warnings = append(warnings, rt.Warnings...)
+	warnings = append(warnings, rt.WaitMCP(ctx)...)
+	for _, ig := range rt.Ignored {
+		warnings = append(warnings, untrustedNotice(ig, rt.Workdir, rt.Home))
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(opts.io.ErrOut, "nova: warning: %s\n", w)
+	}
+	debug, closeDebug, err := debugOutput(opts)
+	if err != nil {
+		return err
+	}
+	defer closeDebug()
+	startMode := rt.Checker.Mode()
+	code := headless.Serve(ctx, rt.Live, in, headless.SDKOptions{
+		Session: sessionInfo(rt), Partial: opts.claude.includePartial, PermissionPrompt: o.interactive,
+		SetPermissionMode: func(mode string) (string, error) {
+			return setMode(rt, mode, startMode == permission.ModeBypass || opts.claude.allowSkipPermissions)
+		},
+		Init: initReply(rt, opts.io), Warnings: warnings, Debug: debug, Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
+		OnTurn: func(text string) {
+			// As print mode does: the session is named after its first
+			// prompt, unless it has a name.
+			if rt.Session.Meta().Title == "" {
+				_ = rt.Session.SetTitle(shortTitle(text))
+			}
+		},
+	})
+	if code != 0 {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// applyInitialize makes what the initialize request sets up part of o.
+func applyInitialize(o *buildOptions, init *headless.InitializeRequest, s *IOStreams) error {
+	if sys := init.System(); sys != "" {
+		o.systemPrompt = sys
+	}
+	if a := strings.TrimSpace(init.AppendSystemPrompt); a != "" {
+		o.appendSystem = strings.TrimSpace(o.appendSystem + "\n\n" + a)
+	}
+	if o.name == "" {
+		o.name = init.Title
+	}
+	cfg, err := init.MCPConfig()
+	if err != nil {
+		return failure(err)
+	}
+	if cfg != "" {
+		wd, err := s.getwd()
+		if err != nil {
+			return usageErr("working directory: %v", err)
+		}
+		if cfg, err = config.ResolveMCPConfig(cfg, wd); err != nil {
+			return usageErr("initialize: mcpServers: %v", err)
+		}
+		o.mcpConfigs = append(o.mcpConfigs, cfg)
+	}
+	return nil
+}
+
+// setMode answers the SDK's set_permission_mode. bypassPermissions is
+// entered only when the session may (started in it, or
+// --allow-dangerously-skip-permissions), and never by root without a
+// sandbox.
+func setMode(rt *live.Runtime, mode string, bypassOK bool) (string, error) {
+	m, ok := permission.ParseMode(mode)
+	if !ok {
+		return "", fmt.Errorf("permission mode %q: nova has default, acceptEdits, plan and bypassPermissions", mode)
+	}
+	if m == permission.ModeBypass {
+		if !bypassOK {
+			return "", fmt.Errorf("bypassPermissions needs the session started with --allow-dangerously-skip-permissions (the SDK's allowDangerouslySkipPermissions) or in that mode")
+		}
+		if err := permission.CheckStartup(m, rt.Env.Sandbox != nil, os.Geteuid()); err != nil {
+			return "", err
+		}
+	}
+	rt.Checker.SetMode(m)
+	return string(m), nil
+}
+
+// sessionInfo describes the runtime's session for the init message.
+func sessionInfo(rt *live.Runtime) *headless.Session {
+	window, maxOut := rt.Selection.Model.Limits()
+	return &headless.Session{
+		SessionID: rt.Session.ID(), Model: rt.Selection.ID(), Cwd: rt.Workdir, Version: version,
+		Tools:          rt.Registry.Names,
+		MCPServers:     func() []headless.MCPServer { return mcpServers(rt) },
+		PermissionMode: func() string { return string(rt.Checker.Mode()) },
+		ContextWindow:  window, MaxOutput: maxOut,
+	}
+}
+
+// mcpServers are the runtime's MCP servers under Claude Code's words for
+// how each stands.
+func mcpServers(rt *live.Runtime) []headless.MCPServer {
+	out := []headless.MCPServer{}
+	if rt.MCP == nil {
+		return out
+	}
+	for _, st := range rt.MCP.Statuses() {
+		status := string(st.State)
+		switch st.State {
+		case mcp.StateConnecting:
+			status = "pending"
+		case mcp.StateNeedsLogin:
+			status = "needs-auth"
+		}
+		out = append(out, headless.MCPServer{Name: st.Name, Status: status})
+	}
+	return out
+}
+
+// initReply is what the initialize request is answered with: the models
+// nova could run the session on, and where its credentials come from.
+func initReply(rt *live.Runtime, s *IOStreams) headless.InitReply {
+	cur := rt.Selection
+	r := headless.InitReply{
+		Models:  []headless.Model{{Value: cur.ID(), DisplayName: modelLabel(cur.Model), Description: "the session's model"}},
+		Account: headless.Account{APIKeySource: cur.Provider.Source, APIProvider: string(cur.Provider.Type), Provider: cur.Provider.Key},
+	}
+	file, err := config.LoadFile(rt.NovaHome)
+	if err != nil {
+		return r
+	}
+	for _, p := range config.Providers(file, s.Getenv) {
+		for _, m := range p.Models {
+			id := p.Key + ":" + m.Model
+			if id != cur.ID() {
+				r.Models = append(r.Models, headless.Model{Value: id, DisplayName: modelLabel(m), Description: p.Key})
+			}
+		}
+	}
+	return r
+}
+
+func modelLabel(m config.Model) string {
+	if m.Label != "" {
+		return m.Label
+	}
+	return m.Model
+}
+
+// debugOutput is where -d and --debug-file send nova's own events; nil
+// when neither is given.
+func debugOutput(opts *rootOptions) (io.Writer, func(), error) {
+	c := opts.claude
+	switch {
+	case c.debugFile != "":
+		path := c.debugFile
+		if !filepath.IsAbs(path) {
+			wd, err := opts.io.getwd()
+			if err != nil {
+				return nil, nil, usageErr("--debug-file: working directory: %v", err)
+			}
+			path = filepath.Join(wd, path)
+		}
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, nil, usageErr("--debug-file: %v", err)
+		}
+		return f, func() { _ = f.Close() }, nil
+	case c.debug != "":
+		return opts.io.ErrOut, func() {}, nil
+	}
+	return nil, func() {}, nil
+}

@@ -1,0 +1,515 @@
+package headless
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/llm"
+)
+
+// SDKOptions configures Serve: a session driven over Claude Code's
+// stream-json protocol (nova --input-format stream-json --output-format
+// stream-json), as the Claude Agent SDK drives claude.
+type SDKOptions struct {
+	Session *Session
+	// Partial adds stream_event messages (--include-partial-messages).
+	Partial bool
+	// PermissionPrompt sends the permission asks of tool calls to the SDK
+	// as can_use_tool requests (--permission-prompt-tool=stdio). The
+	// runtime must then be one that asks (interactive).
+	PermissionPrompt bool
+	// SetPermissionMode answers set_permission_mode: it switches the mode
+	// and returns the one now in force.
+	SetPermissionMode func(mode string) (string, error)
+	// Init is the initialize reply's content.
+	Init InitReply
+	// Warnings are said once, after the first turn's init message, as
+	// informational messages (the caller says them on stderr too).
+	Warnings []string
+	// Debug, when set, gets every agent event in nova's own shape (-d).
+	Debug io.Writer
+	// OnTurn, when set, is told the text of each user message as its
+	// turn starts (print mode names the session after the first).
+	OnTurn         func(text string)
+	Stdout, Stderr io.Writer
+}
+
+// InitReply is what nova answers an initialize request with.
+type InitReply struct {
+	Commands []Command `json:"commands"`
+	Agents   []Agent   `json:"agents"`
+	Models   []Model   `json:"models"`
+	Account  Account   `json:"account"`
+}
+
+// Command is a slash command the session offers.
+type Command struct {
+	Name         string `json:"name"`
+	Description  string `json:"description"`
+	ArgumentHint string `json:"argumentHint"`
+}
+
+// Agent is a subagent type the session offers.
+type Agent struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// Model is a model the session could run on.
+type Model struct {
+	Value       string `json:"value"`
+	DisplayName string `json:"displayName"`
+	Description string `json:"description"`
+}
+
+// Account says where the session's provider credentials come from.
+type Account struct {
+	// APIKeySource is where the key was found (ANTHROPIC_API_KEY,
+	// config.json ...).
+	APIKeySource string `json:"apiKeySource"`
+	// APIProvider is the provider's type (anthropic, openai ...).
+	APIProvider string `json:"apiProvider"`
+	// Provider is the provider's key in nova's configuration.
+	Provider string `json:"provider,omitempty"`
+}
+
+// RefuseInitialize answers req with an error (what nova cannot honour,
+// or why it could not start), so the SDK reports it, not a bare exit.
+func RefuseInitialize(w io.Writer, req *InitializeRequest, err error) {
+	if req == nil {
+		return
+	}
+	(&writer{w: w}).json(controlError(req.RequestID, err.Error()))
+}
+
+func controlError(id, msg string) map[string]any {
+	return map[string]any{"type": "control_response", "response": map[string]any{"subtype": "error", "request_id": id, "error": msg}}
+}
+
+func controlSuccess(id string, response any) map[string]any {
+	return map[string]any{"type": "control_response", "response": map[string]any{"subtype": "success", "request_id": id, "response": response}}
+}
+
+// turnInput is a user message waiting for its turn.
+type turnInput struct {
+	msg  llm.Message
+	uuid string
+}
+
+// server is one Serve: it reads the input, runs one turn at a time, and is
+// the only writer of stdout.
+type server struct {
+	r   Runner
+	o   SDKOptions
+	w   *writer
+	enc *encoder
+
+	queue []turnInput
+	// held are the parts of shouldQuery:false messages, sent with the
+	// next message that starts a turn.
+	held []llm.Part
+
+	running   bool
+	events    <-chan agent.Event
+	cancelRun context.CancelFunc
+	runStart  time.Time
+	done      *agent.Done
+	// asks are the can_use_tool requests sent and not answered, by
+	// request id.
+	asks map[string]*agent.PermissionAsk
+	// initialized says the initialize request was answered.
+	initialized bool
+}
+
+// Serve runs a session over Claude Code's stream-json protocol until the
+// input ends and the queued turns are done (exit 0) or ctx ends (exit 130,
+// after the running turn has wound down). User messages queue up and run
+// one turn each, in order; every control request is answered.
+func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
+	w := &writer{w: o.Stdout}
+	s := &server{r: r, o: o, w: w, enc: newEncoder(w, o.Session, o.Partial), asks: map[string]*agent.PermissionAsk{}}
+	if o.Debug != nil {
+		s.enc.debug = &writer{w: o.Debug}
+	}
+	if in.init != nil {
+		s.initialize(in.init)
+	}
+	inbox := make(chan *inMessage)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(inbox)
+		for {
+			m, err := in.next()
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if err != nil {
+				// The input broke: say so, and treat it as ended.
+				m = &inMessage{err: fmt.Errorf("read stdin: %w", err)}
+			}
+			select {
+			case inbox <- m:
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	eof, interrupted := false, false
+	for {
+		if w.broken && s.running && s.cancelRun != nil {
+			// Nobody reads the output any more: stop the turn.
+			s.cancelRun()
+		}
+		if !s.running && !interrupted && len(s.queue) > 0 && !w.broken {
+			s.start(ctx)
+		}
+		if !s.running && (eof || interrupted || w.broken) {
+			break
+		}
+		var ctxDone <-chan struct{}
+		if !interrupted {
+			ctxDone = ctx.Done()
+		}
+		select {
+		case m, ok := <-inbox:
+			if !ok {
+				eof, inbox = true, nil
+				// Nobody is left to answer what was asked.
+				s.denyAsks("the SDK closed nova's input: nobody can answer the permission request")
+				continue
+			}
+			s.handle(m)
+		case ev, ok := <-s.events:
+			if !ok {
+				s.finish()
+				continue
+			}
+			s.event(ev)
+		case <-ctxDone:
+			interrupted = true
+			if s.cancelRun != nil {
+				s.cancelRun()
+			}
+		}
+	}
+	switch {
+	case w.err != nil:
+		fmt.Fprintf(o.Stderr, "nova: %v\n", w.err)
+		return ExitFailed
+	case interrupted:
+		return ExitInterrupted
+	}
+	return ExitOK
+}
+
+// handle acts on one input message.
+func (s *server) handle(m *inMessage) {
+	if m.err != nil {
+		fmt.Fprintf(s.o.Stderr, "nova: %v\n", m.err)
+		s.enc.system("informational", map[string]any{"content": "nova skipped input: " + m.err.Error(), "level": "warning"})
+		return
+	}
+	switch m.Type {
+	case "user":
+		s.user(m)
+	case "control_request":
+		s.control(m)
+	case "control_response":
+		s.answer(m)
+	case "control_cancel_request", "keep_alive", "update_environment_variables":
+		// Nothing nova sent can be cancelled from the SDK's side, and
+		// nova needs no keep-alive.
+	default:
+		fmt.Fprintf(s.o.Stderr, "nova: ignored an input message of type %q\n", m.Type)
+	}
+}
+
+func (s *server) user(m *inMessage) {
+	msg, skipped, err := userInput(m.Message)
+	if len(skipped) > 0 {
+		s.enc.system("informational", map[string]any{"level": "warning",
+			"content": fmt.Sprintf("nova left out content blocks it cannot send: %s", strings.Join(skipped, ", "))})
+	}
+	if err != nil {
+		fmt.Fprintf(s.o.Stderr, "nova: %v\n", err)
+		s.enc.system("informational", map[string]any{"content": err.Error(), "level": "warning"})
+		return
+	}
+	if m.ShouldQuery != nil && !*m.ShouldQuery {
+		s.held = append(s.held, msg.Parts...)
+		return
+	}
+	if len(s.held) > 0 {
+		msg.Parts = append(s.held, msg.Parts...)
+		s.held = nil
+	}
+	s.queue = append(s.queue, turnInput{msg: msg, uuid: m.UUID})
+}
+
+// control answers a control request of the SDK's.
+func (s *server) control(m *inMessage) {
+	sub := controlSubtype(m.Request)
+	switch sub {
+	case "initialize":
+		req, _, err := parseInitialize(m)
+		switch {
+		case err != nil:
+			s.w.json(controlError(m.RequestID, err.Error()))
+		case s.initialized:
+			s.w.json(controlError(m.RequestID, "the session is already initialized: nova takes one initialize request, the first message of its input"))
+		default:
+			// An initialize after another message: what it sets up the
+			// session with came too late.
+			if req.System() != "" || req.AppendSystemPrompt != "" || len(req.MCPServers) > 0 {
+				s.w.json(controlError(m.RequestID, "initialize must be the first message of nova's input to set the system prompt or MCP servers"))
+				return
+			}
+			if err := req.Unsupported(); err != nil {
+				s.w.json(controlError(m.RequestID, err.Error()))
+				return
+			}
+			s.initialize(req)
+		}
+	case "interrupt":
+		queued := []string{}
+		for _, q := range s.queue {
+			if q.uuid != "" {
+				queued = append(queued, q.uuid)
+			}
+		}
+		if s.running && s.cancelRun != nil {
+			s.cancelRun()
+		}
+		s.w.json(controlSuccess(m.RequestID, map[string]any{"still_queued": queued}))
+	case "set_permission_mode":
+		var r struct {
+			Mode string `json:"mode"`
+		}
+		_ = json.Unmarshal(m.Request, &r)
+		if s.o.SetPermissionMode == nil {
+			s.w.json(controlError(m.RequestID, "this session's permission mode cannot be changed"))
+			return
+		}
+		mode, err := s.o.SetPermissionMode(r.Mode)
+		if err != nil {
+			s.w.json(controlError(m.RequestID, err.Error()))
+			return
+		}
+		s.w.json(controlSuccess(m.RequestID, map[string]any{"mode": mode}))
+	case "mcp_status":
+		s.w.json(controlSuccess(m.RequestID, map[string]any{"mcpServers": s.o.Session.mcpServers()}))
+	default:
+		// hook_callback and mcp_message among them: SDK hooks and
+		// in-process MCP servers are not wired into nova yet.
+		s.w.json(controlError(m.RequestID, fmt.Sprintf("nova does not support the control request %q yet (docs/sdk.md lists what it supports)", sub)))
+	}
+}
+
+func (s *server) initialize(req *InitializeRequest) {
+	s.initialized = true
+	ir := s.o.Init
+	if ir.Commands == nil {
+		ir.Commands = []Command{}
+	}
+	if ir.Agents == nil {
+		ir.Agents = []Agent{}
+	}
+	if ir.Models == nil {
+		ir.Models = []Model{}
+	}
+	reply := map[string]any{
+		"commands": ir.Commands, "agents": ir.Agents, "output_style": "default", "available_output_styles": []string{"default"},
+		"models": ir.Models, "account": ir.Account, "claude_code_version": s.o.Session.Version,
+		"current_permission_mode": s.o.Session.mode(),
+	}
+	if len(req.MCPServers) > 0 {
+		// They were read before the runtime was built (the SDK ends the
+		// session unless it is told so).
+		reply["mcp_servers_applied"] = true
+	}
+	s.w.json(controlSuccess(req.RequestID, reply))
+}
+
+// start runs the next queued message.
+func (s *server) start(ctx context.Context) {
+	next := s.queue[0]
+	s.queue = s.queue[1:]
+	runCtx, cancel := context.WithCancel(ctx)
+	s.running, s.cancelRun, s.runStart, s.done = true, cancel, time.Now(), nil
+	s.state("running")
+	s.enc.init()
+	for _, warn := range s.o.Warnings {
+		s.enc.system("informational", map[string]any{"content": warn, "level": "warning"})
+	}
+	s.o.Warnings = nil
+	if s.o.OnTurn != nil {
+		s.o.OnTurn(next.msg.Text())
+	}
+	s.events = s.r.Run(runCtx, next.msg)
+}
+
+// event writes the run's event and sends the SDK what it must answer.
+func (s *server) event(ev agent.Event) {
+	s.enc.event(ev)
+	switch ev.Type {
+	case agent.EventPermissionAsk:
+		if ev.Ask != nil {
+			s.canUseTool(ev.Ask)
+		}
+	case agent.EventQuestion:
+		if ev.Question != nil {
+			// The SDK's canUseTool answers AskUserQuestion in Claude Code;
+			// nova's questions have no way to it yet.
+			ev.Question.Answer(nil)
+			s.enc.system("informational", map[string]any{"level": "notice",
+				"content": "nova cannot put questions to the SDK yet: the question was declined"})
+		}
+	case agent.EventToolResult:
+		if ev.Result != nil {
+			for id, a := range s.asks {
+				if a.ID == ev.Result.ID {
+					s.cancelAsk(id)
+				}
+			}
+		}
+	case agent.EventDone:
+		s.done = ev.Done
+	}
+}
+
+// canUseTool sends an ask to the SDK; the answer comes as a
+// control_response (answer).
+func (s *server) canUseTool(a *agent.PermissionAsk) {
+	if !s.o.PermissionPrompt {
+		a.Answer(agent.PermissionAnswer{Message: "nobody to approve it: start nova with --permission-prompt-tool=stdio (the SDK's canUseTool)"})
+		return
+	}
+	id := newUUID()
+	s.asks[id] = a
+	s.state("requires_action")
+	req := map[string]any{"subtype": "can_use_tool", "tool_name": a.Tool, "input": llm.SafeInput(a.Input), "tool_use_id": a.ID,
+		"decision_reason": a.Decision.Reason, "decision_reason_type": string(a.Decision.Layer),
+		"permission_suggestions": suggestions(a.Suggestions)}
+	if len(a.Decision.Writes) > 0 {
+		req["blocked_path"] = a.Decision.Writes[0]
+	}
+	s.w.json(map[string]any{"type": "control_request", "request_id": id, "request": req})
+}
+
+// suggestions are nova's suggested rules as the SDK's permission updates.
+func suggestions(rules []string) []any {
+	out := []any{}
+	for _, r := range rules {
+		tool, content := r, ""
+		if i := strings.IndexByte(r, '('); i > 0 && strings.HasSuffix(r, ")") {
+			tool, content = r[:i], r[i+1:len(r)-1]
+		}
+		rule := map[string]any{"toolName": tool}
+		if content != "" {
+			rule["ruleContent"] = content
+		}
+		out = append(out, map[string]any{"type": "addRules", "rules": []any{rule}, "behavior": "allow", "destination": "localSettings"})
+	}
+	return out
+}
+
+// answer routes the SDK's answer to the ask it is for.
+func (s *server) answer(m *inMessage) {
+	var r struct {
+		Subtype   string          `json:"subtype"`
+		RequestID string          `json:"request_id"`
+		Response  json.RawMessage `json:"response"`
+		Error     string          `json:"error"`
+	}
+	if err := json.Unmarshal(m.Response, &r); err != nil {
+		fmt.Fprintf(s.o.Stderr, "nova: a control response does not decode: %v\n", err)
+		return
+	}
+	a, ok := s.asks[r.RequestID]
+	if !ok {
+		return // an answer to a request withdrawn or never made
+	}
+	delete(s.asks, r.RequestID)
+	if s.running {
+		s.state("running")
+	}
+	if r.Subtype != "success" {
+		a.Answer(agent.PermissionAnswer{Message: "the SDK's permission callback failed: " + r.Error})
+		return
+	}
+	var d struct {
+		Behavior           string          `json:"behavior"`
+		UpdatedInput       json.RawMessage `json:"updatedInput"`
+		Message            string          `json:"message"`
+		Interrupt          bool            `json:"interrupt"`
+		UpdatedPermissions []any           `json:"updatedPermissions"`
+	}
+	if err := json.Unmarshal(r.Response, &d); err != nil {
+		a.Answer(agent.PermissionAnswer{Message: "the SDK's permission answer does not decode: " + err.Error()})
+		return
+	}
+	switch d.Behavior {
+	case "allow":
+		ans := agent.PermissionAnswer{Allow: true}
+		if in := d.UpdatedInput; len(in) > 0 && string(in) != "null" {
+			ans.UpdatedInput = in
+		}
+		if len(d.UpdatedPermissions) > 0 {
+			s.enc.system("informational", map[string]any{"level": "notice",
+				"content": "nova does not apply updatedPermissions yet: the call was allowed once"})
+		}
+		a.Answer(ans)
+	case "deny":
+		a.Answer(agent.PermissionAnswer{Message: d.Message})
+		if d.Interrupt && s.cancelRun != nil {
+			s.cancelRun()
+		}
+	default:
+		a.Answer(agent.PermissionAnswer{Message: fmt.Sprintf("the SDK answered the permission request with behavior %q, neither allow nor deny", d.Behavior)})
+	}
+}
+
+// cancelAsk withdraws a can_use_tool request the run no longer waits for.
+func (s *server) cancelAsk(id string) {
+	delete(s.asks, id)
+	s.w.json(map[string]any{"type": "control_cancel_request", "request_id": id})
+}
+
+func (s *server) denyAsks(msg string) {
+	for id, a := range s.asks {
+		delete(s.asks, id)
+		a.Answer(agent.PermissionAnswer{Message: msg})
+	}
+}
+
+// finish ends the run whose events just closed: its result, then idle.
+func (s *server) finish() {
+	for id := range s.asks {
+		s.cancelAsk(id)
+	}
+	done := s.done
+	if done == nil {
+		done = &agent.Done{Subtype: agent.SubtypeError, IsError: true, Error: "the agent ended without a result"}
+	}
+	s.w.json(s.enc.result(done, time.Since(s.runStart)))
+	s.cancelRun()
+	s.running, s.events, s.cancelRun = false, nil, nil
+	s.state("idle")
+}
+
+// state tells the SDK where the session is (Claude Code's
+// session_state_changed; the SDK keeps it to itself).
+func (s *server) state(st string) {
+	s.w.json(map[string]any{"type": "system", "subtype": "session_state_changed", "state": st, "sdk_host_only": true,
+		"session_id": s.o.Session.SessionID, "uuid": newUUID()})
+}

@@ -1,0 +1,196 @@
+// Drives nova (or any Claude Code compatible executable) with the Claude
+// Agent SDK's own client, one scenario per run, and prints what happened
+// as JSON lines for headless's conformance test to check:
+//
+//   {"kind":"message","query":N,"msg":<every SDKMessage the SDK yields>}
+//   {"kind":"canUseTool","tool":...,"input":...,"toolUseID":...}
+//   {"kind":"control","name":"interrupt"|"setPermissionMode","response":...}
+//   {"kind":"error","query":N,"error":"..."}
+//   {"kind":"end"}
+//
+// node drive.mjs <scenario>, with EXECUTABLE (the nova binary) and WS (the
+// working directory) in the environment; the rest of the environment is
+// the executable's.
+import { query } from '@anthropic-ai/claude-agent-sdk';
+
+const exe = process.env.EXECUTABLE;
+const ws = process.env.WS;
+if (!exe || !ws) {
+  console.error('drive.mjs: set EXECUTABLE and WS');
+  process.exit(2);
+}
+
+function out(v) {
+  process.stdout.write(JSON.stringify(v) + '\n');
+}
+
+function opts(extra = {}) {
+  return { pathToClaudeCodeExecutable: exe, cwd: ws, env: { ...process.env }, ...extra };
+}
+
+function userMessage(text) {
+  return { type: 'user', session_id: '', parent_tool_use_id: null, message: { role: 'user', content: text } };
+}
+
+// run drains q, printing every message; it returns the messages.
+async function run(q, n, onMessage) {
+  const msgs = [];
+  try {
+    for await (const m of q) {
+      out({ kind: 'message', query: n, msg: m });
+      msgs.push(m);
+      if (onMessage) await onMessage(m);
+    }
+  } catch (e) {
+    out({ kind: 'error', query: n, error: String(e && e.message ? e.message : e) });
+  }
+  return msgs;
+}
+
+// inbox is an async iterable of user messages fed by push, ended by end.
+function inbox() {
+  const queue = [];
+  let wake = null;
+  let ended = false;
+  return {
+    push(m) {
+      queue.push(m);
+      if (wake) wake();
+    },
+    end() {
+      ended = true;
+      if (wake) wake();
+    },
+    async *[Symbol.asyncIterator]() {
+      for (;;) {
+        if (queue.length > 0) {
+          yield queue.shift();
+          continue;
+        }
+        if (ended) return;
+        await new Promise((r) => (wake = r));
+        wake = null;
+      }
+    },
+  };
+}
+
+const scenarios = {
+  // A plain text turn.
+  async text() {
+    await run(query({ prompt: 'say hello', options: opts() }), 1);
+  },
+
+  // A turn whose model reads a file first.
+  async tool() {
+    await run(query({ prompt: 'what does greet.txt say?', options: opts() }), 1);
+  },
+
+  // canUseTool allows a Bash call with a replaced command and denies a
+  // Write.
+  async permissions() {
+    const canUseTool = async (tool, input, o) => {
+      out({ kind: 'canUseTool', tool, input, toolUseID: o.toolUseID });
+      if (tool === 'Bash') {
+        return { behavior: 'allow', updatedInput: { ...input, command: 'touch two.txt' } };
+      }
+      return { behavior: 'deny', message: 'no writing today' };
+    };
+    await run(query({ prompt: 'make the files', options: opts({ canUseTool }) }), 1);
+  },
+
+  // Two user turns in one streaming session: the second is sent only once
+  // the first has its result.
+  async streaming() {
+    const box = inbox();
+    box.push(userMessage('first question'));
+    let results = 0;
+    await run(query({ prompt: box, options: opts() }), 1, (m) => {
+      if (m.type !== 'result') return;
+      results++;
+      if (results === 1) box.push(userMessage('second question'));
+      else box.end();
+    });
+  },
+
+  // Two user messages sent at once: the second waits in the queue.
+  async queued() {
+    const box = inbox();
+    box.push(userMessage('first question'));
+    box.push(userMessage('second question'));
+    let results = 0;
+    await run(query({ prompt: box, options: opts() }), 1, (m) => {
+      if (m.type === 'result' && ++results === 2) box.end();
+    });
+  },
+
+  // interrupt() while the model is still answering; then one more turn.
+  async interrupt() {
+    const box = inbox();
+    box.push(userMessage('tell me a long story'));
+    let interrupted = false;
+    let results = 0;
+    const q = query({ prompt: box, options: opts({ includePartialMessages: true }) });
+    await run(q, 1, async (m) => {
+      if (!interrupted && m.type === 'stream_event' && m.event.type === 'content_block_delta') {
+        interrupted = true;
+        const response = await q.interrupt();
+        out({ kind: 'control', name: 'interrupt', response: response ?? null });
+      }
+      if (m.type !== 'result') return;
+      results++;
+      if (results === 1) box.push(userMessage('are you still there?'));
+      else box.end();
+    });
+  },
+
+  // A second query resumes the first one's session.
+  async resume() {
+    const first = await run(query({ prompt: 'remember the word teapot', options: opts() }), 1);
+    const init = first.find((m) => m.type === 'system' && m.subtype === 'init');
+    await run(query({ prompt: 'what was the word?', options: opts({ resume: init.session_id }) }), 2);
+  },
+
+  // Partial messages: the raw stream events of a thinking, text and tool
+  // turn.
+  async partial() {
+    await run(query({ prompt: 'read greet.txt', options: opts({ includePartialMessages: true }) }), 1);
+  },
+
+  // setPermissionMode('acceptEdits') before a turn that writes a file: the
+  // write needs no canUseTool.
+  async mode() {
+    const box = inbox();
+    const canUseTool = async (tool, input, o) => {
+      out({ kind: 'canUseTool', tool, input, toolUseID: o.toolUseID });
+      return { behavior: 'deny', message: 'the mode should have allowed it' };
+    };
+    const q = query({ prompt: box, options: opts({ canUseTool }) });
+    const response = await q.setPermissionMode('acceptEdits');
+    out({ kind: 'control', name: 'setPermissionMode', response: response ?? null });
+    box.push(userMessage('write the file'));
+    await run(q, 1, (m) => {
+      if (m.type === 'result') box.end();
+    });
+  },
+
+  // MCP servers from the SDK's options (sent in the initialize request):
+  // the model calls one of their tools. MCP_SERVERS is their config.
+  async mcp() {
+    const mcpServers = JSON.parse(process.env.MCP_SERVERS || '{}');
+    await run(query({ prompt: 'echo it', options: opts({ mcpServers, allowedTools: ['mcp__t__echo'] }) }), 1);
+  },
+
+  // A custom system prompt replaces the executable's own.
+  async system() {
+    await run(query({ prompt: 'who are you?', options: opts({ systemPrompt: 'You are a terse pirate.' }) }), 1);
+  },
+};
+
+const name = process.argv[2];
+if (!scenarios[name]) {
+  console.error(`drive.mjs: no scenario ${name}; have ${Object.keys(scenarios).join(', ')}`);
+  process.exit(2);
+}
+await scenarios[name]();
+out({ kind: 'end' });
