@@ -163,7 +163,11 @@ func (a *Agent) Run(ctx context.Context, input llm.Message) <-chan Event {
 		// notices of its tool calls become its events, and its scope, so
 		// what a skill grants for the run ends with it.
 		rctx, scope := tools.WithRunScope(withSink(ctx, a.send))
+		before, _ := a.Cost()
 		done := a.run(rctx, input)
+		if after, priced := a.Cost(); priced {
+			done.CostUSD, done.Priced = after-before, true
+		}
 		for _, o := range scope.Denials() {
 			done.Denials = append(done.Denials, Denial{ToolName: o.Call.Name, ToolUseID: o.Call.ID, ToolInput: o.Call.Input,
 				Layer: o.Decision.Layer, Reason: o.Decision.Reason})

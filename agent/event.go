@@ -201,6 +201,10 @@ type Done struct {
 	StopReason llm.StopReason `json:"stop_reason,omitempty"`
 	NumTurns   int            `json:"num_turns"`
 	Usage      llm.Usage      `json:"usage"`
+	// CostUSD is what the run's requests cost, in US dollars, when the
+	// model's prices are known (Priced); 0 otherwise.
+	CostUSD float64 `json:"cost_usd,omitempty"`
+	Priced  bool    `json:"priced,omitempty"`
 	// Denials lists every call that was denied in the run.
 	Denials []Denial `json:"permission_denials"`
 }

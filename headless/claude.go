@@ -204,7 +204,8 @@ type Result struct {
 	// StopReason is the model's last stop reason; null when it gave none.
 	StopReason *string `json:"stop_reason"`
 	SessionID  string  `json:"session_id"`
-	// TotalCostUSD is 0: nova has no price table yet.
+	// TotalCostUSD is what the run cost at the model's known prices
+	// (config/catalog.go, config.json's); 0 for a model without prices.
 	TotalCostUSD      float64               `json:"total_cost_usd"`
 	Usage             Usage                 `json:"usage"`
 	ModelUsage        map[string]ModelUsage `json:"modelUsage"`
@@ -528,10 +529,10 @@ func (e *encoder) result(d *agent.Done, took time.Duration) Result {
 		Type: "result", Subtype: d.Subtype, IsError: d.IsError, DurationMS: took.Milliseconds(),
 		DurationAPIMS: e.apiTime.Milliseconds(), NumTurns: d.NumTurns, Result: d.Result, SessionID: e.s.SessionID,
 		Usage: usageOf(d.Usage), PermissionDenials: safeDenials(d.Denials), UUID: newUUID(), Error: d.Error,
-		IgnoredProjectSettings: []IgnoredSetting{}, Model: e.s.Model,
+		IgnoredProjectSettings: []IgnoredSetting{}, Model: e.s.Model, TotalCostUSD: d.CostUSD,
 		ModelUsage: map[string]ModelUsage{e.s.Model: {InputTokens: d.Usage.InputTokens, OutputTokens: d.Usage.OutputTokens,
 			CacheReadInputTokens: d.Usage.CacheReadTokens, CacheCreationInputTokens: d.Usage.CacheWriteTokens,
-			ContextWindow: e.s.ContextWindow, MaxOutputTokens: e.s.MaxOutput}},
+			CostUSD: d.CostUSD, ContextWindow: e.s.ContextWindow, MaxOutputTokens: e.s.MaxOutput}},
 	}
 	if d.StopReason != "" {
 		s := string(d.StopReason)
