@@ -23,6 +23,57 @@ type MCPServers interface {
 	ApproveMCP(name string, approved bool) error
 }
 
+// MCPLogin is an optional Backend capability behind /mcp login: the
+// OAuth login to a remote MCP server.
+type MCPLogin interface {
+	// LoginMCP logs in to the server called name; show gets the URL the
+	// person's browser must open (it may already have been opened). It
+	// returns what to say once logged in, and waits for the browser.
+	LoginMCP(ctx context.Context, name string, show func(url string)) (string, error)
+}
+
+// mcpLoginURLMsg is a login's URL, to show while its result is awaited.
+type mcpLoginURLMsg struct {
+	name, url string
+	result    <-chan resultMsg
+}
+
+// loginMCP starts /mcp login <name> off the UI goroutine: the URL is shown
+// as soon as the backend has it, then the login's outcome.
+func (m *Model) loginMCP(name string) tea.Cmd {
+	lb, ok := m.b.(MCPLogin)
+	if !ok || name == "" {
+		m.info("", fmt.Errorf("/mcp login: want /mcp login <server> (an http or sse server that needs a login)"))
+		return nil
+	}
+	urls := make(chan string, 1)
+	result := make(chan resultMsg, 1)
+	ctx := m.ctx
+	go func() {
+		text, err := lb.LoginMCP(ctx, name, func(u string) {
+			select {
+			case urls <- u:
+			default:
+			}
+		})
+		result <- resultMsg{text: text, err: err}
+	}()
+	return m.background("Waiting for the login in your browser…", func() resultMsg {
+		select {
+		case u := <-urls:
+			return resultMsg{loginURL: &mcpLoginURLMsg{name: name, url: u, result: result}}
+		case r := <-result:
+			return r
+		}
+	})
+}
+
+// showLoginURL shows a login's URL and waits on for its outcome.
+func (m *Model) showLoginURL(l *mcpLoginURLMsg) tea.Cmd {
+	m.info(fmt.Sprintf("To log in to %s, open this URL in your browser (nova tried to open it):\n  %s", l.name, l.url), nil)
+	return m.background("Waiting for the login in your browser…", func() resultMsg { return <-l.result })
+}
+
 // MCPServerStatus is one MCP server's state, as /mcp shows it.
 type MCPServerStatus struct {
 	Name string
@@ -113,9 +164,11 @@ func (m *Model) cmdMCP(arg string) tea.Cmd {
 		m.info(mcpReport(b.MCPStatus(), b.MCPPending()), nil)
 		m.mcp.stale()
 		return tea.Batch(m.loadMCPPrompts(nil), m.loadMCPResources())
+	case "login":
+		return m.loginMCP(name)
 	case "approve", "reject":
 	default:
-		m.info("", fmt.Errorf("/mcp %s: want /mcp, /mcp approve <server> or /mcp reject <server>", verb))
+		m.info("", fmt.Errorf("/mcp %s: want /mcp, /mcp approve <server>, /mcp reject <server> or /mcp login <server>", verb))
 		return nil
 	}
 	var names []string

@@ -552,3 +552,38 @@ func TestTUIMCPMentionUnreadable(t *testing.T) {
 		t.Error("the prompt was sent without its resource")
 	}
 }
+
+// loginBackend adds /mcp login to the MCP fake: it shows the URL, as the
+// real one does once the authorization server is found, then logs in.
+type loginBackend struct {
+	*mcpBackend
+	logins []string
+}
+
+func (b *loginBackend) LoginMCP(_ context.Context, name string, show func(string)) (string, error) {
+	b.mu.Lock()
+	b.logins = append(b.logins, name)
+	b.mu.Unlock()
+	if name != "api" {
+		return "", fmt.Errorf("no MCP server %q", name)
+	}
+	show("http://127.0.0.1:4711/authorize?client_id=nova&state=s")
+	return "Logged in to api: connected, 3 tool(s).", nil
+}
+
+// TestTUIMCPLogin: /mcp login shows the URL to open, then the outcome.
+func TestTUIMCPLogin(t *testing.T) {
+	b := &loginBackend{mcpBackend: newMCPBackend()}
+	h := newHarnessWith(t, b, b.fakeBackend)
+	h.typeText("/mcp login api")
+	h.press("enter")
+	h.says("To log in to api, open this URL in your browser")
+	h.says("http://127.0.0.1:4711/authorize?client_id=nova&state=s")
+	h.says("Logged in to api: connected, 3 tool(s).")
+	h.typeText("/mcp login nope")
+	h.press("enter")
+	h.says(`no MCP server "nope"`)
+	if !slices.Equal(b.logins, []string{"api", "nope"}) {
+		t.Errorf("logins %v", b.logins)
+	}
+}

@@ -93,6 +93,8 @@ type (
 		text   string
 		err    error
 		reload bool // the session changed: rebuild the transcript
+		// loginURL is an MCP login's URL: shown, and its end awaited.
+		loginURL *mcpLoginURLMsg
 	}
 	shellMsg struct {
 		command, output string
@@ -167,6 +169,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.in.comp.refresh(m.in.ta.Value(), m.status.Cwd)
 	case resultMsg:
 		m.busy = ""
+		if msg.loginURL != nil {
+			return m, m.showLoginURL(msg.loginURL)
+		}
 		if msg.reload {
 			m.tr.reset()
 			m.todos = nil

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/tools/mcp"
@@ -106,4 +107,32 @@ func (b *interactiveBackend) ReadMCPResource(ctx context.Context, server, uri st
 		return "", fmt.Errorf("no MCP server named %q", server)
 	}
 	return rt.MCP.ReadResource(ctx, server, uri)
+}
+
+// LoginMCP implements tui.MCPLogin: the OAuth login of /mcp login, in the
+// session's own manager, so the server connects in this session at once.
+func (b *interactiveBackend) LoginMCP(ctx context.Context, name string, show func(url string)) (string, error) {
+	rt := b.runtime()
+	if rt.MCP == nil {
+		return "", fmt.Errorf("no MCP servers in this session")
+	}
+	open := browserOpener(b.io)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	err := rt.MCP.Login(ctx, name, func(url string) error {
+		if open != nil {
+			_ = open(url) // the URL is shown either way
+		}
+		show(url)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("login to %s: %w", name, err)
+	}
+	for _, st := range rt.MCP.Statuses() {
+		if st.Name == name {
+			return fmt.Sprintf("Logged in to %s: %s, %d tool(s).", name, st.State, len(st.Tools)), nil
+		}
+	}
+	return "Logged in to " + name + ".", nil
 }

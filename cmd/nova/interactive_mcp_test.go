@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -76,5 +77,46 @@ func TestInteractiveMCPCapabilities(t *testing.T) {
 	}
 	if _, err := b.ReadMCPResource(ctx, "nope", mcptest.GreetingURI); err == nil {
 		t.Error("a resource of an unknown server was read")
+	}
+}
+
+// TestInteractiveMCPLogin: /mcp login's backend logs in to a server that
+// needs OAuth in the session's own manager: the URL reaches the TUI, the
+// browser's round trip completes, and the server connects with its tools.
+func TestInteractiveMCPLogin(t *testing.T) {
+	w := newInteractiveWorld(t)
+	as := mcptest.OAuth(t, mcptest.Options{}, time.Hour)
+	settings := `{"mcpServers": {"api": {"type": "http", "url": "` + as.MCPURL + `"}}}`
+	if err := os.MkdirAll(w.novaHome, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.novaHome, "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.start(t, buildOptions{})
+	b := w.b
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b.runtime().MCP.Wait(ctx)
+	if sts := b.MCPStatus(); len(sts) != 1 || sts[0].State == tui.MCPConnected {
+		t.Fatalf("before the login: %+v", sts)
+	}
+	var shown string
+	text, err := b.LoginMCP(ctx, "api", func(url string) {
+		shown = url
+		go func() { // the browser: the authorization server sends it back to nova
+			if resp, err := http.Get(url); err == nil {
+				resp.Body.Close()
+			}
+		}()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(shown, as.Issuer) || !strings.Contains(text, "Logged in to api: connected") {
+		t.Errorf("shown %q, said %q", shown, text)
+	}
+	if sts := b.MCPStatus(); sts[0].State != tui.MCPConnected || !slices.Contains(sts[0].Tools, "mcp__api__echo") {
+		t.Errorf("after the login: %+v", sts)
 	}
 }
