@@ -63,7 +63,15 @@ func (m *Model) loginMCP(name string) tea.Cmd {
 		case u := <-urls:
 			return resultMsg{loginURL: &mcpLoginURLMsg{name: name, url: u, result: result}}
 		case r := <-result:
-			return r
+			select {
+			case u := <-urls:
+				// Done as soon as shown: the URL still goes first.
+				again := make(chan resultMsg, 1)
+				again <- r
+				return resultMsg{loginURL: &mcpLoginURLMsg{name: name, url: u, result: again}}
+			default:
+				return r
+			}
 		}
 	})
 }

@@ -335,7 +335,7 @@ func TestTUIMCPApproveRejectCommands(t *testing.T) {
 		{"/mcp approve all", []string{"db=true", "tracker=true"}, "Using MCP server tracker"},
 		{"/mcp reject all", []string{"db=false", "tracker=false"}, "Not using MCP server db"},
 		{"/mcp approve nope", nil, `no project MCP server "nope" is waiting for approval (/mcp lists them)`},
-		{"/mcp frobnicate", nil, "/mcp frobnicate: want /mcp, /mcp approve <server> or /mcp reject <server>"},
+		{"/mcp frobnicate", nil, "/mcp frobnicate: want /mcp, /mcp approve <server>, /mcp reject <server> or /mcp login <server>"},
 	} {
 		t.Run(tc.line, func(t *testing.T) {
 			b := newMCPBackend()
