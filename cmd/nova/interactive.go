@@ -148,7 +148,13 @@ func (b *interactiveBackend) runtime() *live.Runtime {
 // without a title, the title is made as the run ends (see startTitle).
 func (b *interactiveBackend) Run(ctx context.Context, input llm.Message) <-chan agent.Event {
 	rt := b.runtime()
-	ch := rt.Live.Run(ctx, input)
+	return b.titledEvents(rt, rt.Live.Run(ctx, input))
+}
+
+// titledEvents passes a run's events on; when the run is the first of a
+// session without a title, the title is made as it ends (startTitle),
+// whoever started the run (the terminal, or a browser through /remote).
+func (b *interactiveBackend) titledEvents(rt *live.Runtime, ch <-chan agent.Event) <-chan agent.Event {
 	b.mu.Lock()
 	untitled := !b.titled[rt.Session.ID()] && rt.Session.Meta().Title == ""
 	b.mu.Unlock()

@@ -266,24 +266,7 @@ func (b *interactiveBackend) followRemote(ctx context.Context, out chan<- tui.Re
 // (a share stopped meanwhile leaves them be: the run goes on). A first
 // run that a browser started names the session as the TUI's own would.
 func (b *interactiveBackend) remoteEvents(rt *live.Runtime, r *live.RunRef) <-chan agent.Event {
-	ch := r.Events(b.ctx)
-	b.mu.Lock()
-	untitled := !b.titled[rt.Session.ID()] && rt.Session.Meta().Title == ""
-	b.mu.Unlock()
-	if !untitled {
-		return ch
-	}
-	out := make(chan agent.Event, cap(ch))
-	go func() {
-		defer close(out)
-		for ev := range ch {
-			if ev.Type == agent.EventDone {
-				b.startTitle(rt)
-			}
-			out <- ev
-		}
-	}()
-	return out
+	return b.titledEvents(rt, r.Events(b.ctx))
 }
 
 // promptText is what a run's prompt says, for the transcript: its text,
