@@ -73,6 +73,27 @@ type Event struct {
 	Retry *llm.RetryInfo `json:"retry,omitempty"`
 	// Done is set on the done event, the last of every run.
 	Done *Done `json:"done,omitempty"`
+	// ParentToolUseID is set on the events of a subagent's work: the id
+	// of the Agent tool call it works for (Claude Code's
+	// parent_tool_use_id). A frontend shows them nested under that call,
+	// never as the run's own answer, todos or context. A subagent's work
+	// sends no done and no context event: the call's tool_result, which
+	// has no ParentToolUseID, ends it. Its permission asks and questions
+	// are answered like the run's own.
+	ParentToolUseID string `json:"parent_tool_use_id,omitempty"`
+	// Agent is set with ParentToolUseID: which subagent did it.
+	Agent *AgentRef `json:"agent,omitempty"`
+}
+
+// AgentRef names the subagent an event comes from.
+type AgentRef struct {
+	// ID is the subagent's id, unique in the session ("a1b2c3d4").
+	ID string `json:"id"`
+	// Type is its agent type ("Explore", "general-purpose", a custom
+	// agent's name).
+	Type string `json:"type"`
+	// Description is the call's short description of the task.
+	Description string `json:"description,omitempty"`
 }
 
 // PermissionAsk is a tool call waiting for a person. Answer it exactly once;
