@@ -71,6 +71,14 @@ type Config struct {
 	// Price, when set, is what one response's usage costs in US dollars;
 	// nil means the model's prices are unknown.
 	Price func(llm.Usage) float64
+	// Subagents, when set, runs the Agent tool's subagents for this
+	// agent: New links it to the agent, whose model, tools and checker
+	// they start from.
+	Subagents *Subagents
+	// AwaitBackground makes a run that is done wait for its background
+	// subagents and go on with what they report (print mode, where
+	// nobody would hear of them after the run).
+	AwaitBackground bool
 }
 
 // Agent runs conversations. One Run at a time.
@@ -88,6 +96,9 @@ type Agent struct {
 	// model is the model the current run switched to (a skill's), or nil.
 	model   *tools.RunModel
 	started bool // the session's SessionStart outcome was taken
+	// notes wait for the next request: what background subagents
+	// reported when they finished.
+	notes []string
 }
 
 // New returns an Agent.
@@ -100,7 +111,64 @@ func New(cfg Config) *Agent {
 	}
 	// So do the system prompt and the tools, which every request carries.
 	a.added += overheadChars(cfg)
+	if cfg.Subagents != nil {
+		cfg.Subagents.parent = a
+	}
 	return a
+}
+
+// spent adds what a subagent's requests used and cost to the session's
+// totals, so the session's usage and cost are the whole of its work.
+func (a *Agent) spent(u llm.Usage, cost float64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.usage.Add(u)
+	a.cost += cost
+}
+
+// tell queues text for the model's next request: it rides with the next
+// tool results of a running turn, or before the next prompt.
+func (a *Agent) tell(text string) {
+	a.mu.Lock()
+	a.notes = append(a.notes, text)
+	running := a.running
+	a.mu.Unlock()
+	if running {
+		a.send(Event{Type: EventNotice, Text: "a background agent finished; its result goes to the model with the next request"})
+	}
+}
+
+// awaitBackground waits, when the agent is configured to, for the
+// background subagents still running, and reports whether the model has
+// their reports to read (they are then in history).
+func (a *Agent) awaitBackground(ctx context.Context, turn int) bool {
+	if !a.cfg.AwaitBackground || a.cfg.Subagents == nil {
+		return false
+	}
+	if a.cfg.Subagents.running() > 0 {
+		a.send(Event{Type: EventNotice, Turn: turn, Text: "waiting for the background agents to finish"})
+		a.cfg.Subagents.idle(ctx)
+	}
+	notes := a.takeNotes()
+	if len(notes) == 0 || ctx.Err() != nil {
+		return false
+	}
+	if err := a.appendMessage(llm.Message{Role: llm.RoleUser, Parts: notes}); err != nil {
+		a.send(Event{Type: EventNotice, Turn: turn, Text: err.Error()})
+	}
+	return true
+}
+
+// takeNotes returns the queued notes as text parts, and forgets them.
+func (a *Agent) takeNotes() []llm.Part {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var parts []llm.Part
+	for _, n := range a.notes {
+		parts = append(parts, llm.TextPart(n))
+	}
+	a.notes = nil
+	return parts
 }
 
 // History returns a copy of the conversation.
@@ -217,6 +285,9 @@ func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 		}
 		input = in
 	}
+	if notes := a.takeNotes(); len(notes) > 0 {
+		input.Parts = append(notes, input.Parts...)
+	}
 	if prefix != "" {
 		// The context rides in the first user message, ahead of the
 		// prompt, so every later request shares the same prefix.
@@ -283,6 +354,9 @@ func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 			a.hookStopped("a tool call's hook", *tr.hookStop)
 			return done
 		case !tr.calledTools && !a.stopHooks(ctx, &stops, turn, tr.text):
+			if a.awaitBackground(ctx, turn) {
+				continue
+			}
 			return done
 		}
 	}

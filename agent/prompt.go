@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"os/exec"
 	"runtime"
 	"strings"
 	"time"
@@ -73,21 +72,16 @@ func GitBranch(ctx context.Context, dir string) string {
 	return git(ctx, dir, "symbolic-ref", "--short", "-q", "HEAD") // a repository without commits yet
 }
 
-// git runs one of nova's own git commands in dir. A repository is its
-// author's words: its core.fsmonitor and hooks (post-index-change runs on
-// git status) are switched off, as Codex does, and callers skip commands
-// that would run the programs its config names (see
-// permission.GitConfigHazard).
+// git runs one of nova's own quick git commands in dir (see runGit) and
+// returns its output, or "" when it fails.
 func git(ctx context.Context, dir string, args ...string) string {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	base := []string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "--no-optional-locks", "-C", dir}
-	cmd := exec.CommandContext(ctx, "git", append(base, args...)...)
-	out, err := cmd.Output()
+	out, err := runGit(ctx, dir, args...)
 	if err != nil {
 		return ""
 	}
-	return strings.TrimRight(string(out), "\n")
+	return out
 }
 
 func newID() string {

@@ -213,6 +213,7 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 			CallID: o.Call.ID, Name: o.Call.Name, Content: content, IsError: o.Result.IsError,
 		}})
 	}
+	results.Parts = append(results.Parts, a.takeNotes()...)
 	if err := a.appendMessage(results); err != nil {
 		a.send(Event{Type: EventNotice, Turn: turn, Text: err.Error()})
 	}

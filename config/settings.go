@@ -36,6 +36,8 @@ type Settings struct {
 	// true, false, "auto" or "auto:N" (ENABLE_TOOL_SEARCH's values, which
 	// win over it); "" leaves earlier files' value alone.
 	EnableToolSearch ToolSearchSetting `json:"enableToolSearch,omitempty"`
+	// Subagents shapes the Agent tool's subagents.
+	Subagents SubagentSettings `json:"subagents,omitempty"`
 	// Hooks is the "hooks" object of one file, in Claude Code's shape
 	// (package hooks reads it); HookSets are the merged files', in order.
 	Hooks    json.RawMessage `json:"hooks,omitempty"`
@@ -49,6 +51,13 @@ type Settings struct {
 	// Sources names, for each scalar setting in the merge ("sandbox.enabled",
 	// "permissions.defaultMode", ...), the file whose value won.
 	Sources map[string]string `json:"-"`
+}
+
+// SubagentSettings are the "subagents" object.
+type SubagentSettings struct {
+	// MaxParallel bounds the subagents running at once; 0 leaves earlier
+	// files' value (or nova's default) alone.
+	MaxParallel int `json:"maxParallel,omitempty"`
 }
 
 // ToolSearchSetting is the enableToolSearch value as written: a JSON
@@ -202,6 +211,10 @@ func (m *Settings) loadClaudeHooks(projectDir, home string, trusted bool) error 
 		}
 		if project && !trusted {
 			m.Ignored = append(m.Ignored, takeGrants(&s, path)...)
+		}
+		if n := s.Subagents.MaxParallel; n > 0 {
+			m.Subagents.MaxParallel = n
+			m.Sources["subagents.maxParallel"] = path
 		}
 		m.addHooks(s.Hooks, path)
 	}

@@ -199,7 +199,7 @@ func unavailable(h Hook) string {
 	case h.Type == KindCommand && h.Shell != "" && h.Shell != "bash" && h.Shell != "sh":
 		return fmt.Sprintf("nova runs command hooks with sh or bash, not %q", h.Shell)
 	case !s.fired:
-		return fmt.Sprintf("nova has no subagents yet: %s fires once they land", h.Event)
+		return fmt.Sprintf("nova does not fire %s yet", h.Event)
 	}
 	return ""
 }

@@ -152,7 +152,7 @@ func (o *Outcome) exit2(ev Event, h *Hook, label, stderr string) {
 		o.deny(full)
 	case PostToolUse, PostToolUseFailure:
 		o.Context = append(o.Context, reminder(label, "error: "+h.what(), msg))
-	case UserPromptSubmit, PreCompact, Stop:
+	case UserPromptSubmit, PreCompact, Stop, SubagentStop:
 		o.block(msg)
 	case PermissionRequest, Notification:
 		// Not honored: only a JSON decision answers a permission request.
@@ -248,12 +248,12 @@ func (o *Outcome) apply(ev Event, label string, out *jsonOutput, plain string) {
 			o.block(orNone(out.Reason))
 		}
 		addContext()
-	case Stop:
+	case Stop, SubagentStop:
 		if out.Decision == "block" {
 			o.block(orNone(out.Reason))
 		}
 		addContext()
-	case SessionStart:
+	case SessionStart, SubagentStart:
 		addContext()
 	case PreCompact:
 		if out.Decision == "block" {
@@ -285,7 +285,7 @@ func (o *Outcome) addPrompt(ev Event, h *Hook, label string, v promptVerdict) {
 		o.Context = append(o.Context, reminder(label, "feedback", reason))
 	case UserPromptSubmit:
 		o.block(reason)
-	case Stop:
+	case Stop, SubagentStop:
 		if !v.Impossible {
 			o.block(reason)
 		}

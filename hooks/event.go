@@ -27,9 +27,9 @@ const (
 	PostToolUseFailure Event = "PostToolUseFailure"
 	Notification       Event = "Notification"
 	Stop               Event = "Stop"
-	// SubagentStart and SubagentStop are defined so that configurations
-	// holding them load and are listed, but nova has no subagents yet:
-	// they fire once subagents land, never before.
+	// SubagentStart and SubagentStop frame a subagent's work (the Agent
+	// tool): Start's context goes to the subagent; a Stop that blocks
+	// sends the subagent back to work, as Stop does the main agent.
 	SubagentStart Event = "SubagentStart"
 	SubagentStop  Event = "SubagentStop"
 	PreCompact    Event = "PreCompact"
@@ -99,8 +99,8 @@ var specs = map[Event]spec{
 	PostToolUseFailure: {match: "tool_name", kinds: allKinds, fired: true},
 	Notification:       {match: "notification_type", kinds: commandHTTP, fired: true},
 	Stop:               {kinds: allKinds, fired: true},
-	SubagentStart:      {match: "agent_type", kinds: commandHTTP},
-	SubagentStop:       {match: "agent_type", kinds: allKinds},
+	SubagentStart:      {match: "agent_type", kinds: commandHTTP, fired: true},
+	SubagentStop:       {match: "agent_type", kinds: allKinds, fired: true},
 	PreCompact:         {match: "trigger", kinds: commandHTTP, fired: true},
 	PostCompact:        {match: "trigger", kinds: commandHTTP, fired: true},
 	TurnStart:          {kinds: commandHTTP, fired: true},

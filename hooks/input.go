@@ -125,3 +125,18 @@ func rawOrEmpty(in json.RawMessage) json.RawMessage {
 	}
 	return in
 }
+
+// SubagentStartInput is a SubagentStart firing: a subagent of type
+// agentType (what matchers test) starts, with id agentID.
+func SubagentStartInput(agentID, agentType string) Input {
+	return Input{Event: SubagentStart, Fields: map[string]any{"agent_id": agentID, "agent_type": agentType}}
+}
+
+// SubagentStopInput is a SubagentStop firing: the subagent is done;
+// active says it is already going on because a SubagentStop hook
+// blocked; transcript is its own transcript's path and last its final
+// answer's text.
+func SubagentStopInput(active bool, agentID, agentType, transcript, last string) Input {
+	return Input{Event: SubagentStop, Fields: map[string]any{"stop_hook_active": active, "agent_id": agentID, "agent_type": agentType,
+		"agent_transcript_path": transcript, "last_assistant_message": last}}
+}

@@ -119,6 +119,9 @@ type Runtime struct {
 	// Skills are the session's skills and commands: listed to the model,
 	// run as /name, loaded by the Skill tool.
 	Skills *skills.Manager
+	// Subagents runs the Agent tool's subagents; nil when the model has
+	// no tools.
+	Subagents *agent.Subagents
 	// Hooks are the hooks configured for the session (those of an
 	// untrusted project's files are in Ignored instead).
 	Hooks *hooks.Config
@@ -134,6 +137,10 @@ type Runtime struct {
 func (r *Runtime) Close() error {
 	if r.Live != nil {
 		r.Live.Close()
+	}
+	if r.Subagents != nil {
+		// Background agents end with the session, before what they use.
+		r.Subagents.Close()
 	}
 	r.endHooks()
 	if r.MCP != nil {
@@ -277,6 +284,14 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	}
 	rt.Pipeline = &tools.Pipeline{Registry: rt.Registry, Checker: rt.Checker}
 	rt.wireSkills(file, o.Getenv, client)
+	context := rt.contextWithSkills(src)
+	if sel.Model.CanUseTools() {
+		rt.Subagents = rt.newSubagents(file, o.Getenv, client, tr.Settings.Subagents.MaxParallel, context)
+		if err := rt.Registry.Register(&tools.Agent{Runner: rt.Subagents}); err != nil {
+			return nil, fmt.Errorf("register tools: %w", err)
+		}
+		context = rt.contextWithAgents(context)
+	}
 	var agentHooks agent.Hooks
 	if sh, err := rt.startHooks(ctx, o, tr.Settings, client, sel.Model.Model); err != nil {
 		return nil, err
@@ -295,7 +310,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 		ContextWindow:  window,
 		System:         cmp.Or(o.SystemPrompt, agent.SystemPrompt()),
 		AppendSystem:   o.AppendSystem,
-		Context:        rt.contextWithSkills(src),
+		Context:        context,
 		Discover:       src.Discover,
 		Pipeline:       rt.Pipeline,
 		Env:            env,
@@ -305,6 +320,10 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 		History:        history,
 		Hooks:          agentHooks,
 		Price:          price,
+		Subagents:      rt.Subagents,
+		// With nobody to tell later, a run waits for its background
+		// agents and reads their reports.
+		AwaitBackground: !o.Interactive,
 	})
 	rt.Live = NewSession(ctx, rt.Session.ID(), rt.Agent)
 	ok = true

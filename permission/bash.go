@@ -93,7 +93,7 @@ func (c *Checker) checkBash(req Request) Decision {
 			}
 		}
 	}
-	mode := c.cfg.Mode
+	mode := c.baseMode(req)
 	if mode == ModePlan {
 		for _, bc := range cmds {
 			if !bc.readOnly && !bc.sc.decl {

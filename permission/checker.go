@@ -371,16 +371,47 @@ func (c *Checker) decideTool(req Request, accs []access) Decision {
 // modeOf is the mode req is judged in: a hook's allow stands in for
 // bypassPermissions, except in plan mode, which stays read-only.
 func (c *Checker) modeOf(req Request) Mode {
-	if req.HookAllowed && c.cfg.Mode != ModePlan {
-		return ModeBypass
+	if m := c.baseMode(req); !req.HookAllowed || m == ModePlan {
+		return m
+	}
+	return ModeBypass
+}
+
+// baseMode is the mode req runs in: the checker's, or the narrower mode
+// its caller runs in (a subagent's), whichever allows less.
+func (c *Checker) baseMode(req Request) Mode {
+	if req.Mode != "" && modeRank(req.Mode) < modeRank(c.cfg.Mode) {
+		return req.Mode
 	}
 	return c.cfg.Mode
+}
+
+// modeRank orders the modes by what they allow without asking.
+func modeRank(m Mode) int {
+	switch m {
+	case ModePlan:
+		return 0
+	case ModeAcceptEdits:
+		return 2
+	case ModeBypass:
+		return 3
+	}
+	return 1
+}
+
+// Narrower returns the mode of a and b that allows less without asking:
+// what a subagent asking for mode b runs in under a parent in mode a.
+func Narrower(a, b Mode) Mode {
+	if b != "" && modeRank(b) < modeRank(a) {
+		return b
+	}
+	return a
 }
 
 // bypassed is the allow of the bypassPermissions layer, said as what it
 // was: the mode, or a hook's allow.
 func (c *Checker) bypassed(req Request) Decision {
-	if req.HookAllowed && c.cfg.Mode != ModeBypass {
+	if req.HookAllowed && c.baseMode(req) != ModeBypass {
 		return Decision{Behavior: Allow, Layer: LayerHook, Reason: "a hook allowed it"}
 	}
 	return Decision{Behavior: Allow, Layer: LayerMode, Reason: "bypassPermissions mode"}

@@ -98,6 +98,10 @@ type Request struct {
 	// nothing before it: dangerous commands, system and sensitive paths,
 	// deny and ask rules and plan mode decide as they would without it.
 	HookAllowed bool `json:"hook_allowed,omitempty"`
+	// Mode, when set, is the mode the caller runs in (a subagent's,
+	// which can only narrow its parent's): the checker judges the call in
+	// the narrower of it and its own.
+	Mode Mode `json:"mode,omitempty"`
 }
 
 // Decision is the outcome of Check and why.

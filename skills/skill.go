@@ -25,6 +25,9 @@ const (
 	KindSkill Kind = "skill"
 	// KindCommand is a single markdown file of a commands directory.
 	KindCommand Kind = "command"
+	// KindAgent is an agent file (agents/NAME.md): a subagent type, not a
+	// skill, read by the same rules (LoadAgents).
+	KindAgent Kind = "agent"
 )
 
 // Scope says whose words a skill is.

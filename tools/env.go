@@ -37,6 +37,19 @@ func NewEnv(workdir string) *Env {
 	return &Env{Workdir: workdir, Files: NewFileTracker()}
 }
 
+// Child returns an Env for a subagent of e's session working in workdir:
+// the same home, directories, sandbox, spill and scratch directories,
+// environment, denials and person to ask, with state of its own (no
+// shells, todos or reads of e's). Close it when the subagent is done.
+func (e *Env) Child(workdir string) *Env {
+	c := NewEnv(workdir)
+	c.Home, c.AddDirs, c.SessionID, c.SpillDir, c.ScratchDir = e.Home, e.AddDirs, e.SessionID, e.SpillDir, e.ScratchDir
+	c.DeniedRead, c.ExtraEnv, c.Sandbox, c.SandboxUnavailable = e.DeniedRead, e.ExtraEnv, e.Sandbox, e.SandboxUnavailable
+	c.Notify, c.Ask = e.Notify, e.Ask
+	shareShellRecords(c, e)
+	return c
+}
+
 // Abs resolves p against the working directory and cleans it; "~/" is the
 // user's home (Home), or a directory named ~ when Home is empty.
 func (e *Env) Abs(p string) string {

@@ -27,6 +27,13 @@ func RecordShellsIn(env *Env, dir string) {
 	env.State(shellRecordsKey, func() any { return &shellRecords{dir: dir} })
 }
 
+// shareShellRecords records the shells of child (a subagent's Env)
+// where parent's are recorded.
+func shareShellRecords(child, parent *Env) {
+	rec := recordsOf(parent)
+	child.State(shellRecordsKey, func() any { return rec })
+}
+
 // recordsOf returns env's shell records; they record nothing unless
 // RecordShellsIn named a directory.
 func recordsOf(env *Env) *shellRecords {

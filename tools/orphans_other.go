@@ -9,6 +9,9 @@ func RecordShellsIn(env *Env, dir string) {}
 // ReapOrphanShells does nothing here; see RecordShellsIn.
 func ReapOrphanShells(dir string) int { return 0 }
 
+// shareShellRecords does nothing here; see RecordShellsIn.
+func shareShellRecords(child, parent *Env) {}
+
 // shellRecords records nothing here.
 type shellRecords struct{}
 

@@ -61,6 +61,10 @@ type Pipeline struct {
 	// SpillThreshold is the output size above which results are spilled to
 	// disk; 0 means DefaultSpillThreshold.
 	SpillThreshold int
+	// Mode, when set, is the permission mode this pipeline's calls run
+	// in when it is narrower than the checker's (a subagent's pipeline):
+	// see permission.Request.Mode.
+	Mode permission.Mode
 
 	// now is the clock a call's run is timed with; nil is time.Now (tests
 	// replace it).
@@ -156,6 +160,7 @@ func (pr *Prepared) check(ctx context.Context) {
 	pr.req = requestFor(pr.tool, pr.call.Input, pr.env)
 	pr.req.Typed = pr.call.Typed
 	pr.req.HookAllowed = pr.hookAllowed
+	pr.req.Mode = pr.p.Mode
 	pr.decision = pr.p.Checker.Check(ctx, pr.req)
 	if pr.decision.Behavior == permission.Ask && pr.req.Note != "" {
 		pr.decision.Reason += " (" + pr.req.Note + ")"

@@ -100,6 +100,29 @@ func (r *Registry) register(t Tool, deferred bool) error {
 	return nil
 }
 
+// Subset returns a registry of the tools of r that keep accepts, in r's
+// order, deferred and disabled as they are in r now: a subagent's tools.
+// It is a snapshot; tools registered in r later are not in it.
+func (r *Registry) Subset(keep func(name string) bool) *Registry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := NewRegistry()
+	for _, n := range r.order {
+		if !keep(n) {
+			continue
+		}
+		out.order = append(out.order, n)
+		out.tools[n] = r.tools[n]
+		if r.disabled[n] {
+			out.disabled[n] = true
+		}
+		if r.deferred[n] {
+			out.deferred[n] = true
+		}
+	}
+	return out
+}
+
 // SetDeferred defers a registered tool, or stops deferring it. A deferred
 // tool stays in Specs, marked Deferred, in its place: on Anthropic it is
 // in the tools array from the start, so loading it changes no cached

@@ -29,7 +29,7 @@ type schemaSource interface {
 // go test ./tools -run TestToolSchemasGolden -update to write it, and
 // review it. A new tool's schema is added the same way.
 func TestToolSchemasGolden(t *testing.T) {
-	builtin := append(Builtin(), &Remember{}, &Skill{})
+	builtin := append(Builtin(), &Remember{}, &Skill{}, &Agent{})
 	src, err := generateSchemas(builtin)
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +114,7 @@ func prebuiltSchema(v any) json.RawMessage {
 // bytes (properties in field order, never in map order): the tool list is
 // part of the prompt prefix providers cache.
 func TestInferredSchemaIsStable(t *testing.T) {
-	for _, tl := range append(Builtin(), &Remember{}, &Skill{}) {
+	for _, tl := range append(Builtin(), &Remember{}, &Skill{}, &Agent{}) {
 		src, ok := tl.(schemaSource)
 		if !ok {
 			continue
@@ -138,7 +138,7 @@ func TestInferredSchemaIsStable(t *testing.T) {
 func BenchmarkFirstSpecs(b *testing.B) {
 	for b.Loop() {
 		reg := NewRegistry()
-		for _, tl := range append(Builtin(), &Remember{}, &Skill{}) {
+		for _, tl := range append(Builtin(), &Remember{}, &Skill{}, &Agent{}) {
 			if err := reg.Register(tl); err != nil {
 				b.Fatal(err)
 			}
@@ -153,7 +153,7 @@ func BenchmarkFirstSpecs(b *testing.B) {
 // without schemas_gen.go (in a new process, a few milliseconds more: the
 // reflection and encoding caches are cold).
 func BenchmarkInferSchemas(b *testing.B) {
-	builtin := append(Builtin(), &Remember{}, &Skill{})
+	builtin := append(Builtin(), &Remember{}, &Skill{}, &Agent{})
 	for b.Loop() {
 		for _, tl := range builtin {
 			if src, ok := tl.(schemaSource); ok {

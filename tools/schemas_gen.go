@@ -556,6 +556,47 @@ func prebuiltSchema(v any) json.RawMessage {
   ],
   "additionalProperties": false
 }`)
+	case agentInput: // Agent
+		return json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "description": {
+      "type": "string",
+      "description": "A short (3-5 word) description of the task",
+      "minLength": 1
+    },
+    "prompt": {
+      "type": "string",
+      "description": "The task for the agent to perform: everything it needs to know, since it sees none of this conversation",
+      "minLength": 1
+    },
+    "subagent_type": {
+      "type": "string",
+      "description": "The type of agent to use (one of the types listed in the conversation); general-purpose when omitted"
+    },
+    "model": {
+      "type": "string",
+      "description": "Optional model for this agent: sonnet, opus, haiku or inherit; the agent type's model (or this conversation's) when omitted"
+    },
+    "run_in_background": {
+      "type": "boolean",
+      "description": "Run the agent in the background: the call returns at once and you are told when the agent finishes"
+    },
+    "isolation": {
+      "type": "string",
+      "description": "worktree: the agent works in a fresh git worktree of the repository, so its changes stay apart from yours",
+      "enum": [
+        "worktree"
+      ]
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "required": [
+    "description",
+    "prompt"
+  ],
+  "additionalProperties": false
+}`)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@
 package llmtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -58,6 +59,16 @@ type Turn struct {
 	ChunkDelay time.Duration
 	// Hang accepts the request and sends nothing until the client goes away.
 	Hang bool
+	// Match, when set, makes the turn answer only a request whose body
+	// contains it: the first waiting turn that matches a request answers
+	// it (a turn without Match matches any). Requests that arrive side by
+	// side (parallel subagents) each get their own script.
+	Match string
+	// Await holds the response until a request whose body contains Await
+	// has arrived (before or after this one): a test that two requests
+	// are in flight at once. After 10 s without it the turn fails with a
+	// 500 that says so.
+	Await string
 }
 
 // Request is one recorded request.
@@ -81,7 +92,8 @@ func (r Request) JSON() map[string]any {
 //	POST /v1/responses         OpenAI Responses (base URL: URL+"/v1")
 //	GET  /v1/models            the Models list (OpenAI format)
 //
-// Each request takes the next scripted turn, whatever its endpoint.
+// Each request takes the next scripted turn (see Turn.Match), whatever
+// its endpoint.
 type Server struct {
 	URL string
 	// Models is what GET /v1/models lists (OpenAI format); it does not take
@@ -94,11 +106,14 @@ type Server struct {
 	reqs  []Request
 	slept time.Duration // total ChunkDelay waited, for overhead benchmarks
 	cache *Cache        // the prompt cache model, when UseCache set one
+	// arrived is closed, and replaced, whenever a request is recorded:
+	// what a turn's Await waits on.
+	arrived chan struct{}
 }
 
 // New starts a server with the given turns. Close it when done.
 func New(turns ...Turn) *Server {
-	s := &Server{turns: turns, Models: []string{"test-model"}}
+	s := &Server{turns: turns, Models: []string{"test-model"}, arrived: make(chan struct{})}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
 	return s
@@ -157,12 +172,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.reqs = append(s.reqs, Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
 	var turn Turn
-	ok := len(s.turns) > 0
-	if ok {
-		turn, s.turns = s.turns[0], s.turns[1:]
+	ok := false
+	for i, t := range s.turns {
+		if t.Match == "" || bytes.Contains(body, []byte(t.Match)) {
+			turn, ok = t, true
+			s.turns = append(s.turns[:i:i], s.turns[i+1:]...)
+			break
+		}
 	}
 	cache := s.cache
+	close(s.arrived)
+	s.arrived = make(chan struct{})
 	s.mu.Unlock()
+	if ok && turn.Await != "" && !s.await(r, turn.Await) {
+		http.Error(w, fmt.Sprintf(`{"error":{"type":"api_error","message":"llmtest: no request containing %q arrived within 10s"}}`, turn.Await), http.StatusInternalServerError)
+		return
+	}
 	if ok && r.URL.Path == "/v1/messages" {
 		turn = cacheTurn(cache, anthropicCheck(turn, body), body)
 	}
@@ -203,6 +228,30 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	sse := &sseWriter{w: w, turn: turn, srv: s, done: r.Context().Done()}
 	f.stream(sse, turn, body)
+}
+
+// await waits until a request whose body contains want has been
+// recorded, for at most 10 s or until r's client goes away.
+func (s *Server) await(r *http.Request, want string) bool {
+	timeout := time.After(10 * time.Second)
+	for {
+		s.mu.Lock()
+		for _, q := range s.reqs {
+			if bytes.Contains(q.Body, []byte(want)) {
+				s.mu.Unlock()
+				return true
+			}
+		}
+		ch := s.arrived
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-timeout:
+			return false
+		case <-r.Context().Done():
+			return false
+		}
+	}
 }
 
 func (s *Server) serveModels(w http.ResponseWriter) {
