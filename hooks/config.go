@@ -14,9 +14,12 @@ import (
 // shape: {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type":
 // "command", "command": "...", "timeout": 60}]}]}.
 type Source struct {
-	// File is the settings file it was read from.
+	// File is the settings file it was read from (or the skill file).
 	File  string
 	Hooks json.RawMessage
+	// Env are variables set for this source's command hooks over the
+	// session's (a skill's CLAUDE_SKILL_DIR); nil for settings files.
+	Env map[string]string
 }
 
 // Hook is one configured handler, under one event and matcher.
@@ -54,13 +57,17 @@ type Hook struct {
 	// cannot tell: hooks are written to check their input themselves.
 	If            string
 	StatusMessage string
+	// Once runs the hook at most once in a session (Claude Code's field
+	// for skills' hooks; nova honours it wherever it is written).
+	Once bool
 	// File is the settings file the hook is configured in.
 	File string
 	// Unavailable says why nova will not run this hook ("" when it will).
 	Unavailable string
 
-	m  matcher
-	id string // identity, made once
+	m   matcher
+	env map[string]string // the source's Env
+	id  string            // identity, made once
 }
 
 // Config is every hook of the settings files, in file order.
@@ -90,6 +97,7 @@ type rawHandler struct {
 	ContinueOnBlock bool              `json:"continueOnBlock"`
 	If              string            `json:"if"`
 	StatusMessage   string            `json:"statusMessage"`
+	Once            bool              `json:"once"`
 }
 
 // Parse reads the hooks of sources. A shape nova cannot read (an event
@@ -132,7 +140,7 @@ func Parse(sources []Source) (*Config, error) {
 					if err != nil {
 						return nil, err
 					}
-					h.Event, h.Matcher, h.File, h.m = ev, g.Matcher, src.File, m
+					h.Event, h.Matcher, h.File, h.m, h.env = ev, g.Matcher, src.File, m, src.Env
 					h.Unavailable, h.id = unavailable(h), h.identity()
 					c.Hooks = append(c.Hooks, h)
 				}
@@ -148,7 +156,7 @@ func parseHandler(raw json.RawMessage, where string) (Hook, error) {
 		return Hook{}, fmt.Errorf("%s: a handler must be an object with a \"type\": %v", where, err)
 	}
 	h := Hook{Type: r.Type, Command: r.Command, Shell: r.Shell, URL: r.URL, Headers: r.Headers, AllowedEnvVars: r.AllowedEnvVars,
-		Prompt: r.Prompt, Model: r.Model, ContinueOnBlock: r.ContinueOnBlock, Async: r.Async || r.AsyncRewake, If: r.If, StatusMessage: r.StatusMessage}
+		Prompt: r.Prompt, Model: r.Model, ContinueOnBlock: r.ContinueOnBlock, Async: r.Async || r.AsyncRewake, If: r.If, StatusMessage: r.StatusMessage, Once: r.Once}
 	if r.Args != nil {
 		h.Exec, h.Args = true, *r.Args
 	}
@@ -267,7 +275,7 @@ func (h *Hook) what() string {
 // identity is what makes two handlers the same one: configured in two
 // files, it runs once (as Claude Code does).
 func (h *Hook) identity() string {
-	b, _ := json.Marshal([]any{h.Type, h.Command, h.Exec, h.Args, h.Shell, h.URL, h.Headers, h.Prompt, h.Model})
+	b, _ := json.Marshal([]any{h.Type, h.Command, h.Exec, h.Args, h.Shell, h.URL, h.Headers, h.Prompt, h.Model, h.env})
 	return string(b)
 }
 

@@ -62,6 +62,9 @@ func (h *Hook) line(show func(string) string) string {
 	if h.Async {
 		parts = append(parts, "async")
 	}
+	if h.Once {
+		parts = append(parts, "once")
+	}
 	return strings.Join(parts, "  ") + "  (" + show(h.File) + ")"
 }
 
