@@ -102,3 +102,44 @@ Status: !`+"`echo shell-line-ran`"+`
 		t.Errorf("the command's hook did not guard its shell line:\n%s", got)
 	}
 }
+
+// Skill(name) deny rules hold: a denied skill's body never reaches the
+// model, by its name or an alias (namespace:name), while a skill no rule
+// names loads; a person's /name is theirs, as in Claude Code, and runs.
+func TestSkillDenyRule(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	nova := filepath.Join(home, ".nova")
+	writeFile(t, filepath.Join(nova, "settings.json"), `{"permissions": {"deny": ["Skill(deploy)", "Skill(ship)"]}}`)
+	writeFile(t, filepath.Join(nova, "skills", "deploy", "SKILL.md"), "---\ndescription: Deploy\n---\nSECRET-DEPLOY-BODY\n")
+	writeFile(t, filepath.Join(nova, "commands", "ops", "ship.md"), "---\ndescription: Ship\n---\nSECRET-SHIP-BODY\n")
+	writeFile(t, filepath.Join(nova, "skills", "notes", "SKILL.md"), "---\ndescription: Notes\n---\nNOTES-BODY\n")
+	srv := llmtest.New(
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{
+			{ID: "s1", Name: "Skill", Input: `{"skill":"deploy"}`},
+			{ID: "s2", Name: "Skill", Input: `{"skill":"ops:ship"}`},
+			{ID: "s3", Name: "Skill", Input: `{"skill":"/notes"}`},
+		}},
+		llmtest.Turn{Text: "done"},
+		llmtest.Turn{Text: "deployed"},
+	)
+	defer srv.Close()
+	rt := buildWith(t, srv, home, ws)
+	d := runText(t, rt, "go")
+	got := decode(t, srv.Requests()[1]).userText()
+	if strings.Contains(got, "SECRET") {
+		t.Errorf("a denied skill's body reached the model:\n%s", got)
+	}
+	if !strings.Contains(got, "NOTES-BODY") {
+		t.Errorf("the skill no rule names did not load:\n%s", got)
+	}
+	if n := strings.Count(got, "Permission to use Skill was denied (rule layer)"); n != 2 {
+		t.Errorf("%d denials said, want 2:\n%s", n, got)
+	}
+	if d == nil || len(d.Denials) != 2 {
+		t.Errorf("permission_denials = %+v, want the two skills", d)
+	}
+	runText(t, rt, "/deploy")
+	if got := decode(t, srv.Requests()[2]).userText(); !strings.Contains(got, "SECRET-DEPLOY-BODY") {
+		t.Errorf("a person's /deploy did not run:\n%s", got)
+	}
+}

@@ -260,6 +260,16 @@ func (m *Manager) LoadSkill(ctx context.Context, name, args string, env *tools.E
 	return tools.Result{Output: "Base directory for this skill: " + sk.Dir + "\n\n" + body}, nil
 }
 
+// ResolveSkill is the name of the skill a Skill call's name finds (an
+// alias such as namespace:name finds the skill itself), or name when it
+// finds none: what Skill(name) permission rules are matched against.
+func (m *Manager) ResolveSkill(name string) string {
+	if sk := m.Load().Lookup(strings.TrimSpace(name)); sk != nil {
+		return sk.Name
+	}
+	return name
+}
+
 // vars are the ${NAME} values a body may use, Claude Code's and nova's.
 func (m *Manager) vars(sk *Skill) map[string]string {
 	id := ""
