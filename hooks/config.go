@@ -8,6 +8,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/nova-dev/nova/permission"
 )
 
 // Source is the "hooks" object of one settings file, in Claude Code's
@@ -52,9 +54,9 @@ type Hook struct {
 	Timeout time.Duration
 	// Async runs the hook in the background: it decides nothing.
 	Async bool
-	// If is Claude Code's permission-rule filter. nova does not evaluate
-	// it and runs the hook on every match, as Claude Code does whenever it
-	// cannot tell: hooks are written to check their input themselves.
+	// If is Claude Code's permission-rule filter ("Bash(git *)"): on tool
+	// events the hook runs only for calls the rule matches. One nova
+	// cannot read, or on another event, is not evaluated (ifProblem).
 	If            string
 	StatusMessage string
 	// Once runs the hook at most once in a session (Claude Code's field
@@ -65,9 +67,10 @@ type Hook struct {
 	// Unavailable says why nova will not run this hook ("" when it will).
 	Unavailable string
 
-	m   matcher
-	env map[string]string // the source's Env
-	id  string            // identity, made once
+	m    matcher
+	env  map[string]string   // the source's Env
+	cond *permission.Checker // If, compiled by the engine; nil runs on every match
+	id   string              // identity, made once
 }
 
 // Config is every hook of the settings files, in file order.
@@ -236,6 +239,11 @@ func (c *Config) Problems() []string {
 			p += "; every call it matches is blocked until it can run"
 		}
 		out = append(out, p)
+	}
+	for _, h := range c.Hooks {
+		if why := ifProblem(&h); why != "" && h.Unavailable == "" {
+			out = append(out, fmt.Sprintf("hook %s in %s: %s", h.label(), h.File, why))
+		}
 	}
 	return out
 }

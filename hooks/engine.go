@@ -33,6 +33,9 @@ type Session struct {
 	Model  string
 	// HTTP sends http hooks; nil means a client of its own.
 	HTTP *http.Client
+	// Home is the user's home, for "if" rules that name ~/ paths; ""
+	// means the process's.
+	Home string
 }
 
 // Engine runs the configured hooks of a session. It is safe for
@@ -62,7 +65,11 @@ func New(cfg *Config, s Session) *Engine {
 		s.HTTP = &http.Client{}
 	}
 	bg, cancel := context.WithCancel(context.Background())
-	return &Engine{cfg: cfg, s: s, bg: bg, cancel: cancel}
+	e := &Engine{cfg: cfg, s: s, bg: bg, cancel: cancel}
+	for i := range cfg.Hooks {
+		e.compileIf(&cfg.Hooks[i])
+	}
+	return e
 }
 
 // Config returns the hooks the engine runs.
@@ -111,6 +118,9 @@ func (e *Engine) Fire(ctx context.Context, in Input) Outcome {
 		}
 		if seen[h.id] {
 			continue // the same handler in two files runs once
+		}
+		if !h.passes(ctx, in) {
+			continue
 		}
 		seen[h.id] = true
 		if h.Once && !e.firstTime(h) {

@@ -35,6 +35,9 @@ func (e *Engine) AddRun(ctx context.Context, src Source) ([]string, error) {
 	if cfg.Len() == 0 {
 		return nil, nil
 	}
+	for i := range cfg.Hooks {
+		e.compileIf(&cfg.Hooks[i])
+	}
 	scope := tools.RunScopeOf(ctx)
 	if scope == nil {
 		return nil, errors.New("there is no run for its hooks to last (they last from the skill's use to the end of its run)")

@@ -68,6 +68,7 @@ func (rt *Runtime) startHooks(ctx context.Context, o Options, st *config.Setting
 		Mode:           func() string { return string(rt.Checker.Mode()) },
 		Env:            st.Env,
 		Getenv:         o.Getenv,
+		Home:           o.Home,
 		Client:         client,
 		Model:          model,
 	})
