@@ -34,9 +34,9 @@ func (e *Engine) runCommand(ctx context.Context, h *Hook, ev Event, payload []by
 	if h.Exec {
 		args := make([]string, len(h.Args))
 		for i, a := range h.Args {
-			args[i] = e.placeholders(a)
+			args[i] = e.placeholders(h, a)
 		}
-		cmd = exec.CommandContext(ctx, e.placeholders(h.Command), args...)
+		cmd = exec.CommandContext(ctx, e.placeholders(h, h.Command), args...)
 	} else {
 		shell := "/bin/sh"
 		if h.Shell == "bash" {
@@ -45,7 +45,7 @@ func (e *Engine) runCommand(ctx context.Context, h *Hook, ev Event, payload []by
 		cmd = exec.CommandContext(ctx, shell, "-c", h.Command)
 	}
 	cmd.Dir = e.s.ProjectDir
-	cmd.Env = e.environ()
+	cmd.Env = e.environ(h)
 	cmd.Stdin = bytes.NewReader(payload)
 	var stdout, stderr capBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -87,22 +87,34 @@ func (e *Engine) runCommand(ctx context.Context, h *Hook, ev Event, payload []by
 	return r
 }
 
-// environ is nova's environment, the settings' env, and the project
-// directory under Claude Code's name and nova's.
-func (e *Engine) environ() []string {
+// environ is nova's environment, the settings' env, the project
+// directory under Claude Code's name and nova's, and what h's source
+// adds (a skill's directory).
+func (e *Engine) environ(h *Hook) []string {
 	env := os.Environ()
 	for k, v := range e.s.Env {
 		env = append(env, k+"="+v)
 	}
-	return append(env, "CLAUDE_PROJECT_DIR="+e.s.ProjectDir, "NOVA_PROJECT_DIR="+e.s.ProjectDir)
+	env = append(env, "CLAUDE_PROJECT_DIR="+e.s.ProjectDir, "NOVA_PROJECT_DIR="+e.s.ProjectDir)
+	for k, v := range h.env {
+		env = append(env, k+"="+v)
+	}
+	return env
 }
 
 // placeholders puts the project directory in for ${CLAUDE_PROJECT_DIR}
-// and ${NOVA_PROJECT_DIR} in the exec form, where no shell expands them.
-func (e *Engine) placeholders(s string) string {
-	for _, name := range []string{"CLAUDE_PROJECT_DIR", "NOVA_PROJECT_DIR"} {
-		s = strings.ReplaceAll(s, "${"+name+"}", e.s.ProjectDir)
-		s = strings.ReplaceAll(s, "$"+name, e.s.ProjectDir)
+// and ${NOVA_PROJECT_DIR} in the exec form, where no shell expands them,
+// and the values h's source adds (${CLAUDE_SKILL_DIR}).
+func (e *Engine) placeholders(h *Hook, s string) string {
+	vals := map[string]string{"CLAUDE_PROJECT_DIR": e.s.ProjectDir, "NOVA_PROJECT_DIR": e.s.ProjectDir}
+	for k, v := range h.env {
+		vals[k] = v
+	}
+	for name, v := range vals {
+		s = strings.ReplaceAll(s, "${"+name+"}", v)
+	}
+	for name, v := range vals {
+		s = strings.ReplaceAll(s, "$"+name, v)
 	}
 	return s
 }

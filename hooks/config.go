@@ -8,15 +8,20 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/nova-dev/nova/permission"
 )
 
 // Source is the "hooks" object of one settings file, in Claude Code's
 // shape: {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type":
 // "command", "command": "...", "timeout": 60}]}]}.
 type Source struct {
-	// File is the settings file it was read from.
+	// File is the settings file it was read from (or the skill file).
 	File  string
 	Hooks json.RawMessage
+	// Env are variables set for this source's command hooks over the
+	// session's (a skill's CLAUDE_SKILL_DIR); nil for settings files.
+	Env map[string]string
 }
 
 // Hook is one configured handler, under one event and matcher.
@@ -49,18 +54,23 @@ type Hook struct {
 	Timeout time.Duration
 	// Async runs the hook in the background: it decides nothing.
 	Async bool
-	// If is Claude Code's permission-rule filter. nova does not evaluate
-	// it and runs the hook on every match, as Claude Code does whenever it
-	// cannot tell: hooks are written to check their input themselves.
+	// If is Claude Code's permission-rule filter ("Bash(git *)"): on tool
+	// events the hook runs only for calls the rule matches. One nova
+	// cannot read, or on another event, is not evaluated (ifProblem).
 	If            string
 	StatusMessage string
+	// Once runs the hook at most once in a session (Claude Code's field
+	// for skills' hooks; nova honours it wherever it is written).
+	Once bool
 	// File is the settings file the hook is configured in.
 	File string
 	// Unavailable says why nova will not run this hook ("" when it will).
 	Unavailable string
 
-	m  matcher
-	id string // identity, made once
+	m    matcher
+	env  map[string]string   // the source's Env
+	cond *permission.Checker // If, compiled by the engine; nil runs on every match
+	id   string              // identity, made once
 }
 
 // Config is every hook of the settings files, in file order.
@@ -90,6 +100,7 @@ type rawHandler struct {
 	ContinueOnBlock bool              `json:"continueOnBlock"`
 	If              string            `json:"if"`
 	StatusMessage   string            `json:"statusMessage"`
+	Once            bool              `json:"once"`
 }
 
 // Parse reads the hooks of sources. A shape nova cannot read (an event
@@ -132,7 +143,7 @@ func Parse(sources []Source) (*Config, error) {
 					if err != nil {
 						return nil, err
 					}
-					h.Event, h.Matcher, h.File, h.m = ev, g.Matcher, src.File, m
+					h.Event, h.Matcher, h.File, h.m, h.env = ev, g.Matcher, src.File, m, src.Env
 					h.Unavailable, h.id = unavailable(h), h.identity()
 					c.Hooks = append(c.Hooks, h)
 				}
@@ -148,7 +159,7 @@ func parseHandler(raw json.RawMessage, where string) (Hook, error) {
 		return Hook{}, fmt.Errorf("%s: a handler must be an object with a \"type\": %v", where, err)
 	}
 	h := Hook{Type: r.Type, Command: r.Command, Shell: r.Shell, URL: r.URL, Headers: r.Headers, AllowedEnvVars: r.AllowedEnvVars,
-		Prompt: r.Prompt, Model: r.Model, ContinueOnBlock: r.ContinueOnBlock, Async: r.Async || r.AsyncRewake, If: r.If, StatusMessage: r.StatusMessage}
+		Prompt: r.Prompt, Model: r.Model, ContinueOnBlock: r.ContinueOnBlock, Async: r.Async || r.AsyncRewake, If: r.If, StatusMessage: r.StatusMessage, Once: r.Once}
 	if r.Args != nil {
 		h.Exec, h.Args = true, *r.Args
 	}
@@ -229,6 +240,11 @@ func (c *Config) Problems() []string {
 		}
 		out = append(out, p)
 	}
+	for _, h := range c.Hooks {
+		if why := ifProblem(&h); why != "" && h.Unavailable == "" {
+			out = append(out, fmt.Sprintf("hook %s in %s: %s", h.label(), h.File, why))
+		}
+	}
 	return out
 }
 
@@ -267,7 +283,7 @@ func (h *Hook) what() string {
 // identity is what makes two handlers the same one: configured in two
 // files, it runs once (as Claude Code does).
 func (h *Hook) identity() string {
-	b, _ := json.Marshal([]any{h.Type, h.Command, h.Exec, h.Args, h.Shell, h.URL, h.Headers, h.Prompt, h.Model})
+	b, _ := json.Marshal([]any{h.Type, h.Command, h.Exec, h.Args, h.Shell, h.URL, h.Headers, h.Prompt, h.Model, h.env})
 	return string(b)
 }
 

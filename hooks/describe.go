@@ -62,6 +62,12 @@ func (h *Hook) line(show func(string) string) string {
 	if h.Async {
 		parts = append(parts, "async")
 	}
+	if h.Once {
+		parts = append(parts, "once")
+	}
+	if h.If != "" && ifProblem(h) == "" {
+		parts = append(parts, "if "+h.If)
+	}
 	return strings.Join(parts, "  ") + "  (" + show(h.File) + ")"
 }
 
@@ -78,8 +84,8 @@ func (h *Hook) notes() []string {
 	if s, ok := specs[h.Event]; ok && s.match == "" && strings.TrimSpace(h.Matcher) != "" {
 		out = append(out, fmt.Sprintf("matcher %q is ignored: %s takes none", h.Matcher, h.Event))
 	}
-	if h.If != "" {
-		out = append(out, fmt.Sprintf("\"if\": %q is not evaluated: the hook runs on every match", h.If))
+	if why := ifProblem(h); why != "" {
+		out = append(out, why)
 	}
 	return out
 }

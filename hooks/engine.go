@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nova-dev/nova/llm"
+	"github.com/nova-dev/nova/tools"
 )
 
 // Session is what the engine tells every hook about the session, and
@@ -32,6 +33,9 @@ type Session struct {
 	Model  string
 	// HTTP sends http hooks; nil means a client of its own.
 	HTTP *http.Client
+	// Home is the user's home, for "if" rules that name ~/ paths; ""
+	// means the process's.
+	Home string
 }
 
 // Engine runs the configured hooks of a session. It is safe for
@@ -44,6 +48,12 @@ type Engine struct {
 	bg     context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	mu sync.Mutex
+	// runs are the hooks added for one run each (a skill's, AddRun).
+	runs map[*tools.RunScope][]Hook
+	// ranOnce are the "once" hooks that have run, by identity.
+	ranOnce map[string]bool
 }
 
 // New returns an engine running cfg's hooks for session s.
@@ -55,14 +65,19 @@ func New(cfg *Config, s Session) *Engine {
 		s.HTTP = &http.Client{}
 	}
 	bg, cancel := context.WithCancel(context.Background())
-	return &Engine{cfg: cfg, s: s, bg: bg, cancel: cancel}
+	e := &Engine{cfg: cfg, s: s, bg: bg, cancel: cancel}
+	for i := range cfg.Hooks {
+		e.compileIf(&cfg.Hooks[i])
+	}
+	return e
 }
 
 // Config returns the hooks the engine runs.
 func (e *Engine) Config() *Config { return e.cfg }
 
-// Has reports whether any hook is configured for ev: a caller can skip
-// work (building an input) that no hook would see.
+// Has reports whether any hook is configured for ev, or added for a run
+// going on: a caller can skip work (building an input) that no hook
+// would see.
 func (e *Engine) Has(ev Event) bool {
 	if e == nil {
 		return false
@@ -72,11 +87,21 @@ func (e *Engine) Has(ev Event) bool {
 			return true
 		}
 	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, hs := range e.runs {
+		for i := range hs {
+			if hs[i].Event == ev {
+				return true
+			}
+		}
+	}
 	return false
 }
 
 // Fire runs the hooks in.Event's matcher selects, side by side, and says
-// what they decided. With no hook matching it does nothing and returns
+// what they decided: the configured ones and those added for the run ctx
+// belongs to (AddRun). With no hook matching it does nothing and returns
 // the zero Outcome. A hook nova cannot run that matches a guard event
 // (PreToolUse, PermissionRequest) blocks, since it cannot answer.
 func (e *Engine) Fire(ctx context.Context, in Input) Outcome {
@@ -87,15 +112,20 @@ func (e *Engine) Fire(ctx context.Context, in Input) Outcome {
 	value := in.match()
 	var matched []*Hook
 	seen := map[string]bool{}
-	for i := range e.cfg.Hooks {
-		h := &e.cfg.Hooks[i]
+	for _, h := range e.hooksFor(ctx) {
 		if h.Event != in.Event || (sp.match != "" && !h.m.match(value)) {
 			continue
 		}
 		if seen[h.id] {
 			continue // the same handler in two files runs once
 		}
+		if !h.passes(ctx, in) {
+			continue
+		}
 		seen[h.id] = true
+		if h.Once && !e.firstTime(h) {
+			continue
+		}
 		matched = append(matched, h)
 	}
 	if len(matched) == 0 {

@@ -39,13 +39,13 @@ func (t toolHooks) PostToolUse(ctx context.Context, call tools.Call, res tools.R
 	}
 	var o Outcome
 	if errText, failed := failure(res); failed {
-		if !t.e.Has(PostToolUseFailure) {
+		if !t.e.hasFor(ctx, PostToolUseFailure) {
 			return res, tools.HookVerdict{}
 		}
 		interrupted := strings.HasSuffix(res.Output, "Command was interrupted")
 		o = t.e.Fire(ctx, FailureInput(call.Name, call.Input, call.ID, errText, interrupted))
 	} else {
-		if !t.e.Has(PostToolUse) {
+		if !t.e.hasFor(ctx, PostToolUse) {
 			return res, tools.HookVerdict{}
 		}
 		o = t.e.Fire(ctx, PostToolInput(call.Name, call.Input, call.ID, response(call.Name, res)))

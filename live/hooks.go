@@ -8,6 +8,7 @@ import (
 	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/hooks"
 	"github.com/nova-dev/nova/llm"
+	"github.com/nova-dev/nova/skills"
 	"github.com/nova-dev/nova/tools"
 )
 
@@ -46,10 +47,11 @@ func (s *sessionHooks) Started(ctx context.Context) hooks.Outcome {
 	}
 }
 
-// startHooks makes the runtime's hook engine, when any hook is
-// configured, wires it into the pipeline and the person's asks, and
-// fires SessionStart in the background. With no hook it wires nothing,
-// so a session without hooks pays nothing for them.
+// startHooks makes the runtime's hook engine, wires it into the
+// pipeline and the person's asks, and fires SessionStart in the
+// background. It is made even when no settings file has hooks: a skill
+// used later may bring its own (AddRun), and with none configured each
+// hook point costs a look at two empty lists.
 func (rt *Runtime) startHooks(ctx context.Context, o Options, st *config.Settings, client llm.Client, model string) (*sessionHooks, error) {
 	cfg, err := HookConfig(st)
 	if err != nil {
@@ -57,9 +59,6 @@ func (rt *Runtime) startHooks(ctx context.Context, o Options, st *config.Setting
 	}
 	rt.Hooks = cfg
 	rt.Warnings = append(rt.Warnings, cfg.Problems()...)
-	if cfg.Len() == 0 {
-		return nil, nil
-	}
 	e := hooks.New(cfg, hooks.Session{
 		ID: rt.Session.ID(),
 		// The transcript's name in the session directory (session's
@@ -69,6 +68,7 @@ func (rt *Runtime) startHooks(ctx context.Context, o Options, st *config.Setting
 		Mode:           func() string { return string(rt.Checker.Mode()) },
 		Env:            st.Env,
 		Getenv:         o.Getenv,
+		Home:           o.Home,
 		Client:         client,
 		Model:          model,
 	})
@@ -104,6 +104,17 @@ type notifyingAsker struct {
 func (n notifyingAsker) AskPermission(ctx context.Context, ask tools.PermissionAsk) tools.Approval {
 	n.e.Fire(ctx, hooks.NotificationInput(fmt.Sprintf("nova needs your permission to use %s", ask.Tool), "Permission needed", "permission_prompt"))
 	return n.Asker.AskPermission(ctx, ask)
+}
+
+// skillHooks runs a skill's frontmatter hooks for the rest of the run of
+// ctx, with the skill's directory as CLAUDE_SKILL_DIR and NOVA_SKILL_DIR
+// in their environment (as its body may name it).
+func (rt *Runtime) skillHooks(ctx context.Context, sk *skills.Skill) ([]string, error) {
+	if rt.engine == nil {
+		return nil, fmt.Errorf("this session runs no hooks")
+	}
+	return rt.engine.AddRun(ctx, hooks.Source{File: sk.Path, Hooks: sk.Hooks,
+		Env: map[string]string{"CLAUDE_SKILL_DIR": sk.Dir, "NOVA_SKILL_DIR": sk.Dir}})
 }
 
 // endHooks fires SessionEnd, with EndReason ("other" when unset), and

@@ -35,6 +35,7 @@ func (rt *Runtime) newSkills(o Options, trusted bool) {
 func (rt *Runtime) wireSkills(file *config.File, getenv func(string) string, client llm.Client) {
 	rt.Skills.Pipeline, rt.Skills.Env = rt.Pipeline, rt.Env
 	rt.Skills.Grant = rt.Checker.Grant
+	rt.Skills.Hooks = rt.skillHooks
 	rt.Skills.Model = func(name string) (*tools.RunModel, error) { return rt.skillModel(file, getenv, client, name) }
 }
 

@@ -315,6 +315,8 @@ func (c *Checker) decideTool(req Request, accs []access) Decision {
 			return true
 		case r.Tool == "WebFetch":
 			return req.Domain != "" && r.matchDomain(req.Domain)
+		case r.Tool == "Skill":
+			return r.matchSkill(req.Target)
 		case pathRule(r.Tool):
 			if len(covered) == 0 {
 				return false

@@ -75,7 +75,10 @@ type Request struct {
 	Command string   `json:"command,omitempty"` // Bash command line
 	Paths   []Access `json:"paths,omitempty"`   // file paths touched
 	Domain  string   `json:"domain,omitempty"`  // host of a fetched URL
-	Workdir string   `json:"workdir,omitempty"` // the directory relative paths and commands start in
+	// Target is what a call names that rules of its tool name too: the
+	// skill a Skill call loads, for Skill(name) rules.
+	Target  string `json:"target,omitempty"`
+	Workdir string `json:"workdir,omitempty"` // the directory relative paths and commands start in
 	// Sandboxed says the call runs inside a working OS sandbox (Bash).
 	Sandboxed bool `json:"sandboxed,omitempty"`
 	// SandboxUnavailable says the sandbox was asked for (a setting or

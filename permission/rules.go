@@ -72,6 +72,12 @@ func ParseRule(s string) (Rule, error) {
 		if !ok || strings.TrimSpace(d) == "" || strings.ContainsAny(d, "/ ") {
 			return r, fmt.Errorf("rule %q: WebFetch rules look like WebFetch(domain:example.com)", raw)
 		}
+	case name == "Skill":
+		r.Spec = strings.TrimPrefix(spec, "/")
+		base := strings.TrimSuffix(strings.TrimSuffix(r.Spec, ":*"), " *")
+		if base == "" || strings.ContainsAny(base, "*() ") {
+			return r, fmt.Errorf("rule %q: Skill rules look like Skill(name), Skill(prefix:*) or Skill(name *)", raw)
+		}
 	case strings.HasPrefix(name, "mcp__"):
 		return r, fmt.Errorf("rule %q: MCP rules take no specifier; use mcp__server or mcp__server__tool", raw)
 	case !doublestar.ValidatePattern(strings.TrimPrefix(spec, "/")):
@@ -84,7 +90,24 @@ func ParseRule(s string) (Rule, error) {
 // tool's is (Read, Edit, Write, Grep, a tool added tomorrow) but Bash's, a
 // command, WebFetch's, a domain, and MCP tools', which take none.
 func pathRule(tool string) bool {
-	return tool != "Bash" && tool != "WebFetch" && !strings.HasPrefix(tool, "mcp__")
+	return tool != "Bash" && tool != "WebFetch" && tool != "Skill" && !strings.HasPrefix(tool, "mcp__")
+}
+
+// matchSkill reports whether a Skill rule covers the skill named name, as
+// Claude Code's do: Skill(name) that skill, Skill(prefix:*) every skill
+// whose name starts with prefix (Skill(ops:*) covers ops:deploy), and
+// Skill(name *) that skill with any arguments, which is that skill.
+func (r Rule) matchSkill(name string) bool {
+	name = strings.TrimPrefix(name, "/")
+	switch {
+	case r.Spec == "":
+		return true
+	case name == "":
+		return false
+	case strings.HasSuffix(r.Spec, ":*"):
+		return strings.HasPrefix(name, strings.TrimSuffix(r.Spec, ":*"))
+	}
+	return name == strings.TrimSuffix(r.Spec, " *")
 }
 
 // covers reports whether the rule applies to req and returns the paths of

@@ -34,6 +34,15 @@ func TestParseRule(t *testing.T) {
 		{"Write(src/**)", "Write", "src/**", true},
 		{"Frobnicate([)", "", "", false}, // any tool's specifier but Bash's and WebFetch's is a path pattern
 		{"mcp__s(x)", "", "", false},
+		{"Skill", "Skill", "", true},
+		{"Skill(deploy)", "Skill", "deploy", true},
+		{"Skill(/deploy)", "Skill", "deploy", true},
+		{"Skill(ops:*)", "Skill", "ops:*", true},
+		{"Skill(review-pr *)", "Skill", "review-pr *", true},
+		{"Skill(*)", "Skill", "", true},
+		{"Skill(de*ploy)", "", "", false},
+		{"Skill(a b)", "", "", false},
+		{"Skill(:*)", "", "", false},
 	}
 	for _, tt := range tests {
 		r, err := ParseRule(tt.in)

@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -16,6 +17,10 @@ type frontmatter struct {
 	scalars map[string]string
 	lists   map[string][]string
 	raw     map[string]string
+	// maps are the keys whose value is a mapping ("hooks"), as parsed.
+	maps map[string]*yaml.Node
+	// yaml says the header was YAML (not read line by line).
+	yaml bool
 }
 
 // splitFrontmatter separates a "---" header from the body. A file without
@@ -53,12 +58,13 @@ func splitFrontmatter(text string) (header, body string, ok bool) {
 // (Claude Code's docs show "argument-hint: [a] [b]") is read line by
 // line, "key: value" and "- item", with a warning.
 func parseFrontmatter(header string) (frontmatter, string) {
-	fm := frontmatter{scalars: map[string]string{}, lists: map[string][]string{}, raw: rawLines(header)}
+	fm := frontmatter{scalars: map[string]string{}, lists: map[string][]string{}, raw: rawLines(header), maps: map[string]*yaml.Node{}}
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(header), &doc); err != nil {
 		lineByLine(header, &fm)
 		return fm, fmt.Sprintf("the frontmatter is not valid YAML (%v); read it line by line", yamlMessage(err))
 	}
+	fm.yaml = true
 	if len(doc.Content) == 0 {
 		return fm, ""
 	}
@@ -79,9 +85,39 @@ func parseFrontmatter(header string) (frontmatter, string) {
 				}
 			}
 			fm.lists[k] = items
+		case yaml.MappingNode:
+			fm.maps[k] = v
 		}
 	}
 	return fm, ""
+}
+
+// object returns key's value, a mapping, as JSON: nil when the header
+// does not have key; an error when its value is not a mapping JSON can
+// hold.
+func (fm frontmatter) object(key string) (json.RawMessage, error) {
+	n, ok := fm.maps[key]
+	if !ok {
+		if _, has := fm.raw[key]; !has {
+			return nil, nil
+		}
+		if v, ok := fm.scalars[key]; ok && (strings.TrimSpace(v) == "" || v == "null" || v == "~") {
+			return nil, nil // "hooks:" with nothing under it
+		}
+		if !fm.yaml {
+			return nil, fmt.Errorf("%s cannot be read: the frontmatter is not valid YAML", key)
+		}
+		return nil, fmt.Errorf("%s must be a mapping of event names to matcher groups, as in settings.json", key)
+	}
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return nil, fmt.Errorf("%s: %v", key, yamlMessage(err))
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("%s cannot be read as JSON (keys must be strings): %v", key, err)
+	}
+	return b, nil
 }
 
 // rawLines maps each top-level key to the text after its colon.

@@ -38,7 +38,15 @@ func TestParseFrontmatterForms(t *testing.T) {
 			func(s *Skill) bool { return s.Description == "Review the diff Carefully." && s.UserInvocable }, ""},
 		{"unclosed header is body", "---\ndescription: never closed\n",
 			func(s *Skill) bool { return strings.HasPrefix(s.Body, "---") }, ""},
-		{"hooks are told", "---\nhooks:\n  PreToolUse: []\n---\n", func(*Skill) bool { return true }, "hooks"},
+		{"hooks in Claude Code's shape become JSON", "---\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./check.sh\n          timeout: 30\n---\n",
+			func(s *Skill) bool {
+				return string(s.Hooks) == `{"PreToolUse":[{"hooks":[{"command":"./check.sh","timeout":30,"type":"command"}],"matcher":"Bash"}]}` && s.HooksError == ""
+			}, ""},
+		{"empty hooks are none", "---\nhooks:\n---\n", func(s *Skill) bool { return s.Hooks == nil && s.HooksError == "" }, ""},
+		{"hooks that are not a mapping", "---\nhooks: [a, b]\n---\n",
+			func(s *Skill) bool { return s.Hooks == nil && strings.Contains(s.HooksError, "must be a mapping") }, "not run until"},
+		{"hooks in a header that is not YAML", "---\nargument-hint: [a] [b]\nhooks:\n  PreToolUse: x\n---\n",
+			func(s *Skill) bool { return s.Hooks == nil && strings.Contains(s.HooksError, "not valid YAML") }, "not run until"},
 	} {
 		s, warns, err := parse(tc.text, "/s/x/SKILL.md", "x", KindSkill, ScopeUser)
 		if err != nil {

@@ -31,6 +31,11 @@ type Manager struct {
 	Model func(name string) (*tools.RunModel, error)
 	// Notice tells the run of ctx something in words (agent.Notice).
 	Notice func(ctx context.Context, text string)
+	// Hooks runs a skill's frontmatter hooks for the rest of the run of
+	// ctx (hooks.Engine.AddRun), returning what of them will never run;
+	// nil means this session cannot run them, and a skill that has hooks
+	// is refused rather than run without its guard.
+	Hooks func(ctx context.Context, sk *Skill) (problems []string, err error)
 
 	mu     sync.Mutex
 	listed map[string]string // name -> description, as the model was told
@@ -205,7 +210,9 @@ func (m *Manager) invoke(ctx context.Context, sk *Skill, typed, args string) ([]
 	if sk.Forked() {
 		return nil, fmt.Errorf("/%s was not run: %w. Remove `context: fork` from %s to run it in the conversation", typed, ErrFork, sk.Path)
 	}
-	m.activate(ctx, sk, "/"+typed)
+	if err := m.activate(ctx, sk, "/"+typed); err != nil {
+		return nil, fmt.Errorf("/%s was not run: %w", typed, err)
+	}
 	c := &caller{pipeline: m.Pipeline, env: m.Env, id: "cmd_" + strings.ReplaceAll(sk.Name, ":", "_")}
 	body := Substitute(sk.Body, args, sk.Arguments, m.vars(sk))
 	refs := fileRefs(body, m.Env)
@@ -241,7 +248,9 @@ func (m *Manager) LoadSkill(ctx context.Context, name, args string, env *tools.E
 	if env == nil {
 		env = m.Env
 	}
-	m.activate(ctx, sk, "skill "+sk.Name)
+	if err := m.activate(ctx, sk, "skill "+sk.Name); err != nil {
+		return tools.Errorf("skill %s was not loaded: %v. Do the task without it, or tell the user", sk.Name, err), nil
+	}
 	id := "skill"
 	if call, ok := tools.CallOf(ctx); ok {
 		id = call.ID
@@ -249,6 +258,16 @@ func (m *Manager) LoadSkill(ctx context.Context, name, args string, env *tools.E
 	c := &caller{pipeline: m.Pipeline, env: env, id: id + "_sh"}
 	body := strings.TrimSpace(c.runShell(ctx, Substitute(sk.Body, args, sk.Arguments, m.vars(sk))))
 	return tools.Result{Output: "Base directory for this skill: " + sk.Dir + "\n\n" + body}, nil
+}
+
+// ResolveSkill is the name of the skill a Skill call's name finds (an
+// alias such as namespace:name finds the skill itself), or name when it
+// finds none: what Skill(name) permission rules are matched against.
+func (m *Manager) ResolveSkill(name string) string {
+	if sk := m.Load().Lookup(strings.TrimSpace(name)); sk != nil {
+		return sk.Name
+	}
+	return name
 }
 
 // vars are the ${NAME} values a body may use, Claude Code's and nova's.
@@ -263,10 +282,15 @@ func (m *Manager) vars(sk *Skill) map[string]string {
 	}
 }
 
-// activate applies what a skill asks of the rest of the run: its
-// allowed-tools as allow rules, its model. Both end with the run; outside
-// a run nothing is applied.
-func (m *Manager) activate(ctx context.Context, sk *Skill, via string) {
+// activate applies what a skill asks of the rest of the run: its hooks,
+// its allowed-tools as allow rules, its model. All end with the run;
+// outside a run nothing is applied. Hooks that cannot run refuse the
+// skill, before anything else is applied: a skill is never run without
+// the guard it brings.
+func (m *Manager) activate(ctx context.Context, sk *Skill, via string) error {
+	if err := m.addHooks(ctx, sk, via); err != nil {
+		return err
+	}
 	scope := tools.RunScopeOf(ctx)
 	if len(sk.AllowedTools) > 0 && m.Grant != nil {
 		switch {
@@ -288,16 +312,42 @@ func (m *Manager) activate(ctx context.Context, sk *Skill, via string) {
 	if mod := strings.TrimSpace(sk.Model); mod != "" && mod != "inherit" && scope != nil {
 		if m.Model == nil {
 			m.notice(ctx, fmt.Sprintf("%s: model %s ignored: this session cannot switch models", via, mod))
-			return
+			return nil
 		}
 		rm, err := m.Model(mod)
 		if err != nil {
 			m.notice(ctx, fmt.Sprintf("%s: model %s: %v; the session's model goes on", via, mod, err))
-			return
+			return nil
 		}
 		scope.SetModel(*rm)
 		m.notice(ctx, fmt.Sprintf("%s: model %s for the rest of this run", via, rm.ID))
 	}
+	return nil
+}
+
+// addHooks starts a skill's frontmatter hooks for the rest of the run. A
+// project's skill brings hooks only in a trusted workspace (it is not
+// loaded in another, and this holds if it ever were).
+func (m *Manager) addHooks(ctx context.Context, sk *Skill, via string) error {
+	switch {
+	case sk.HooksError != "":
+		return fmt.Errorf("the hooks in its frontmatter (%s) cannot be read: %s", sk.Path, sk.HooksError)
+	case sk.Hooks == nil:
+		return nil
+	case sk.Scope == ScopeProject && !m.Dirs.Trusted:
+		return fmt.Errorf("it is the project's and brings hooks, and the folder is not trusted")
+	case m.Hooks == nil:
+		return fmt.Errorf("it has hooks (%s), and this session cannot run them", sk.Path)
+	}
+	problems, err := m.Hooks(ctx, sk)
+	if err != nil {
+		return fmt.Errorf("its hooks cannot run: %w", err)
+	}
+	for _, p := range problems {
+		m.notice(ctx, via+": "+p)
+	}
+	m.notice(ctx, via+": its hooks run until the end of this run")
+	return nil
 }
 
 func (m *Manager) notice(ctx context.Context, text string) {

@@ -179,3 +179,41 @@ func TestListingAndChanges(t *testing.T) {
 		t.Errorf("told twice: %q", out.Text())
 	}
 }
+
+// A skill's hooks start before anything of it runs, and a skill whose
+// hooks cannot run (unreadable, or a session that runs none) is refused,
+// by /name and by the Skill tool alike, with nothing granted.
+func TestSkillHooksActivate(t *testing.T) {
+	d := world(t)
+	write(t, filepath.Join(d.NovaHome, "skills", "guarded", "SKILL.md"), "---\nallowed-tools: Bash(touch:*)\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: exit 0\n---\nGuarded.\n")
+	write(t, filepath.Join(d.NovaHome, "skills", "broken", "SKILL.md"), "---\nhooks: [nope]\n---\nBroken.\n")
+	s := newSession(t, d)
+	ctx, scope := tools.WithRunScope(context.Background())
+	defer scope.End()
+	if _, err := s.m.Expand(ctx, llm.UserText("/guarded")); err == nil || !strings.Contains(err.Error(), "this session cannot run them") {
+		t.Errorf("/guarded with no way to run hooks: %v", err)
+	}
+	if res, _ := s.m.LoadSkill(ctx, "guarded", "", nil); !res.IsError || !strings.Contains(res.Output, "skill guarded was not loaded") {
+		t.Errorf("Skill(guarded) = %+v", res)
+	}
+	if s.bash("touch x") != permission.Ask {
+		t.Error("a refused skill granted its allowed-tools")
+	}
+	var got []string
+	s.m.Hooks = func(_ context.Context, sk *Skill) ([]string, error) {
+		got = append(got, string(sk.Hooks))
+		return []string{"a problem"}, nil
+	}
+	if _, err := s.m.Expand(ctx, llm.UserText("/guarded")); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !strings.Contains(got[0], `"Stop"`) {
+		t.Errorf("hooks given = %q", got)
+	}
+	if n := strings.Join(s.notices, "\n"); !strings.Contains(n, "/guarded: a problem") || !strings.Contains(n, "its hooks run until the end of this run") {
+		t.Errorf("notices = %q", n)
+	}
+	if _, err := s.m.Expand(ctx, llm.UserText("/broken")); err == nil || !strings.Contains(err.Error(), "cannot be read") {
+		t.Errorf("/broken: %v", err)
+	}
+}

@@ -8,6 +8,7 @@
 package skills
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -75,6 +76,13 @@ type Skill struct {
 	// Path is the file; Dir is the skill's base directory (the SKILL.md
 	// directory, or the directory of a command file).
 	Path, Dir string
+	// Hooks is the frontmatter's "hooks" object as JSON, in Claude Code's
+	// shape (that of settings.json): they run while the skill is active,
+	// from its use to the end of that run. nil when it has none.
+	Hooks json.RawMessage
+	// HooksError says why the frontmatter's hooks could not be read: the
+	// skill is then not run, since part of its guard would be missing.
+	HooksError string
 	// Body is the file after its frontmatter.
 	Body string
 }
@@ -146,8 +154,11 @@ func parse(text, path, name string, kind Kind, scope Scope) (*Skill, []string, e
 		} else if bad != "" {
 			warns = append(warns, bad)
 		}
-		if _, ok := fm.raw["hooks"]; ok {
-			warns = append(warns, "hooks in a skill's frontmatter are not supported yet; ignored")
+		if h, err := fm.object("hooks"); err != nil {
+			s.HooksError = err.Error()
+			warns = append(warns, err.Error()+"; it is not run until they can be")
+		} else {
+			s.Hooks = h
 		}
 	}
 	if why := badName(s.Name); why != "" {

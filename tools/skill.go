@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -54,6 +55,25 @@ When a task matches a skill's description, call Skill with its name before you s
 - Pass what the task is about in args when the skill takes arguments (as a person would type after /name).
 - Load a skill once per task; do not call it for a skill that is already loaded in this conversation.
 - Only skills in the list can be loaded.`
+}
+
+// skillResolver is a SkillLoader that knows the name a skill goes by
+// however a call spells it (an alias such as namespace:name), so a rule
+// naming the skill is not passed by another spelling.
+type skillResolver interface {
+	ResolveSkill(name string) string
+}
+
+// Permission implements Permissioner: the skill's name is the call's
+// target, which Skill(name) rules match.
+func (t *Skill) Permission(input json.RawMessage, _ *Env) permission.Request {
+	var in skillInput
+	_ = json.Unmarshal(input, &in) // a garbled input names no skill
+	name := strings.TrimPrefix(strings.TrimSpace(in.Skill), "/")
+	if r, ok := t.Loader.(skillResolver); ok && name != "" {
+		name = r.ResolveSkill(name)
+	}
+	return permission.Request{Target: name}
 }
 
 // Run implements Tool.
