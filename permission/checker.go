@@ -317,6 +317,8 @@ func (c *Checker) decideTool(req Request, accs []access) Decision {
 			return req.Domain != "" && r.matchDomain(req.Domain)
 		case r.Tool == "Skill":
 			return r.matchSkill(req.Target)
+		case r.Tool == "Agent":
+			return req.Target == r.Spec
 		case pathRule(r.Tool):
 			if len(covered) == 0 {
 				return false

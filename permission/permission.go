@@ -76,7 +76,8 @@ type Request struct {
 	Paths   []Access `json:"paths,omitempty"`   // file paths touched
 	Domain  string   `json:"domain,omitempty"`  // host of a fetched URL
 	// Target is what a call names that rules of its tool name too: the
-	// skill a Skill call loads, for Skill(name) rules.
+	// skill a Skill call loads, for Skill(name) rules; the agent type an
+	// Agent call starts, for Agent(type) rules.
 	Target  string `json:"target,omitempty"`
 	Workdir string `json:"workdir,omitempty"` // the directory relative paths and commands start in
 	// Sandboxed says the call runs inside a working OS sandbox (Bash).

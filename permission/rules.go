@@ -47,6 +47,11 @@ func ParseRule(s string) (Rule, error) {
 			return r, fmt.Errorf("rule %q: tool name %q may hold only letters, digits, _ and -", raw, name)
 		}
 	}
+	if name == "Task" {
+		// Claude Code's older name of the Agent tool, in settings written
+		// for it.
+		name = "Agent"
+	}
 	r.Tool = name
 	if !hasSpec {
 		return r, nil
@@ -78,6 +83,10 @@ func ParseRule(s string) (Rule, error) {
 		if base == "" || strings.ContainsAny(base, "*() ") {
 			return r, fmt.Errorf("rule %q: Skill rules look like Skill(name), Skill(prefix:*) or Skill(name *)", raw)
 		}
+	case name == "Agent":
+		if strings.ContainsAny(spec, "*() \t") {
+			return r, fmt.Errorf("rule %q: Agent rules look like Agent(type), naming one agent type (Agent(Explore))", raw)
+		}
 	case strings.HasPrefix(name, "mcp__"):
 		return r, fmt.Errorf("rule %q: MCP rules take no specifier; use mcp__server or mcp__server__tool", raw)
 	case !doublestar.ValidatePattern(strings.TrimPrefix(spec, "/")):
@@ -90,7 +99,7 @@ func ParseRule(s string) (Rule, error) {
 // tool's is (Read, Edit, Write, Grep, a tool added tomorrow) but Bash's, a
 // command, WebFetch's, a domain, and MCP tools', which take none.
 func pathRule(tool string) bool {
-	return tool != "Bash" && tool != "WebFetch" && tool != "Skill" && !strings.HasPrefix(tool, "mcp__")
+	return tool != "Bash" && tool != "WebFetch" && tool != "Skill" && tool != "Agent" && !strings.HasPrefix(tool, "mcp__")
 }
 
 // matchSkill reports whether a Skill rule covers the skill named name, as

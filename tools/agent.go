@@ -74,6 +74,17 @@ func (*Agent) RunsBeside(_ json.RawMessage, d permission.Decision) bool {
 	return d.Behavior == permission.Allow
 }
 
+// Permission implements Permissioner: Agent(type) rules name the agent
+// type a call starts.
+func (*Agent) Permission(input json.RawMessage, _ *Env) permission.Request {
+	var in agentInput
+	_ = json.Unmarshal(input, &in)
+	if in.Type == "" {
+		in.Type = "general-purpose"
+	}
+	return permission.Request{Tool: "Agent", Kind: permission.KindOther, Target: in.Type}
+}
+
 // Description implements Tool. It names no agent type: those are listed
 // in the messages.
 func (*Agent) Description() string {

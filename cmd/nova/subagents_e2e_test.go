@@ -371,3 +371,99 @@ func TestBackgroundSubagentE2E(t *testing.T) {
 		t.Error("the parent was not told the background agent's result")
 	}
 }
+
+// SubagentStart's context reaches the subagent; a SubagentStop hook that
+// blocks sends the subagent back to work, with stop_hook_active true the
+// second time; both are told the agent's id and type, and Stop is told
+// the subagent's transcript. UserPromptSubmit does not fire for the
+// subagent's prompt.
+func TestSubagentHooksE2E(t *testing.T) {
+	e := newE2E(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{agentCall("toolu_a", map[string]any{"description": "d", "prompt": "Do it (task-K).", "subagent_type": "Explore"})}},
+		llmtest.Turn{Match: "task-K", Text: "first try"},
+		llmtest.Turn{Match: "task-K", Text: "second try"},
+		llmtest.Turn{Text: "done"},
+	)
+	log := filepath.Join(e.ws, "hooks.log")
+	stop := e.script("stop.py", `#!/usr/bin/env python3
+import json, sys
+d = json.load(sys.stdin)
+open("`+log+`", "a").write(json.dumps(d) + "\n")
+if not d["stop_hook_active"]:
+    print(json.dumps({"decision": "block", "reason": "Check the tests too (STOP-FEEDBACK)."}))
+`)
+	start := e.script("start.py", `#!/usr/bin/env python3
+import json, sys
+d = json.load(sys.stdin)
+open("`+log+`", "a").write(json.dumps(d) + "\n")
+print(json.dumps({"hookSpecificOutput": {"hookEventName": "SubagentStart", "additionalContext": "START-CONTEXT for " + d["agent_type"]}}))
+`)
+	prompts := filepath.Join(e.ws, "prompts.log")
+	e.userHooks(`{
+		"SubagentStart": [{"matcher": "Explore", "hooks": [{"type": "command", "command": "python3 ` + start + `"}]}],
+		"SubagentStop": [{"matcher": "Explore", "hooks": [{"type": "command", "command": "python3 ` + stop + `"}]}],
+		"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "cat >> ` + prompts + `"}]}]}`)
+	r := e.run("", "-p", "go")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want 4", len(reqs))
+	}
+	if !bytes.Contains(reqs[1].Body, []byte("START-CONTEXT for Explore")) {
+		t.Error("the subagent's first request lacks SubagentStart's context")
+	}
+	if !bytes.Contains(reqs[2].Body, []byte("STOP-FEEDBACK")) {
+		t.Error("the subagent was not sent back with SubagentStop's reason")
+	}
+	if res := toolResultsOf(t, reqs[3])["toolu_a"]; !strings.Contains(res.Text, "second try") {
+		t.Errorf("result = %q", res.Text)
+	}
+	var events []map[string]any
+	b, _ := os.ReadFile(log)
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("hook log: %v: %q", err, line)
+		}
+		events = append(events, m)
+	}
+	if len(events) != 3 || events[0]["hook_event_name"] != "SubagentStart" || events[1]["hook_event_name"] != "SubagentStop" || events[2]["stop_hook_active"] != true {
+		t.Fatalf("hooks ran %v", events)
+	}
+	id, _ := events[0]["agent_id"].(string)
+	if id == "" || events[1]["agent_id"] != id || events[1]["agent_type"] != "Explore" || events[1]["last_assistant_message"] != "first try" {
+		t.Errorf("SubagentStop input = %v", events[1])
+	}
+	if p, _ := events[1]["agent_transcript_path"].(string); !strings.Contains(p, "agent-"+id+".jsonl") {
+		t.Errorf("agent_transcript_path = %q", p)
+	}
+	if b, _ := os.ReadFile(prompts); bytes.Contains(b, []byte("task-K")) {
+		t.Error("UserPromptSubmit fired for the subagent's prompt")
+	}
+}
+
+// Agent(type) rules: a deny of Task(Explore) (Claude Code's older name)
+// refuses that type; another type runs (the control).
+func TestAgentRulesE2E(t *testing.T) {
+	e := newE2E(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{
+			agentCall("toolu_x", map[string]any{"description": "x", "prompt": "Explore it (task-X).", "subagent_type": "Explore"}),
+			agentCall("toolu_g", map[string]any{"description": "g", "prompt": "General (task-G)."}),
+		}},
+		llmtest.Turn{Match: "task-G", Text: "general ran"},
+		llmtest.Turn{Text: "done"},
+	)
+	r := e.run("", "-p", "--disallowedTools", "Task(Explore)", "go")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if len(requestsWith(e.srv, "Explore it (task-X).")) != 1 {
+		t.Error("the denied Explore agent ran")
+	}
+	res := toolResultsOf(t, e.srv.Requests()[2])
+	if !res["toolu_x"].IsError || !strings.Contains(res["toolu_g"].Text, "general ran") {
+		t.Errorf("results = %+v", res)
+	}
+}
