@@ -298,7 +298,12 @@ func (c *conn) dialAndList(ctx context.Context) (*client.Client, error) {
 		}
 		return cl, c.explain("the handshake failed", sctx, err)
 	}
+	// Some servers answer initialize to anyone and want the login from
+	// tools/list on: that 401 too is a login to ask for, not a failure.
 	if err := c.refresh(sctx, cl); err != nil {
+		if ln := c.loginNeeded(err); ln != nil {
+			return cl, ln
+		}
 		return cl, c.explain("listing its tools failed", sctx, err)
 	}
 	return cl, nil
@@ -382,8 +387,11 @@ func (c *conn) notified(n mcpapi.JSONRPCNotification) {
 			defer c.m.wg.Done()
 			ctx, cancel := context.WithTimeout(c.m.ctx, c.m.opts.StartTimeout)
 			defer cancel()
-			if err := c.refresh(ctx, cl); err == nil {
+			switch err := c.refresh(ctx, cl); {
+			case err == nil:
 				c.changed()
+			case c.wantsLogin(err):
+				_ = c.loginLost(cl, err)
 			}
 		}()
 	case string(mcpapi.MethodNotificationProgress):

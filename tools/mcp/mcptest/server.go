@@ -23,6 +23,11 @@ type Options struct {
 	Name          string        // server name reported in initialize ("nova-test" when empty)
 	StartDelay    time.Duration // sleep before serving (a slow server)
 	CancelledFile string        // when set, the hang tool writes this file when its context is cancelled (the client sent notifications/cancelled or went away)
+	// OpenHandshake, for OAuth and OAuthSSE only, serves initialize and
+	// notifications/initialized without a token (and the SSE event
+	// stream, which carries their answers): a server that says who it is
+	// and only asks for a login from tools/list on, as some hosted ones do.
+	OpenHandshake bool
 }
 
 // DefaultName is the server name reported when Options.Name is empty.
