@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -190,6 +191,39 @@ func TestListChanged(t *testing.T) {
 	}
 	if o := w.call(t, added, map[string]any{}); o.Result.Output != mcptest.AddedText {
 		t.Errorf("the added tool: %+v", o.Result)
+	}
+}
+
+// TestListChangedWhileConnecting: a server whose tools change right after
+// the handshake, while nova is still connecting (its list_changed comes on
+// the answer to nova's first tools/list, before that answer), still gets
+// its new tool registered, over both HTTP transports.
+func TestListChangedWhileConnecting(t *testing.T) {
+	for _, tc := range []struct {
+		kind string
+		url  func(testing.TB, mcptest.Options) string
+	}{{TransportHTTP, mcptest.StreamableHTTP}, {TransportSSE, mcptest.SSE}} {
+		t.Run(tc.kind, func(t *testing.T) {
+			w := newWorld(t, Options{}, Server{Name: "t", Transport: tc.kind, URL: tc.url(t, mcptest.Options{AddToolAfterList: true})})
+			w.wait(t)
+			added := ToolName("t", mcptest.AddedTool)
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				if _, _, ok := w.reg.Get(added); ok {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%s never joined the registry: %v", added, w.reg.Names())
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if o := w.call(t, added, map[string]any{}); o.Result.Output != mcptest.AddedText {
+				t.Errorf("the added tool: %+v", o.Result)
+			}
+			if st := w.m.Statuses()[0]; !slices.Contains(st.Tools, added) {
+				t.Errorf("status tools %v lack %s", st.Tools, added)
+			}
+		})
 	}
 }
 
