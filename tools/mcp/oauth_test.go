@@ -385,3 +385,44 @@ func TestOAuthEveryTransport(t *testing.T) {
 		})
 	}
 }
+
+// TestListResourcesSaysWhy: ListMcpResourcesTool lists what Manager.Resources
+// (the @-mention completion) lists, plus a line for each server that could
+// not answer; a server that refuses its login there goes to needs-login and
+// the line says how to log in, while the other servers' resources are still
+// listed.
+func TestListResourcesSaysWhy(t *testing.T) {
+	as := mcptest.OAuth(t, mcptest.Options{}, 0)
+	dir := filepath.Join(t.TempDir(), "mcp-auth")
+	w := newWorld(t, Options{AuthDir: dir}, Server{Name: "t", Transport: TransportHTTP, URL: as.MCPURL}, stdioServer("local", mcptest.Options{}))
+	w.wait(t)
+	newBrowser(t).login(w.m, "t")
+
+	rs := w.m.Resources(context.Background())
+	if len(rs) != 2 || rs[0].Server != "local" || rs[1].Server != "t" {
+		t.Fatalf("Resources = %+v, want the greeting of local and of t", rs)
+	}
+	o := w.call(t, "ListMcpResourcesTool", map[string]any{})
+	for _, r := range rs {
+		if !strings.Contains(o.Result.Output, r.Server+" "+r.URI+" ("+r.Name) {
+			t.Errorf("the tool does not list %s %s: %q", r.Server, r.URI, o.Result.Output)
+		}
+	}
+
+	as.Revoke()
+	o = w.call(t, "ListMcpResourcesTool", map[string]any{})
+	if !strings.Contains(o.Result.Output, "local "+mcptest.GreetingURI) {
+		t.Errorf("local's resource went missing: %q", o.Result.Output)
+	}
+	if !strings.Contains(o.Result.Output, "\nt: ") && !strings.HasPrefix(o.Result.Output, "t: ") || !strings.Contains(o.Result.Output, "nova mcp login t") {
+		t.Errorf("no line saying t needs a login: %q", o.Result.Output)
+	}
+	for _, st := range w.m.Statuses() {
+		if st.Name == "t" && st.State != StateNeedsLogin {
+			t.Errorf("t refused its login on resources/list and is %s (%q)", st.State, st.Error)
+		}
+	}
+	if rs := w.m.Resources(context.Background()); len(rs) != 1 || rs[0].Server != "local" {
+		t.Errorf("Resources after t's login went = %+v", rs)
+	}
+}
