@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/nova-dev/nova/hooks"
@@ -191,7 +192,7 @@ const charsPerToken = 4
 // but what was added since. a.mu must be held.
 func (a *Agent) estimatorLocked() estimator {
 	system := systemChars(a.cfg)
-	fixedChars := overheadChars(a.cfg)
+	fixedChars := requestOverheadChars(a.cfg, a.history)
 	hist := 0
 	for _, m := range a.history {
 		hist += messageChars(m)
@@ -219,14 +220,30 @@ func systemChars(cfg Config) int {
 }
 
 // overheadChars is the size of what every main request carries besides
-// the conversation: the system prompt and the tool definitions (about
-// 29,000 characters, 7,000 tokens, for nova's own).
-func overheadChars(cfg Config) int {
+// the conversation, for an agent whose history is cfg.History (see
+// requestOverheadChars).
+func overheadChars(cfg Config) int { return requestOverheadChars(cfg, cfg.History) }
+
+// requestOverheadChars is the size of what a main request carrying
+// history carries besides the conversation: the system prompt and the
+// tool definitions the model sees (about 29,000 characters, 7,000 tokens,
+// for nova's own). A deferred tool (tool search) is not among them until
+// the history loads it: Anthropic keeps its definition out of the prompt
+// until a tool_reference names it, the other providers are not sent it
+// (llm.LoadedTools). When every tool is deferred, Anthropic gets them all
+// in full, so all are counted.
+func requestOverheadChars(cfg Config, history []llm.Message) int {
 	n := systemChars(cfg)
-	if cfg.Pipeline != nil && cfg.Pipeline.Registry != nil {
-		for _, t := range cfg.Pipeline.Registry.Specs() {
-			n += len(t.Name) + len(t.Description) + len(t.InputSchema)
-		}
+	if cfg.Pipeline == nil || cfg.Pipeline.Registry == nil {
+		return n
+	}
+	specs := cfg.Pipeline.Registry.Specs()
+	sent := llm.LoadedTools(llm.Request{Tools: specs, Messages: history})
+	if !slices.ContainsFunc(specs, func(t llm.ToolSpec) bool { return !t.Deferred }) {
+		sent = specs
+	}
+	for _, t := range sent {
+		n += len(t.Name) + len(t.Description) + len(t.InputSchema)
 	}
 	return n
 }

@@ -129,15 +129,23 @@ func (rt *Runtime) WaitMCP(ctx context.Context) []string {
 	return out
 }
 
-// ProbeMCP connects to one configured server as a session would, counts
-// its tools and disconnects: nova mcp list and get report health they
-// checked. MCP_TIMEOUT bounds the attempt.
-func ProbeMCP(ctx context.Context, s config.ConfiguredMCP, workdir string, getenv func(string) string) (int, error) {
+// MCPNeedsLogin is ProbeMCP's error for a server that wants an OAuth login
+// nova does not hold (or that it refused); Reason says how to log in.
+type MCPNeedsLogin struct{ Reason string }
+
+func (e *MCPNeedsLogin) Error() string { return "needs login: " + e.Reason }
+
+// ProbeMCP connects to one configured server as a session would (with the
+// OAuth login stored in novaHome, if any), counts its tools and
+// disconnects: nova mcp list and get report health they checked.
+// MCP_TIMEOUT bounds the attempt. A server that wants a login is a
+// *MCPNeedsLogin.
+func ProbeMCP(ctx context.Context, s config.ConfiguredMCP, novaHome, workdir string, getenv func(string) string) (int, error) {
 	start, err := envMillis(getenv, "MCP_TIMEOUT")
 	if err != nil {
 		return 0, err
 	}
-	m := mcp.NewManager([]mcp.Server{MCPServer(s, workdir)}, mcp.Options{Registry: tools.NewRegistry(), StartTimeout: start})
+	m := mcp.NewManager([]mcp.Server{MCPServer(s, workdir)}, mcp.Options{Registry: tools.NewRegistry(), StartTimeout: start, AuthDir: MCPAuthDir(novaHome)})
 	defer m.Close()
 	m.Start()
 	m.Wait(ctx)
@@ -147,6 +155,8 @@ func ProbeMCP(ctx context.Context, s config.ConfiguredMCP, workdir string, geten
 		return len(st.Tools), nil
 	case mcp.StateFailed:
 		return 0, errors.New(st.Error)
+	case mcp.StateNeedsLogin:
+		return 0, &MCPNeedsLogin{Reason: st.Error}
 	}
 	return 0, fmt.Errorf("%s", st.State)
 }

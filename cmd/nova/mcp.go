@@ -28,11 +28,11 @@ func mcpProber(f *Factory) mcpProbe {
 		return f.MCPProbe
 	}
 	return func(ctx context.Context, s config.ConfiguredMCP) (int, error) {
-		_, workdir, err := locate(f.IOStreams)
+		novaHome, workdir, err := locate(f.IOStreams)
 		if err != nil {
 			return 0, err
 		}
-		return live.ProbeMCP(ctx, s, workdir, f.IOStreams.Getenv)
+		return live.ProbeMCP(ctx, s, novaHome, workdir, f.IOStreams.Getenv)
 	}
 }
 
@@ -437,7 +437,12 @@ func mcpStatuses(ctx context.Context, probe mcpProbe, list []config.ConfiguredMC
 		go func() {
 			defer wg.Done()
 			n, err := probe(ctx, c)
-			if err != nil {
+			var login *live.MCPNeedsLogin
+			switch {
+			case errors.As(err, &login):
+				out[i] = login.Error()
+				return
+			case err != nil:
 				out[i] = "failed: " + err.Error()
 				return
 			}

@@ -149,3 +149,46 @@ func TestMCPOAuthE2E(t *testing.T) {
 		t.Errorf("nova registered or got tokens again: %d registrations, %d tokens", as.Registrations(), as.TokensIssued())
 	}
 }
+
+// TestMCPListNeedsLogin: nova mcp list and get, which connect to each
+// server, say a server that wants OAuth needs a login and how to give it
+// (whether it refuses the handshake or only tools/list), and connect with
+// the login nova mcp login stored.
+func TestMCPListNeedsLogin(t *testing.T) {
+	closed := mcptest.OAuth(t, mcptest.Options{}, 0)
+	open := mcptest.OAuth(t, mcptest.Options{OpenHandshake: true}, 0)
+	w := newMCPCmdWorld(t)
+	w.must("mcp", "add", "-t", "http", "closed", closed.MCPURL)
+	w.must("mcp", "add", "-t", "http", "open", open.MCPURL)
+	probed := func(args ...string) string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		s := w.streams(&out, &errOut)
+		if code := execute(context.Background(), newRootCmd(&Factory{IOStreams: s}, nil), args, s); code != 0 {
+			t.Fatalf("nova %q: exit %d %s", args, code, errOut.String())
+		}
+		return out.String()
+	}
+	out := probed("mcp", "list")
+	for _, name := range []string{"closed", "open"} {
+		if row := rows(out)[name]; !strings.Contains(row, "needs login") || !strings.Contains(row, "nova mcp login "+name) || strings.Contains(row, "failed") {
+			t.Errorf("nova mcp list, %s: %q, want needs login saying how", name, row)
+		}
+	}
+	if out := probed("mcp", "get", "open"); !strings.Contains(out, "Status:   needs login") {
+		t.Errorf("nova mcp get open:\n%s", out)
+	}
+
+	m := mcp.NewManager([]mcp.Server{{Name: "open", Transport: mcp.TransportHTTP, URL: open.MCPURL}},
+		mcp.Options{Registry: tools.NewRegistry(), AuthDir: live.MCPAuthDir(w.novaHome)})
+	t.Cleanup(func() { _ = m.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := m.Login(ctx, "open", fakeBrowser(make(chan string, 1))); err != nil {
+		t.Fatal(err)
+	}
+	want := "connected, " + strconv.Itoa(len(mcptest.ToolNames)) + " tools"
+	if row := rows(probed("mcp", "list"))["open"]; !strings.Contains(row, want) {
+		t.Errorf("nova mcp list after the login: %q, want %q", row, want)
+	}
+}

@@ -97,7 +97,10 @@ type conn struct {
 	ready    chan struct{} // closed when the current attempt ends
 	progress sync.Map      // progress token -> func(mcpapi.ProgressNotificationParams)
 	tail     *tailBuffer   // the end of a stdio server's stderr
-	auth     authState     // OAuth: the stored login, what the server said (oauth.go)
+	// listing is held while a refresh lists the tools and applies them, so
+	// that an older list is never applied over a newer one.
+	listing sync.Mutex
+	auth    authState // OAuth: the stored login, what the server said (oauth.go)
 }
 
 // NewManager returns a manager for servers; nothing starts before Start.
@@ -284,7 +287,9 @@ func (c *conn) dialAndList(ctx context.Context) (*client.Client, error) {
 		}
 		return nil, err
 	}
-	cl.OnNotification(c.notified)
+	// Bound to cl, not to c.client: a server may change its tools while
+	// nova is still connecting (c.client is set only once it is done).
+	cl.OnNotification(func(n mcpapi.JSONRPCNotification) { c.notified(cl, n) })
 	if c.srv.Transport == TransportSSE {
 		// A lost SSE stream does not fail the calls waiting on it (they
 		// would wait out their timeout): the server is marked failed now.
@@ -298,7 +303,12 @@ func (c *conn) dialAndList(ctx context.Context) (*client.Client, error) {
 		}
 		return cl, c.explain("the handshake failed", sctx, err)
 	}
+	// Some servers answer initialize to anyone and want the login from
+	// tools/list on: that 401 too is a login to ask for, not a failure.
 	if err := c.refresh(sctx, cl); err != nil {
+		if ln := c.loginNeeded(err); ln != nil {
+			return cl, ln
+		}
 		return cl, c.explain("listing its tools failed", sctx, err)
 	}
 	return cl, nil
@@ -328,6 +338,8 @@ func (c *conn) failLocked(err error) {
 
 // refresh lists the server's tools and makes the registry match.
 func (c *conn) refresh(ctx context.Context, cl *client.Client) error {
+	c.listing.Lock()
+	defer c.listing.Unlock()
 	res, err := cl.ListTools(ctx, mcpapi.ListToolsRequest{})
 	if err != nil {
 		return err
@@ -336,6 +348,9 @@ func (c *conn) refresh(ctx context.Context, cl *client.Client) error {
 	seen := map[string]bool{}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.state == StateClosed {
+		return fmt.Errorf("MCP server %s is closed", c.srv.Name)
+	}
 	for _, t := range res.Tools {
 		tool, err := newTool(c, t)
 		if err != nil {
@@ -367,23 +382,26 @@ func (c *conn) refresh(ctx context.Context, cl *client.Client) error {
 	return nil
 }
 
-// notified handles what the server sends unasked.
-func (c *conn) notified(n mcpapi.JSONRPCNotification) {
+// notified handles what the server sends unasked on cl.
+func (c *conn) notified(cl *client.Client, n mcpapi.JSONRPCNotification) {
 	switch n.Method {
 	case mcpapi.MethodNotificationToolsListChanged:
 		c.mu.Lock()
-		cl := c.client
+		current := c.client == cl || (c.state == StateConnecting && c.client == nil)
 		c.mu.Unlock()
-		if cl == nil {
-			return
+		if !current || c.m.ctx.Err() != nil {
+			return // a connection nova has let go of
 		}
 		c.m.wg.Add(1)
 		go func() {
 			defer c.m.wg.Done()
 			ctx, cancel := context.WithTimeout(c.m.ctx, c.m.opts.StartTimeout)
 			defer cancel()
-			if err := c.refresh(ctx, cl); err == nil {
+			switch err := c.refresh(ctx, cl); {
+			case err == nil:
 				c.changed()
+			case c.wantsLogin(err):
+				_ = c.loginLost(cl, err)
 			}
 		}()
 	case string(mcpapi.MethodNotificationProgress):

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -51,16 +52,21 @@ type world struct {
 	mu       sync.Mutex
 	progress []display.Progress
 	changes  []Status
+	changed  chan struct{} // a token after every OnChange (buffered 1)
 }
 
 func newWorld(t *testing.T, o Options, servers ...Server) *world {
 	t.Helper()
-	w := &world{reg: tools.NewRegistry()}
+	w := &world{reg: tools.NewRegistry(), changed: make(chan struct{}, 1)}
 	o.Registry = w.reg
 	o.OnChange = func(s Status) {
 		w.mu.Lock()
 		w.changes = append(w.changes, s)
 		w.mu.Unlock()
+		select {
+		case w.changed <- struct{}{}:
+		default:
+		}
 	}
 	w.m = NewManager(servers, o)
 	w.m.Start()
@@ -89,6 +95,23 @@ func (w *world) call(t *testing.T, name string, input any) tools.Outcome {
 	t.Helper()
 	raw, _ := json.Marshal(input)
 	return w.pipe.Run(context.Background(), tools.Call{ID: "call_" + name, Name: name, Input: raw}, w.env)
+}
+
+// waitRegistered waits for a tool a list_changed adds to join the
+// registry: the manager reports the refresh through OnChange.
+func (w *world) waitRegistered(t *testing.T, name string) {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		if _, _, ok := w.reg.Get(name); ok {
+			return
+		}
+		select {
+		case <-w.changed:
+		case <-timeout:
+			t.Fatalf("%s never joined the registry: %v", name, w.reg.Names())
+		}
+	}
 }
 
 // TestTransports runs the same calls over the three transports against
@@ -178,18 +201,33 @@ func TestListChanged(t *testing.T) {
 	w.wait(t)
 	w.call(t, "mcp__t__add_tool", map[string]any{})
 	added := ToolName("t", mcptest.AddedTool)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, _, ok := w.reg.Get(added); ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never joined the registry: %v", added, w.reg.Names())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	w.waitRegistered(t, added)
 	if o := w.call(t, added, map[string]any{}); o.Result.Output != mcptest.AddedText {
 		t.Errorf("the added tool: %+v", o.Result)
+	}
+}
+
+// TestListChangedWhileConnecting: a server whose tools change right after
+// the handshake, while nova is still connecting (its list_changed comes on
+// the answer to nova's first tools/list, before that answer), still gets
+// its new tool registered, over both HTTP transports.
+func TestListChangedWhileConnecting(t *testing.T) {
+	for _, tc := range []struct {
+		kind string
+		url  func(testing.TB, mcptest.Options) string
+	}{{TransportHTTP, mcptest.StreamableHTTP}, {TransportSSE, mcptest.SSE}} {
+		t.Run(tc.kind, func(t *testing.T) {
+			w := newWorld(t, Options{}, Server{Name: "t", Transport: tc.kind, URL: tc.url(t, mcptest.Options{AddToolAfterList: true})})
+			w.wait(t)
+			added := ToolName("t", mcptest.AddedTool)
+			w.waitRegistered(t, added)
+			if o := w.call(t, added, map[string]any{}); o.Result.Output != mcptest.AddedText {
+				t.Errorf("the added tool: %+v", o.Result)
+			}
+			if st := w.m.Statuses()[0]; !slices.Contains(st.Tools, added) {
+				t.Errorf("status tools %v lack %s", st.Tools, added)
+			}
+		})
 	}
 }
 

@@ -215,9 +215,18 @@ func TestOAuthLogin(t *testing.T) {
 // refreshed token is what is stored; a refresh the server refuses puts
 // the server back to needs-login.
 func TestOAuthRefresh(t *testing.T) {
-	as := mcptest.OAuth(t, mcptest.Options{}, time.Second)
+	t.Run("http", func(t *testing.T) { testOAuthRefresh(t, TransportHTTP) })
+	t.Run("sse", func(t *testing.T) { testOAuthRefresh(t, TransportSSE) })
+}
+
+func testOAuthRefresh(t *testing.T, kind string) {
+	start := mcptest.OAuth
+	if kind == TransportSSE {
+		start = mcptest.OAuthSSE
+	}
+	as := start(t, mcptest.Options{}, time.Second)
 	dir := filepath.Join(t.TempDir(), "mcp-auth")
-	srv := Server{Name: "t", Transport: TransportHTTP, URL: as.MCPURL}
+	srv := Server{Name: "t", Transport: kind, URL: as.MCPURL}
 	w := newWorld(t, Options{AuthDir: dir}, srv)
 	w.wait(t)
 	newBrowser(t).login(w.m, "t")
@@ -314,5 +323,106 @@ func TestLogout(t *testing.T) {
 	}
 	if _, err := os.Stat(AuthFile(dir, b)); err != nil {
 		t.Errorf("b's login went too: %v", err)
+	}
+}
+
+// TestOAuthEveryTransport: over Streamable HTTP and the older HTTP+SSE,
+// and whether the server refuses the handshake or lets it through and
+// answers 401 from tools/list on, a server that wants a login is "needs
+// login" (not failed), a login connects it, the next session connects
+// with the stored login alone, and a revoked token is needs-login again.
+func TestOAuthEveryTransport(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		transport string
+		open      bool
+	}{
+		{"http", TransportHTTP, false},
+		{"http, 401 after the handshake", TransportHTTP, true},
+		{"sse", TransportSSE, false},
+		{"sse, 401 after the handshake", TransportSSE, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := mcptest.OAuth
+			if tc.transport == TransportSSE {
+				start = mcptest.OAuthSSE
+			}
+			as := start(t, mcptest.Options{OpenHandshake: tc.open}, 0)
+			dir := filepath.Join(t.TempDir(), "mcp-auth")
+			srv := Server{Name: "t", Transport: tc.transport, URL: as.MCPURL}
+
+			w := newWorld(t, Options{AuthDir: dir}, srv)
+			w.wait(t)
+			if st := status(t, w); st.State != StateNeedsLogin || !strings.Contains(st.Error, "nova mcp login t") {
+				t.Fatalf("before login: %s (%q), want needs login saying how", st.State, st.Error)
+			}
+			if o := w.call(t, "ListMcpResourcesTool", map[string]any{}); !strings.Contains(o.Result.Output, "needs a login") {
+				t.Errorf("resources before login: %+v", o.Result)
+			}
+			newBrowser(t).login(w.m, "t")
+			if st := status(t, w); st.State != StateConnected || len(st.Tools) != len(mcptest.ToolNames) {
+				t.Fatalf("after login: %s (%q), %d tools", st.State, st.Error, len(st.Tools))
+			}
+			if o := w.call(t, "mcp__t__echo", map[string]any{"text": "authorized"}); o.Result.Output != "authorized" {
+				t.Errorf("echo after login: %+v", o.Result)
+			}
+
+			w2 := newWorld(t, Options{AuthDir: dir}, srv)
+			w2.wait(t)
+			if st := status(t, w2); st.State != StateConnected {
+				t.Fatalf("a new session with the stored login: %s (%q)", st.State, st.Error)
+			}
+			as.Revoke()
+			if o := w2.call(t, "mcp__t__echo", map[string]any{"text": "x"}); !o.Result.IsError || !strings.Contains(o.Result.Output, "nova mcp login t") {
+				t.Errorf("call with a revoked token: %+v", o.Result)
+			}
+			if st := status(t, w2); st.State != StateNeedsLogin {
+				t.Errorf("after the token was revoked: %s (%q), want needs login", st.State, st.Error)
+			}
+			if as.Registrations() != 1 {
+				t.Errorf("%d registrations, want 1", as.Registrations())
+			}
+		})
+	}
+}
+
+// TestListResourcesSaysWhy: ListMcpResourcesTool lists what Manager.Resources
+// (the @-mention completion) lists, plus a line for each server that could
+// not answer; a server that refuses its login there goes to needs-login and
+// the line says how to log in, while the other servers' resources are still
+// listed.
+func TestListResourcesSaysWhy(t *testing.T) {
+	as := mcptest.OAuth(t, mcptest.Options{}, 0)
+	dir := filepath.Join(t.TempDir(), "mcp-auth")
+	w := newWorld(t, Options{AuthDir: dir}, Server{Name: "t", Transport: TransportHTTP, URL: as.MCPURL}, stdioServer("local", mcptest.Options{}))
+	w.wait(t)
+	newBrowser(t).login(w.m, "t")
+
+	rs := w.m.Resources(context.Background())
+	if len(rs) != 2 || rs[0].Server != "local" || rs[1].Server != "t" {
+		t.Fatalf("Resources = %+v, want the greeting of local and of t", rs)
+	}
+	o := w.call(t, "ListMcpResourcesTool", map[string]any{})
+	for _, r := range rs {
+		if !strings.Contains(o.Result.Output, r.Server+" "+r.URI+" ("+r.Name) {
+			t.Errorf("the tool does not list %s %s: %q", r.Server, r.URI, o.Result.Output)
+		}
+	}
+
+	as.Revoke()
+	o = w.call(t, "ListMcpResourcesTool", map[string]any{})
+	if !strings.Contains(o.Result.Output, "local "+mcptest.GreetingURI) {
+		t.Errorf("local's resource went missing: %q", o.Result.Output)
+	}
+	if !strings.Contains(o.Result.Output, "\nt: ") && !strings.HasPrefix(o.Result.Output, "t: ") || !strings.Contains(o.Result.Output, "nova mcp login t") {
+		t.Errorf("no line saying t needs a login: %q", o.Result.Output)
+	}
+	for _, st := range w.m.Statuses() {
+		if st.Name == "t" && st.State != StateNeedsLogin {
+			t.Errorf("t refused its login on resources/list and is %s (%q)", st.State, st.Error)
+		}
+	}
+	if rs := w.m.Resources(context.Background()); len(rs) != 1 || rs[0].Server != "local" {
+		t.Errorf("Resources after t's login went = %+v", rs)
 	}
 }

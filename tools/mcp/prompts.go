@@ -99,23 +99,61 @@ func (m *Manager) GetPrompt(ctx context.Context, p Prompt, args []string) (strin
 	return strings.Join(parts, "\n\n"), nil
 }
 
-// Resources lists the resources of the connected servers.
+// Resources lists the resources of the connected servers, for completing
+// an @-mention: a server that is not connected is neither waited for nor
+// started.
 func (m *Manager) Resources(ctx context.Context) []Resource {
+	rs, _ := m.resources(ctx, "", false)
+	return rs
+}
+
+// serverError is why one server's part of a listing is missing.
+type serverError struct {
+	Server string
+	Err    error
+}
+
+// resources lists the resources of every server, or of the one called
+// only, with why each server that could not answer did not. With start,
+// a server still starting is waited for and a failed one started again
+// (the model asked: as for a tool call); without, only connected servers
+// are asked. Each server's listing is bounded by its call timeout.
+func (m *Manager) resources(ctx context.Context, only string, start bool) ([]Resource, []serverError) {
 	var out []Resource
+	var errs []serverError
 	for _, c := range m.all() {
+		name := c.srv.Name
+		if only != "" && name != only {
+			continue
+		}
 		cl := c.connected()
+		if start {
+			var err error
+			if cl, err = c.use(ctx); err != nil {
+				errs = append(errs, serverError{name, err})
+				continue
+			}
+		}
 		if cl == nil || cl.GetServerCapabilities().Resources == nil {
 			continue
 		}
-		res, err := cl.ListResources(ctx, mcpapi.ListResourcesRequest{})
+		lctx, cancel := context.WithTimeout(ctx, c.callTimeout())
+		res, err := cl.ListResources(lctx, mcpapi.ListResourcesRequest{})
+		cancel()
 		if err != nil {
+			if c.wantsLogin(err) {
+				err = c.loginLost(cl, err)
+			} else {
+				err = fmt.Errorf("listing its resources failed: %w", err)
+			}
+			errs = append(errs, serverError{name, err})
 			continue
 		}
 		for _, r := range res.Resources {
-			out = append(out, Resource{Server: c.srv.Name, URI: r.URI, Name: r.Name, Description: r.Description, MIMEType: r.MIMEType})
+			out = append(out, Resource{Server: name, URI: r.URI, Name: r.Name, Description: r.Description, MIMEType: r.MIMEType})
 		}
 	}
-	return out
+	return out, errs
 }
 
 // ReadResource returns the text of a server's resource (binary contents

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	mcpapi "github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/tools"
 )
@@ -64,39 +62,24 @@ func (t *ListResources) Run(ctx context.Context, input json.RawMessage, _ *tools
 	if err := json.Unmarshal(input, &in); err != nil {
 		return tools.Errorf("invalid input: %v", err), nil
 	}
-	var b strings.Builder
-	for _, c := range t.m.all() {
-		name := c.srv.Name
-		if in.Server != "" && name != in.Server {
-			continue
-		}
-		cl, err := c.use(ctx)
-		if err != nil {
-			fmt.Fprintf(&b, "%s: %v\n", name, err)
-			continue
-		}
-		if cl.GetServerCapabilities().Resources == nil {
-			continue
-		}
-		res, err := cl.ListResources(ctx, mcpapi.ListResourcesRequest{})
-		if err != nil {
-			fmt.Fprintf(&b, "%s: listing failed: %v\n", name, err)
-			continue
-		}
-		for _, r := range res.Resources {
-			fmt.Fprintf(&b, "%s %s (%s", name, r.URI, r.Name)
-			if r.MIMEType != "" {
-				fmt.Fprintf(&b, ", %s", r.MIMEType)
-			}
-			b.WriteString(")")
-			if r.Description != "" {
-				b.WriteString(" — " + r.Description)
-			}
-			b.WriteString("\n")
-		}
-	}
 	if in.Server != "" && t.m.lookup(in.Server) == nil {
 		return tools.Errorf("no MCP server named %q; servers: %s", in.Server, t.m.names()), nil
+	}
+	rs, errs := t.m.resources(ctx, in.Server, true)
+	var b strings.Builder
+	for _, e := range errs {
+		fmt.Fprintf(&b, "%s: %v\n", e.Server, e.Err)
+	}
+	for _, r := range rs {
+		fmt.Fprintf(&b, "%s %s (%s", r.Server, r.URI, r.Name)
+		if r.MIMEType != "" {
+			fmt.Fprintf(&b, ", %s", r.MIMEType)
+		}
+		b.WriteString(")")
+		if r.Description != "" {
+			b.WriteString(" — " + r.Description)
+		}
+		b.WriteString("\n")
 	}
 	if b.Len() == 0 {
 		return tools.Result{Output: "No resources."}, nil

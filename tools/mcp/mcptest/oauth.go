@@ -1,12 +1,14 @@
 package mcptest
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -18,14 +20,15 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// AuthServer is a Streamable HTTP MCP server that wants a bearer token and
+// AuthServer is an MCP server (Streamable HTTP from OAuth, HTTP+SSE from
+// OAuthSSE) that wants a bearer token and
 // the in-test authorization server that issues them. The authorization
 // server is a fake of the world (it approves every authorization request at
 // once) but speaks the real RFCs: 9728 protected resource metadata, 8414
 // authorization server metadata, 7591 dynamic registration, 6749 code and
 // refresh grants, 7636 PKCE with S256 only, and 8707 resource indicators.
 type AuthServer struct {
-	MCPURL              string        // the MCP endpoint (http://127.0.0.1:p/mcp); every method on it needs a bearer token
+	MCPURL              string        // the MCP endpoint (http://127.0.0.1:p/mcp, or /sse); every method on it needs a bearer token (but see Options.OpenHandshake)
 	Issuer              string        // the authorization server (http://127.0.0.1:q), named in the protected resource metadata
 	ResourceMetadataURL string        // MCPURL's protected resource metadata, which a 401 names in WWW-Authenticate
 	AccessTTL           time.Duration // how long an access token is good for: OAuth's accessTTL rounded up to whole seconds, since expires_in counts seconds; 0 means forever
@@ -42,21 +45,47 @@ type AuthServer struct {
 // refresh tokens do not expire and are rotated on every use.
 func OAuth(t testing.TB, o Options, accessTTL time.Duration) *AuthServer {
 	t.Helper()
+	return oauthServer(t, o, accessTTL, false)
+}
+
+// OAuthSSE is OAuth over the older HTTP+SSE transport: MCPURL is the event
+// stream (http://127.0.0.1:p/sse), and both it and the message endpoint the
+// stream names want the bearer token.
+func OAuthSSE(t testing.TB, o Options, accessTTL time.Duration) *AuthServer {
+	t.Helper()
+	return oauthServer(t, o, accessTTL, true)
+}
+
+func oauthServer(t testing.TB, o Options, accessTTL time.Duration, sse bool) *AuthServer {
+	t.Helper()
 	if accessTTL > 0 {
 		accessTTL = (accessTTL + time.Second - 1) / time.Second * time.Second
 	}
 	mcpHost := newHTTPHost(t)
 	asHost := newHTTPHost(t)
+	endpoint := "/mcp"
+	if sse {
+		endpoint = "/sse"
+	}
 	a := &authority{
 		ttl:     accessTTL,
 		issuer:  asHost.url,
-		mcpURL:  mcpHost.url + "/mcp",
+		mcpURL:  mcpHost.url + endpoint,
 		clients: map[string][]string{},
 		codes:   map[string]codeGrant{},
 		access:  map[string]time.Time{},
 		refresh: map[string]string{},
 	}
 	a.prmURL = mcpHost.url + server.ProtectedResourceMetadataPath(a.mcpURL)
+	if o.OpenHandshake {
+		a.open = func(r *http.Request) bool {
+			if sse && r.Method == http.MethodGet && r.URL.Path == endpoint {
+				return true // the stream the handshake's answers come on
+			}
+			m := rpcMethod(r)
+			return m == "initialize" || m == "notifications/initialized"
+		}
+	}
 
 	prm := server.NewProtectedResourceMetadataHandler(server.ProtectedResourceMetadataConfig{
 		Resource:               a.mcpURL,
@@ -65,10 +94,17 @@ func OAuth(t testing.TB, o Options, accessTTL time.Duration) *AuthServer {
 		BearerMethodsSupported: []string{"header"},
 		ResourceName:           "nova test MCP server",
 	})
-	srv := server.NewStreamableHTTPServer(build(o, mcpHost.stop), server.WithStreamableHTTPLogger(mcpHost.logger()))
-	mcpHost.onClose(func() { srv.CloseSessions(context.Background()) })
 	mcpMux := http.NewServeMux()
-	mcpMux.Handle("/mcp", a.requireBearer(crashByClosingConn(srv)))
+	if sse {
+		srv := server.NewSSEServer(build(o, mcpHost.stop))
+		mcpHost.onClose(srv.CloseSessions)
+		mcpMux.Handle("/sse", a.requireBearer(srv))
+		mcpMux.Handle("/message", a.requireBearer(srv))
+	} else {
+		srv := server.NewStreamableHTTPServer(build(o, mcpHost.stop), server.WithStreamableHTTPLogger(mcpHost.logger()))
+		mcpHost.onClose(func() { srv.CloseSessions(context.Background()) })
+		mcpMux.Handle("/mcp", a.requireBearer(crashByClosingConn(srv)))
+	}
 	mcpMux.Handle(server.ProtectedResourceMetadataPath(a.mcpURL), prm)
 	// Clients that do not insert the resource path (RFC 9728 §3.1) look at
 	// the root; the document is the same.
@@ -111,6 +147,7 @@ func OAuth(t testing.TB, o Options, accessTTL time.Duration) *AuthServer {
 type authority struct {
 	ttl                     time.Duration
 	issuer, mcpURL, prmURL  string
+	open                    func(*http.Request) bool // requests served without a token (Options.OpenHandshake); nil: none
 	mu                      sync.Mutex
 	clients                 map[string][]string  // client ID -> registered redirect URIs
 	codes                   map[string]codeGrant // authorization code -> what it was issued for
@@ -131,7 +168,7 @@ const codeTTL = time.Minute
 func (a *authority) requireBearer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-		if strings.EqualFold(scheme, "Bearer") && a.validAccess(strings.TrimSpace(tok)) {
+		if (strings.EqualFold(scheme, "Bearer") && a.validAccess(strings.TrimSpace(tok))) || (a.open != nil && a.open(r)) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -145,6 +182,26 @@ func (a *authority) requireBearer(next http.Handler) http.Handler {
 		w.Header().Set("WWW-Authenticate", challenge)
 		writeJSON(w, http.StatusUnauthorized, oauthError{"invalid_token", "a valid bearer token is required"})
 	})
+}
+
+// rpcMethod is the JSON-RPC method a POST carries ("" for anything else),
+// leaving the body for the MCP server to read.
+func rpcMethod(r *http.Request) string {
+	if r.Method != http.MethodPost || r.Body == nil {
+		return ""
+	}
+	body, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return ""
+	}
+	var msg struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &msg) != nil {
+		return ""
+	}
+	return msg.Method
 }
 
 func (a *authority) validAccess(tok string) bool {

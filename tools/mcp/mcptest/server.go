@@ -23,6 +23,17 @@ type Options struct {
 	Name          string        // server name reported in initialize ("nova-test" when empty)
 	StartDelay    time.Duration // sleep before serving (a slow server)
 	CancelledFile string        // when set, the hang tool writes this file when its context is cancelled (the client sent notifications/cancelled or went away)
+	// OpenHandshake, for OAuth and OAuthSSE only, serves initialize and
+	// notifications/initialized without a token (and the SSE event
+	// stream, which carries their answers): a server that says who it is
+	// and only asks for a login from tools/list on, as some hosted ones do.
+	OpenHandshake bool
+	// AddToolAfterList adds the tool "added" (as add_tool does, which
+	// sends notifications/tools/list_changed) once the first tools/list
+	// has been answered: a server whose tools change right after the
+	// handshake, while its client is still connecting. The answer to that
+	// first tools/list does not name "added".
+	AddToolAfterList bool
 }
 
 // DefaultName is the server name reported when Options.Name is empty.
@@ -129,6 +140,13 @@ func build(o Options, stop <-chan struct{}) *server.MCPServer {
 		server.WithOutputSchemaValidation(),
 		server.WithHooks(hooks),
 	)
+	if o.AddToolAfterList {
+		var once sync.Once
+		// The hook runs once the answer is made and before it is sent.
+		hooks.AddAfterListTools(func(context.Context, any, *mcp.ListToolsRequest, *mcp.ListToolsResult) {
+			once.Do(func() { addAdded(s) })
+		})
+	}
 	st.addTools(s)
 	addPrompt(s)
 	addResource(s)
@@ -154,6 +172,16 @@ const weatherOutputSchema = `{
 	},
 	"required": ["temperature", "city"]
 }`
+
+// addAdded adds the tool "added". AddTool itself broadcasts
+// notifications/tools/list_changed, because the server declared
+// tools.listChanged.
+func addAdded(s *server.MCPServer) {
+	s.AddTool(plain(AddedTool, mcp.WithDescription("Exists once add_tool ran.")),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(AddedText), nil
+		})
+}
 
 func (st *state) addTools(s *server.MCPServer) {
 	s.AddTools(
@@ -222,12 +250,7 @@ func (st *state) addTools(s *server.MCPServer) {
 		server.ServerTool{
 			Tool: plain("add_tool", mcp.WithDescription(`Adds the tool "added", which tells clients the tool list changed.`)),
 			Handler: func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				// AddTool itself broadcasts notifications/tools/list_changed,
-				// because the server declared tools.listChanged.
-				s.AddTool(plain(AddedTool, mcp.WithDescription("Exists once add_tool ran.")),
-					func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-						return mcp.NewToolResultText(AddedText), nil
-					})
+				addAdded(s)
 				return mcp.NewToolResultText(AddedTool), nil
 			},
 		},
