@@ -459,6 +459,14 @@ func (s *Subagents) run(ctx context.Context, t SubagentType, task tools.Subagent
 	}
 	cost, _ := child.Cost()
 	s.parent.spent(child.Usage(), cost)
+	// What was denied to the subagent was denied in the parent's run: its
+	// result lists it (print mode's permission_denials).
+	if scope := tools.RunScopeOf(ctx); scope != nil {
+		for _, d := range rep.done.Denials {
+			scope.Denied(tools.Outcome{Call: tools.Call{ID: d.ToolUseID, Name: d.ToolName, Input: d.ToolInput}, Denied: true,
+				Decision: permission.Decision{Behavior: permission.Deny, Layer: d.Layer, Reason: d.Reason}})
+		}
+	}
 	return rep
 }
 

@@ -70,23 +70,22 @@ func (e *Engine) endRun(scope *tools.RunScope) {
 }
 
 // hooksFor are the hooks that may fire for ctx: the configured ones, then
-// those added for its run.
+// those added for its run and for the runs it runs inside (a subagent's
+// parent's: a skill's guard holds for the subagents it starts).
 func (e *Engine) hooksFor(ctx context.Context) []*Hook {
 	out := make([]*Hook, 0, len(e.cfg.Hooks))
 	for i := range e.cfg.Hooks {
 		out = append(out, &e.cfg.Hooks[i])
 	}
-	scope := tools.RunScopeOf(ctx)
-	if scope == nil {
-		return out
-	}
-	e.mu.Lock()
-	// The slice is only appended to: the elements taken here stay as
-	// they are whatever AddRun does next.
-	run := e.runs[scope]
-	e.mu.Unlock()
-	for i := range run {
-		out = append(out, &run[i])
+	for scope := tools.RunScopeOf(ctx); scope != nil; scope = scope.Parent() {
+		e.mu.Lock()
+		// The slice is only appended to: the elements taken here stay
+		// as they are whatever AddRun does next.
+		run := e.runs[scope]
+		e.mu.Unlock()
+		for i := range run {
+			out = append(out, &run[i])
+		}
 	}
 	return out
 }

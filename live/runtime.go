@@ -287,6 +287,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	context := rt.contextWithSkills(src)
 	if sel.Model.CanUseTools() {
 		rt.Subagents = rt.newSubagents(file, o.Getenv, client, tr.Settings.Subagents.MaxParallel, context)
+		rt.Skills.Fork = rt.Subagents
 		if err := rt.Registry.Register(&tools.Agent{Runner: rt.Subagents}); err != nil {
 			return nil, fmt.Errorf("register tools: %w", err)
 		}

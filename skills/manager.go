@@ -36,6 +36,10 @@ type Manager struct {
 	// nil means this session cannot run them, and a skill that has hooks
 	// is refused rather than run without its guard.
 	Hooks func(ctx context.Context, sk *Skill) (problems []string, err error)
+	// Fork runs a skill that asks for a subagent of its own (context:
+	// fork) in one, under the session's checker, sandbox and hooks; nil
+	// means the session has no subagents, and such a skill is refused.
+	Fork tools.SubagentRunner
 
 	mu     sync.Mutex
 	listed map[string]string // name -> description, as the model was told
@@ -46,9 +50,10 @@ type Manager struct {
 func (m *Manager) Load() *Set { return Load(m.Dirs) }
 
 // ErrFork is the refusal of a skill that asks for a forked subagent
-// (context: fork): nova has no subagents yet, and a skill is never run
-// with fewer checks than it asked for, nor in a context it did not ask for.
-var ErrFork = errors.New("it asks to run in a forked subagent (context: fork), and nova has no subagents yet: forked skills come with subagents")
+// (context: fork) in a session that has none (a model without tools): a
+// skill is never run with fewer checks than it asked for, nor in a
+// context it did not ask for.
+var ErrFork = errors.New("it asks to run in a forked subagent (context: fork), and this session has no subagents (its model has no tools)")
 
 // Listing is the list of skills the model may load, for the context
 // message; "" when there is none. It is remembered as told.
@@ -207,13 +212,14 @@ func (m *Manager) Expand(ctx context.Context, input llm.Message) (llm.Message, e
 
 // invoke runs a person's /name: the parts of the message the model gets.
 func (m *Manager) invoke(ctx context.Context, sk *Skill, typed, args string) ([]llm.Part, error) {
-	if sk.Forked() {
+	if sk.Forked() && m.Fork == nil {
 		return nil, fmt.Errorf("/%s was not run: %w. Remove `context: fork` from %s to run it in the conversation", typed, ErrFork, sk.Path)
 	}
 	if err := m.activate(ctx, sk, "/"+typed); err != nil {
 		return nil, fmt.Errorf("/%s was not run: %w", typed, err)
 	}
-	c := &caller{pipeline: m.Pipeline, env: m.Env, id: "cmd_" + strings.ReplaceAll(sk.Name, ":", "_")}
+	id := "cmd_" + strings.ReplaceAll(sk.Name, ":", "_")
+	c := &caller{pipeline: m.Pipeline, env: m.Env, id: id}
 	body := Substitute(sk.Body, args, sk.Arguments, m.vars(sk))
 	refs := fileRefs(body, m.Env)
 	body = strings.TrimSpace(c.runShell(ctx, body))
@@ -221,11 +227,48 @@ func (m *Manager) invoke(ctx context.Context, sk *Skill, typed, args string) ([]
 		body = "Base directory for this skill: " + sk.Dir + "\n\n" + body
 	}
 	head := fmt.Sprintf("<command-name>/%s</command-name>\n<command-args>%s</command-args>", sk.Name, args)
+	files := c.readFiles(ctx, refs)
+	if sk.Forked() {
+		for _, f := range files {
+			body += "\n\n" + f
+		}
+		res, err := m.fork(ctx, sk, id, body, m.Env)
+		if err != nil {
+			return nil, fmt.Errorf("/%s was not run: %w", typed, err)
+		}
+		return []llm.Part{llm.TextPart(head), llm.TextPart(forkedResult(sk, res))}, nil
+	}
 	parts := []llm.Part{llm.TextPart(head), llm.TextPart(body)}
-	for _, f := range c.readFiles(ctx, refs) {
+	for _, f := range files {
 		parts = append(parts, llm.TextPart(f))
 	}
 	return parts, nil
+}
+
+// fork runs a forked skill's rendered body as the prompt of a subagent of
+// the skill's agent type (general-purpose when it names none), with its
+// model; its allowed-tools and hooks were applied to the run the
+// subagent runs in, so they hold for the subagent's calls too.
+func (m *Manager) fork(ctx context.Context, sk *Skill, callID, body string, env *tools.Env) (tools.Result, error) {
+	model := strings.TrimSpace(sk.Model)
+	if model == "inherit" {
+		model = ""
+	}
+	return m.Fork.RunSubagent(ctx, tools.SubagentTask{CallID: callID, Description: "skill " + sk.Name, Prompt: body,
+		Type: strings.TrimSpace(sk.Agent), Model: model}, env)
+}
+
+// forkedResult is what the conversation gets of a person's forked /name:
+// the subagent's result, said as such.
+func forkedResult(sk *Skill, res tools.Result) string {
+	agentType := strings.TrimSpace(sk.Agent)
+	if agentType == "" {
+		agentType = "general-purpose"
+	}
+	if res.IsError {
+		return fmt.Sprintf("/%s ran in a subagent (%s), which failed:\n%s", sk.Name, agentType, res.Output)
+	}
+	return fmt.Sprintf("/%s ran in a subagent (%s). Its result:\n\n%s", sk.Name, agentType, res.Output)
 }
 
 // LoadSkill implements tools.SkillLoader: what the model gets for a Skill
@@ -242,7 +285,7 @@ func (m *Manager) LoadSkill(ctx context.Context, name, args string, env *tools.E
 		return tools.Errorf("no skill named %q; load only skills of the list you were given", name), nil
 	case sk.DisableModelInvocation:
 		return tools.Errorf("skill %s is only for the user to run (as /%s): its file sets disable-model-invocation", sk.Name, sk.Name), nil
-	case sk.Forked():
+	case sk.Forked() && m.Fork == nil:
 		return tools.Errorf("skill %s was not loaded: %v. Do its task without it, or ask the user to remove `context: fork` from %s", sk.Name, ErrFork, sk.Path), nil
 	}
 	if env == nil {
@@ -256,8 +299,12 @@ func (m *Manager) LoadSkill(ctx context.Context, name, args string, env *tools.E
 		id = call.ID
 	}
 	c := &caller{pipeline: m.Pipeline, env: env, id: id + "_sh"}
-	body := strings.TrimSpace(c.runShell(ctx, Substitute(sk.Body, args, sk.Arguments, m.vars(sk))))
-	return tools.Result{Output: "Base directory for this skill: " + sk.Dir + "\n\n" + body}, nil
+	body := "Base directory for this skill: " + sk.Dir + "\n\n" + strings.TrimSpace(c.runShell(ctx, Substitute(sk.Body, args, sk.Arguments, m.vars(sk))))
+	if sk.Forked() {
+		// The Skill call's own id: the subagent's work nests under it.
+		return m.fork(ctx, sk, id, body, env)
+	}
+	return tools.Result{Output: body}, nil
 }
 
 // ResolveSkill is the name of the skill a Skill call's name finds (an
@@ -309,7 +356,7 @@ func (m *Manager) activate(ctx context.Context, sk *Skill, via string) error {
 			m.notice(ctx, fmt.Sprintf("%s allows for this run: %s", via, strings.Join(sk.AllowedTools, ", ")))
 		}
 	}
-	if mod := strings.TrimSpace(sk.Model); mod != "" && mod != "inherit" && scope != nil {
+	if mod := strings.TrimSpace(sk.Model); mod != "" && mod != "inherit" && scope != nil && !sk.Forked() {
 		if m.Model == nil {
 			m.notice(ctx, fmt.Sprintf("%s: model %s ignored: this session cannot switch models", via, mod))
 			return nil

@@ -13,6 +13,9 @@ import (
 // AtEnd, and the agent ends the scope when the run ends, however it ends.
 // The agent starts one per run (WithRunScope); RunScopeOf finds it.
 type RunScope struct {
+	// parent is the scope of the run this one runs inside (a subagent's
+	// parent's): what it added (a skill's hooks) holds here too.
+	parent  *RunScope
 	mu      sync.Mutex
 	ends    []func()
 	model   *RunModel
@@ -37,9 +40,13 @@ type runScopeKey struct{}
 // WithRunScope starts a run's scope: ctx carries it to everything the run
 // does. The caller ends it when the run ends.
 func WithRunScope(ctx context.Context) (context.Context, *RunScope) {
-	s := &RunScope{}
+	s := &RunScope{parent: RunScopeOf(ctx)}
 	return context.WithValue(ctx, runScopeKey{}, s), s
 }
+
+// Parent returns the scope of the run this one runs inside (a
+// subagent's parent's), or nil.
+func (s *RunScope) Parent() *RunScope { return s.parent }
 
 // RunScopeOf returns the scope of the run ctx belongs to, or nil outside
 // any run (a frontend's own call, a test).

@@ -467,3 +467,36 @@ func TestAgentRulesE2E(t *testing.T) {
 		t.Errorf("results = %+v", res)
 	}
 }
+
+// A skill with context: fork runs in a subagent of its agent type, by a
+// person's /name and by the model's Skill call alike: the subagent is
+// given the rendered body as its prompt and its type's tools, and the
+// conversation gets the subagent's result, not the body.
+func TestForkedSkillE2E(t *testing.T) {
+	e := newE2E(t,
+		llmtest.Turn{Match: "FORK-BODY", Text: "forked answer one"},
+		llmtest.Turn{Match: "forked answer one", ToolCalls: []llmtest.ToolCall{{ID: "toolu_s", Name: "Skill", Input: jsonInput(map[string]any{"skill": "survey", "args": "again"})}}},
+		llmtest.Turn{Match: "FORK-BODY for again", Text: "forked answer two"},
+		llmtest.Turn{Text: "done"},
+	)
+	e.writeHome(".nova/skills/survey/SKILL.md", "---\nname: survey\ndescription: Survey the code\ncontext: fork\nagent: Explore\n---\nFORK-BODY for $ARGUMENTS.\n")
+	r := e.run("", "-p", "/survey everything")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want 4", len(reqs))
+	}
+	child := bodyOf(t, reqs[0])
+	if !strings.Contains(firstText(t, child), "FORK-BODY for everything.") || slices.Contains(child.toolNames(), "Write") {
+		t.Errorf("the forked subagent's first request: tools %v, text %q", child.toolNames(), firstText(t, child))
+	}
+	parent := string(reqs[1].Body)
+	if !strings.Contains(parent, "/survey ran in a subagent (Explore). Its result:") || !strings.Contains(parent, "forked answer one") || strings.Contains(parent, "FORK-BODY") {
+		t.Errorf("the parent's request does not carry the subagent's result only:\n%s", parent)
+	}
+	if res := toolResultsOf(t, reqs[3])["toolu_s"]; !strings.Contains(res.Text, "forked answer two") || strings.Contains(res.Text, "FORK-BODY") {
+		t.Errorf("the Skill call's result = %q", res.Text)
+	}
+}
