@@ -181,7 +181,7 @@ func TestTeamMembersAndList(t *testing.T) {
 	if err := tm.AddMember(Member{Name: "alice"}); err == nil {
 		t.Fatal("duplicate name accepted")
 	}
-	if err := tm.AddMember(Member{Name: Lead}); err == nil {
+	if err := tm.AddMember(Member{Name: LeadName}); err == nil {
 		t.Fatal("a teammate named lead accepted")
 	}
 	if err := tm.UpdateMember("alice", func(m *Member) { m.SessionID = "s1" }); err != nil {

@@ -19,8 +19,8 @@ import (
 	"github.com/nova-dev/nova/atomicfile"
 )
 
-// Lead is the member id of the team's lead.
-const Lead = "lead"
+// LeadName is the member id of the team's lead.
+const LeadName = "lead"
 
 // Team is one team's directory and what is kept there.
 type Team struct {
@@ -116,8 +116,8 @@ func (t *Team) AddMember(m Member) error {
 	if err := checkName("teammate name", m.Name); err != nil {
 		return err
 	}
-	if m.Name == Lead {
-		return fmt.Errorf("teammate name %q is the lead's; choose another", Lead)
+	if m.Name == LeadName {
+		return fmt.Errorf("teammate name %q is the lead's; choose another", LeadName)
 	}
 	var dup bool
 	err := t.editMembers(func(ms *[]Member) bool {
