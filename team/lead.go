@@ -2,6 +2,7 @@ package team
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/nova-dev/nova/atomicfile"
+	"github.com/nova-dev/nova/live"
 )
 
 // Inherit is what a teammate takes from its lead, so that it can never do
@@ -76,6 +78,9 @@ type Lead struct {
 	Env []string
 	// Inherit is what every teammate takes from the lead.
 	Inherit Inherit
+	// Mode, when set, is the lead's permission mode now (it may have
+	// switched to plan mode since the start): a teammate starts in it.
+	Mode func() string
 	// LeaseMS and PollMS are passed to workers (see WorkerSpec).
 	LeaseMS, PollMS int
 }
@@ -130,6 +135,9 @@ func (l *Lead) Spawn(ctx context.Context, name, prompt, model string) (Member, e
 		LeadPID: os.Getpid(), Inherit: l.Inherit, LeaseMS: l.LeaseMS, PollMS: l.PollMS}
 	if spec.Model == "" {
 		spec.Model = l.Inherit.Model
+	}
+	if l.Mode != nil {
+		spec.Inherit.PermissionMode = l.Mode()
 	}
 	data, _ := json.MarshalIndent(spec, "", "  ")
 	if err := os.MkdirAll(filepath.Dir(specPath(l.Team, name)), 0o700); err != nil {
@@ -259,4 +267,28 @@ func FormatIncoming(msgs []Message) string {
 		fmt.Fprintf(&b, "<teammate-message from=%q id=%q>\n%s\n</teammate-message>\n", m.From, m.ID, m.Text)
 	}
 	return b.String()
+}
+
+// ForLead makes the session of rt (built from o) the lead of team name:
+// it registers the lead's tools in rt's registry, and every teammate it
+// starts runs exe (nova) with env under o's permission mode, tool rules,
+// sandbox choice, trust and project. A frontend calls it once after
+// live.Build, and Lead.Incoming before each of the lead's prompts.
+func ForLead(rt *live.Runtime, o live.Options, name, exe string, env []string) (*Lead, error) {
+	tm, err := Open(o.NovaHome, name)
+	if err != nil {
+		return nil, err
+	}
+	l := &Lead{Team: tm, Repo: o.Workdir, Exe: exe, Env: env, Inherit: Inherit{
+		ProjectDir: cmp.Or(o.ProjectDir, o.Workdir), PermissionMode: string(rt.Checker.Mode()),
+		AllowedTools: o.AllowedTools, DisallowedTools: o.DisallowedTools,
+		Sandbox: o.Sandbox, NoSandbox: o.NoSandbox, Trust: o.Trust, AddDirs: o.AddDirs,
+		Model: rt.Selection.ID(),
+	}, Mode: func() string { return string(rt.Checker.Mode()) }}
+	for _, t := range LeadTools(l) {
+		if err := rt.Registry.Register(t); err != nil {
+			return nil, fmt.Errorf("register team tools: %w", err)
+		}
+	}
+	return l, nil
 }
