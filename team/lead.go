@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -83,6 +84,17 @@ type Lead struct {
 	Mode func() string
 	// LeaseMS and PollMS are passed to workers (see WorkerSpec).
 	LeaseMS, PollMS int
+
+	mu     sync.Mutex
+	exited map[string]chan struct{} // closed when the worker this lead started ends
+}
+
+// Exited is closed when teammate name, started by this lead, has ended; nil
+// for one it did not start.
+func (l *Lead) Exited(name string) <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.exited[name]
 }
 
 // Branch is the branch of teammate name of team.
@@ -168,7 +180,14 @@ func (l *Lead) Spawn(ctx context.Context, name, prompt, model string) (Member, e
 	if err := cmd.Start(); err != nil {
 		return Member{}, fmt.Errorf("start teammate %s: %w", name, err)
 	}
-	go cmd.Wait() // reaped, so Alive does not see a zombie
+	done := make(chan struct{})
+	l.mu.Lock()
+	if l.exited == nil {
+		l.exited = map[string]chan struct{}{}
+	}
+	l.exited[name] = done
+	l.mu.Unlock()
+	go func() { cmd.Wait(); close(done) }() // reaped, so Alive sees no zombie
 	m.PID = cmd.Process.Pid
 	if err := l.Team.UpdateMember(name, func(x *Member) { x.PID = m.PID }); err != nil {
 		return Member{}, err
