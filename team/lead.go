@@ -84,6 +84,8 @@ type Lead struct {
 	Mode func() string
 	// LeaseMS and PollMS are passed to workers (see WorkerSpec).
 	LeaseMS, PollMS int
+	// PID is the process whose end stops the teammates; 0 is this one.
+	PID int
 
 	mu     sync.Mutex
 	exited map[string]chan struct{} // closed when the worker this lead started ends
@@ -144,7 +146,7 @@ func (l *Lead) Spawn(ctx context.Context, name, prompt, model string) (Member, e
 		return Member{}, fmt.Errorf("create the worktree of %s (the repository needs a first commit): %v", name, err)
 	}
 	spec := WorkerSpec{Team: l.Team.Name, Name: name, Model: model, Worktree: wt, Branch: branch,
-		LeadPID: os.Getpid(), Inherit: l.Inherit, LeaseMS: l.LeaseMS, PollMS: l.PollMS}
+		LeadPID: cmp.Or(l.PID, os.Getpid()), Inherit: l.Inherit, LeaseMS: l.LeaseMS, PollMS: l.PollMS}
 	if spec.Model == "" {
 		spec.Model = l.Inherit.Model
 	}

@@ -37,42 +37,15 @@ func TestTeammateEndToEnd(t *testing.T) {
 		call("t5", "TaskUpdate", map[string]any{"task_id": "1", "status": "completed", "progress": "b.txt committed"}),
 		llmtest.Turn{Text: "Done: b.txt is committed on my branch."},
 	)
-	git := func(dir string, args ...string) string {
-		t.Helper()
-		out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	git(e.ws, "init", "-q", "-b", "main")
-	git(e.ws, "config", "user.email", "t@example.com")
-	git(e.ws, "config", "user.name", "t")
-	e.write("a.txt", "one\n")
-	git(e.ws, "add", "a.txt")
-	git(e.ws, "commit", "-qm", "first")
+	git := func(dir string, args ...string) string { return gitIn(t, dir, args...) }
+	initRepo(t, e)
 	e.write(".nova/settings.local.json", `{"permissions": {"deny": ["Bash(touch:*)"]}}`)
 
 	novaHome := filepath.Join(e.home, ".nova")
-	env := map[string]string{}
-	for _, kv := range e.env {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
-	o := live.Options{NovaHome: novaHome, Workdir: e.ws, Home: e.home, Getenv: func(k string) string { return env[k] },
-		NoSandbox: true, PermissionMode: "acceptEdits", AllowedTools: []string{"Bash(git add:*)", "Bash(git commit:*)", "TeamMerge"}}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	rt, err := live.Build(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	lead, err := team.ForLead(rt, o, "alpha", novaBin, e.env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lead.PollMS = 20
+	rt, lead := startLead(ctx, t, e, live.Options{NoSandbox: true, PermissionMode: "acceptEdits",
+		AllowedTools: []string{"Bash(git add:*)", "Bash(git commit:*)", "TeamMerge"}})
 	leadCall := func(name string, input any) tools.Result {
 		t.Helper()
 		raw, _ := json.Marshal(input)
@@ -95,15 +68,7 @@ func TestTeammateEndToEnd(t *testing.T) {
 	})
 
 	// The lead learns of bob's answer through its mailbox seam.
-	var got []team.Message
-	for len(got) == 0 {
-		if _, err := lead.Team.Mail.Wait(ctx, team.LeadName, 20*time.Millisecond); err != nil {
-			t.Fatalf("no answer from bob: %v", err)
-		}
-		if err := lead.Incoming(func(m team.Message) error { got = append(got, m); return nil }); err != nil {
-			t.Fatal(err)
-		}
-	}
+	got := awaitMessages(ctx, t, lead)
 	if got[0].From != "bob" || got[0].Text != "Done: b.txt is committed on my branch." {
 		t.Fatalf("the lead got %+v", got)
 	}
@@ -183,4 +148,102 @@ func toolResultOf(reqs []llmtest.Request, id string) string {
 		}
 	}
 	return out
+}
+
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// initRepo makes e's workspace a git repository with one commit.
+func initRepo(t *testing.T, e *e2e) {
+	gitIn(t, e.ws, "init", "-q", "-b", "main")
+	gitIn(t, e.ws, "config", "user.email", "t@example.com")
+	gitIn(t, e.ws, "config", "user.name", "t")
+	e.write("a.txt", "one\n")
+	gitIn(t, e.ws, "add", "a.txt")
+	gitIn(t, e.ws, "commit", "-qm", "first")
+}
+
+// startLead builds the lead's session in e's workspace, as a frontend
+// would, and makes it the lead of team alpha.
+func startLead(ctx context.Context, t *testing.T, e *e2e, o live.Options) (*live.Runtime, *team.Lead) {
+	t.Helper()
+	env := map[string]string{}
+	for _, kv := range e.env {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	o.NovaHome, o.Workdir, o.Home, o.Getenv = filepath.Join(e.home, ".nova"), e.ws, e.home, func(k string) string { return env[k] }
+	rt, err := live.Build(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	lead, err := team.ForLead(rt, o, "alpha", novaBin, e.env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lead.PollMS = 20
+	return rt, lead
+}
+
+// awaitMessages waits for the lead's next messages and takes them.
+func awaitMessages(ctx context.Context, t *testing.T, lead *team.Lead) []team.Message {
+	t.Helper()
+	var got []team.Message
+	for len(got) == 0 {
+		if _, err := lead.Team.Mail.Wait(ctx, team.LeadName, 20*time.Millisecond); err != nil {
+			t.Fatalf("no message for the lead: %v", err)
+		}
+		if err := lead.Incoming(func(m team.Message) error { got = append(got, m); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return got
+}
+
+// TestTeammateStopsWhenItsLeadIsGone: a teammate whose lead's process
+// ends stops by itself, and its exit is recorded. A teammate's message
+// to it is its next prompt.
+func TestTeammateStopsWhenItsLeadIsGone(t *testing.T) {
+	e := newE2E(t, llmtest.Turn{Text: "ready"}, llmtest.Turn{Text: "got it"})
+	initRepo(t, e)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	_, lead := startLead(ctx, t, e, live.Options{NoSandbox: true})
+	stand := exec.Command("sleep", "600") // stands in for the lead's process
+	if err := stand.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer stand.Process.Kill()
+	lead.PID = stand.Process.Pid
+	if _, err := lead.Spawn(ctx, "bob", "Wait for instructions.", ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := awaitMessages(ctx, t, lead); got[0].Text != "ready" {
+		t.Fatalf("first answer = %+v", got)
+	}
+	lead.Team.Mail.Send(team.Message{From: team.LeadName, To: "bob", Text: "take task 7"})
+	if got := awaitMessages(ctx, t, lead); got[0].Text != "got it" {
+		t.Fatalf("second answer = %+v", got)
+	}
+	reqs := e.srv.Requests()
+	if last := string(reqs[len(reqs)-1].Body); !strings.Contains(last, "Message from lead:") || !strings.Contains(last, "take task 7") {
+		t.Errorf("the message was not bob's prompt: %s", last)
+	}
+	stand.Process.Kill()
+	stand.Wait()
+	select {
+	case <-lead.Exited("bob"):
+	case <-ctx.Done():
+		t.Fatal("bob did not stop when its lead was gone")
+	}
+	if m, _, _ := lead.Team.Member("bob"); m.Exited.IsZero() {
+		t.Errorf("bob's exit is not recorded: %+v", m)
+	}
 }
