@@ -83,7 +83,10 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 	}
 	for {
 		if _, err := tm.Mail.Wait(ctx, o.Name, poll); err != nil {
-			return nil // the lead is gone, or the process is stopping
+			if ctx.Err() != nil {
+				return nil // the lead is gone, or the process is stopping
+			}
+			return err
 		}
 		msgs, err := r.Next()
 		if err != nil {
