@@ -293,9 +293,10 @@ func FormatIncoming(msgs []Message) string {
 // ForLead makes the session of rt (built from o) the lead of team name:
 // it registers the lead's tools in rt's registry, and every teammate it
 // starts runs exe (nova) with env under o's permission mode, tool rules,
-// sandbox choice, trust and project. A frontend calls it once after
-// live.Build, and Lead.Incoming before each of the lead's prompts.
-func ForLead(rt *live.Runtime, o live.Options, name, exe string, env []string) (*Lead, error) {
+// sandbox choice, trust and project. The lead's own claims are kept alive
+// until ctx ends. A frontend calls it once after live.Build, and
+// Lead.Incoming before each of the lead's prompts.
+func ForLead(ctx context.Context, rt *live.Runtime, o live.Options, name, exe string, env []string) (*Lead, error) {
 	tm, err := Open(o.NovaHome, name)
 	if err != nil {
 		return nil, err
@@ -311,5 +312,6 @@ func ForLead(rt *live.Runtime, o live.Options, name, exe string, env []string) (
 			return nil, fmt.Errorf("register team tools: %w", err)
 		}
 	}
+	go keepAlive(ctx, func() {}, tm.Board, LeadName, 0, DefaultPoll)
 	return l, nil
 }

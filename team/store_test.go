@@ -1,6 +1,7 @@
 package team
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -200,4 +201,37 @@ func TestTeamMembersAndList(t *testing.T) {
 	if _, err := Open(home, "../x"); err == nil {
 		t.Fatal("team name with a path accepted")
 	}
+}
+
+// TestKeepAliveRenewsClaimsUntilStopped: the heartbeat a worker (and the
+// lead) runs holds its claims past their first lease; once it stops, the
+// claims lapse.
+func TestKeepAliveRenewsClaimsUntilStopped(t *testing.T) {
+	b := NewBoard(t.TempDir())
+	b.Lease = 1500 * time.Millisecond
+	b.Create("lead", "t", "")
+	first, err := b.Update("1", "bob", Update{Status: StatusInProgress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { keepAlive(ctx, func() {}, b, "bob", 0, time.Hour); close(stopped) }()
+	waitUntil(t, first.LeaseUntil.Add(100*time.Millisecond))
+	tk, _ := b.Get("1")
+	if tk.Owner != "bob" || !tk.LeaseUntil.After(first.LeaseUntil) {
+		t.Fatalf("the heartbeat did not hold the claim: %+v", tk)
+	}
+	cancel()
+	<-stopped
+	waitUntil(t, tk.LeaseUntil.Add(100*time.Millisecond))
+	if tk, _ := b.Get("1"); tk.Status != StatusPending {
+		t.Fatalf("the claim outlived its stopped heartbeat: %+v", tk)
+	}
+}
+
+// waitUntil waits for the wall clock to pass at: a lease's expiry.
+func waitUntil(t *testing.T, at time.Time) {
+	t.Helper()
+	time.Sleep(time.Until(at))
 }

@@ -184,7 +184,7 @@ func startLead(ctx context.Context, t *testing.T, e *e2e, o live.Options) (*live
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close() })
-	lead, err := team.ForLead(rt, o, "alpha", novaBin, e.env)
+	lead, err := team.ForLead(ctx, rt, o, "alpha", novaBin, e.env)
 	if err != nil {
 		t.Fatal(err)
 	}
