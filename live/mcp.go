@@ -20,7 +20,7 @@ import (
 // may not start is said in Warnings.
 func (rt *Runtime) startMCP(o Options, tr *Setup, version string) error {
 	servers, err := config.LoadMCP(config.MCPLoad{
-		NovaHome: o.NovaHome, Workspace: o.Workdir, Home: o.Home, Getenv: o.Getenv,
+		NovaHome: o.NovaHome, Workspace: o.projectDir(), Home: o.Home, Getenv: o.Getenv,
 		Trusted: tr.Trust.Trusted, Settings: tr.Settings, Configs: o.MCPConfigs, Strict: o.StrictMCPConfig,
 	})
 	if err != nil {

@@ -48,6 +48,11 @@ type Options struct {
 	NovaHome, Workdir, Home string
 	// Getenv reads the environment (provider keys, MAX_THINKING_TOKENS).
 	Getenv func(string) string
+	// ProjectDir is where the project's settings (and so its rules and
+	// hooks), its trust and its MCP configuration are read from; "" means
+	// Workdir. A teammate works in its own worktree under the lead's
+	// project's rules: .nova/settings.local.json is in no worktree.
+	ProjectDir string
 
 	Model           string // "provider:model"; "" takes the configured default
 	MaxTurns        int
@@ -87,6 +92,9 @@ type Options struct {
 	// "startup" otherwise.
 	SessionSource string
 }
+
+// projectDir is where o's project configuration is read from.
+func (o Options) projectDir() string { return cmp.Or(o.ProjectDir, o.Workdir) }
 
 // Runtime is everything one open session needs, built from options,
 // config and settings: the agent and its parts, and the live session that

@@ -110,11 +110,11 @@ func ProbeCacheFile(novaHome string) string {
 // the permission configuration. Its errors are ConfigErrors. scratch, when
 // set, is a directory the sandboxed shell must be able to write.
 func LoadSetup(ctx context.Context, o Options, scratch string) (*Setup, error) {
-	ts, err := ResolveTrust(o.NovaHome, o.Workdir, o.Trust)
+	ts, err := ResolveTrust(o.NovaHome, o.projectDir(), o.Trust)
 	if err != nil {
 		return nil, configErr("%v", err)
 	}
-	st, files, err := config.LoadSettings(o.NovaHome, o.Workdir, o.Home, ts.Trusted)
+	st, files, err := config.LoadSettings(o.NovaHome, o.projectDir(), o.Home, ts.Trusted)
 	if err != nil {
 		return nil, configErr("%v", err)
 	}

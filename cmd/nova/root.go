@@ -115,6 +115,7 @@ Documentation: ` + docsURL,
 	cmd.AddCommand(newTrustCmd(f, nil))
 	cmd.AddCommand(newServeCmd(f, nil))
 	cmd.AddCommand(newMCPCmd(f))
+	cmd.AddCommand(newTeamCmd(f))
 	return cmd
 }
 
