@@ -97,8 +97,8 @@ type Agent struct {
 	model   *tools.RunModel
 	started bool // the session's SessionStart outcome was taken
 	// notes wait for the next request: what background subagents
-	// reported when they finished.
-	notes []string
+	// reported when they finished, what Tell was given.
+	notes []note
 }
 
 // New returns an Agent.
@@ -126,11 +126,31 @@ func (a *Agent) spent(u llm.Usage, cost float64) {
 	a.cost += cost
 }
 
-// tell queues text for the model's next request: it rides with the next
-// tool results of a running turn, or before the next prompt.
-func (a *Agent) tell(text string) {
+// note is text waiting for the model's next request; recorded is closed
+// once it is in history and the transcript.
+type note struct {
+	text     string
+	recorded chan struct{}
+}
+
+// Tell queues text for the model's next request: it rides with the next
+// tool results of a running run, or before the next prompt (a teammate's
+// message to its lead). The channel is closed once the text is recorded
+// in the transcript, so a caller that must not lose it (a mailbox) marks
+// it delivered only then.
+func (a *Agent) Tell(text string) <-chan struct{} {
+	n := note{text: text, recorded: make(chan struct{})}
 	a.mu.Lock()
-	a.notes = append(a.notes, text)
+	a.notes = append(a.notes, n)
+	a.mu.Unlock()
+	return n.recorded
+}
+
+// tell queues a background subagent's report, telling the person
+// watching a run that it is on its way to the model.
+func (a *Agent) tell(text string) {
+	a.Tell(text)
+	a.mu.Lock()
 	running := a.running
 	a.mu.Unlock()
 	if running {
@@ -149,26 +169,35 @@ func (a *Agent) awaitBackground(ctx context.Context, turn int) bool {
 		a.send(Event{Type: EventNotice, Turn: turn, Text: "waiting for the background agents to finish"})
 		a.cfg.Subagents.idle(ctx)
 	}
-	notes := a.takeNotes()
-	if len(notes) == 0 || ctx.Err() != nil {
+	if ctx.Err() != nil {
+		return false
+	}
+	notes, recorded := a.takeNotes()
+	if len(notes) == 0 {
 		return false
 	}
 	if err := a.appendMessage(llm.Message{Role: llm.RoleUser, Parts: notes}); err != nil {
 		a.send(Event{Type: EventNotice, Turn: turn, Text: err.Error()})
 	}
+	recorded()
 	return true
 }
 
-// takeNotes returns the queued notes as text parts, and forgets them.
-func (a *Agent) takeNotes() []llm.Part {
+// takeNotes returns the queued notes as text parts, and forgets them;
+// call recorded once the message holding them is appended.
+func (a *Agent) takeNotes() (parts []llm.Part, recorded func()) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	var parts []llm.Part
-	for _, n := range a.notes {
-		parts = append(parts, llm.TextPart(n))
+	notes := a.notes
+	for _, n := range notes {
+		parts = append(parts, llm.TextPart(n.text))
 	}
 	a.notes = nil
-	return parts
+	return parts, func() {
+		for _, n := range notes {
+			close(n.recorded)
+		}
+	}
 }
 
 // History returns a copy of the conversation.
@@ -285,7 +314,8 @@ func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 		}
 		input = in
 	}
-	if notes := a.takeNotes(); len(notes) > 0 {
+	notes, recorded := a.takeNotes()
+	if len(notes) > 0 {
 		input.Parts = append(notes, input.Parts...)
 	}
 	if prefix != "" {
@@ -299,6 +329,7 @@ func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 	if err := a.appendMessage(input); err != nil {
 		a.send(Event{Type: EventNotice, Text: err.Error()})
 	}
+	recorded()
 	var stops stopState
 	for turn := 1; ; turn++ {
 		if ctx.Err() != nil {

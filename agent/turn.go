@@ -213,10 +213,12 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 			CallID: o.Call.ID, Name: o.Call.Name, Content: content, IsError: o.Result.IsError,
 		}})
 	}
-	results.Parts = append(results.Parts, a.takeNotes()...)
+	notes, recorded := a.takeNotes()
+	results.Parts = append(results.Parts, notes...)
 	if err := a.appendMessage(results); err != nil {
 		a.send(Event{Type: EventNotice, Turn: turn, Text: err.Error()})
 	}
+	recorded()
 	res.hookStop = toolHookStop(outs)
 	if ctx.Err() != nil {
 		res.err = ctx.Err()

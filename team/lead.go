@@ -315,3 +315,32 @@ func ForLead(ctx context.Context, rt *live.Runtime, o live.Options, name, exe st
 	go keepAlive(ctx, func() {}, tm.Board, LeadName, 0, DefaultPoll)
 	return l, nil
 }
+
+// Relay hands the lead's incoming messages to the lead agent as they
+// come, every poll, until ctx ends. tell queues a text for the agent's
+// next request and closes its channel once the text is recorded in the
+// lead's transcript (agent.Agent.Tell); a message is marked processed
+// only then, so one the lead's process dies before recording is
+// delivered again.
+func (l *Lead) Relay(ctx context.Context, tell func(text string) <-chan struct{}, poll time.Duration) {
+	if poll <= 0 {
+		poll = DefaultPoll
+	}
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	for {
+		_ = l.Incoming(func(m Message) error {
+			select {
+			case <-tell(FormatIncoming([]Message{m})):
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

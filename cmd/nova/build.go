@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 
 	"github.com/nova-dev/nova/live"
+	"github.com/nova-dev/nova/team"
 )
 
 // buildOptions is what shapes a runtime beyond config files.
@@ -40,6 +43,8 @@ type buildOptions struct {
 	// sessionSource is what SessionStart hooks are told ("clear" after
 	// /clear); "" lets live tell startup from resume.
 	sessionSource string
+	// team is --team: the session leads that team (docs/teams.md).
+	team string
 }
 
 // live is o as the session core takes it, for the workspace and NOVA_HOME
@@ -72,7 +77,33 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*live.Runtime, er
 		_ = rt.Close()
 		return nil, err
 	}
+	if o.team != "" {
+		if err := lead(ctx, s, rt, o.live(s, novaHome, workdir), o.team); err != nil {
+			_ = rt.Close()
+			return nil, err
+		}
+	}
 	return rt, nil
+}
+
+// lead makes rt's session the lead of team name: the team tools in its
+// registry, teammates started as this nova, their messages relayed into
+// the lead's conversation while ctx lasts.
+func lead(ctx context.Context, s *IOStreams, rt *live.Runtime, lo live.Options, name string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return failure(fmt.Errorf("--team: cannot find nova's own executable to start teammates: %w", err))
+	}
+	var env []string
+	if s.Environ != nil {
+		env = s.Environ()
+	}
+	l, err := team.ForLead(ctx, rt, lo, name, exe, env)
+	if err != nil {
+		return usageErr("--team %s: %v", name, err)
+	}
+	go l.Relay(ctx, rt.Agent.Tell, 0)
+	return nil
 }
 
 // exitFor gives an error of the session core its exit code.

@@ -27,6 +27,9 @@ type IOStreams struct {
 	InIsTerminal bool
 	// LookupEnv reads the environment; nil is an empty environment.
 	LookupEnv func(string) (string, bool)
+	// Environ is the whole environment, for the processes nova starts
+	// as itself (teammates); nil is an empty one.
+	Environ func() []string
 	// Home is the user's home directory; "" when there is none.
 	Home string
 	// Workdir is the working directory as the operating system gave it;
@@ -44,7 +47,7 @@ func systemStreams() *IOStreams {
 	wd, wdErr := os.Getwd()
 	return &IOStreams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, InIsPipe: stdinIsPipe(), InIsTerminal: term.IsTerminal(int(os.Stdin.Fd())),
-		LookupEnv: os.LookupEnv, Home: home, Workdir: wd, WorkdirErr: wdErr,
+		LookupEnv: os.LookupEnv, Environ: os.Environ, Home: home, Workdir: wd, WorkdirErr: wdErr,
 	}
 }
 

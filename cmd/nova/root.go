@@ -104,6 +104,7 @@ Documentation: ` + docsURL,
 	fl.BoolVar(&o.noSandbox, "no-sandbox", false, "run Bash commands outside the OS sandbox for this run")
 	fl.BoolVar(&o.trust, "trust", false, "trust this folder's project settings for this run (nova trust stores it)")
 	fl.StringSliceVar(&o.addDirs, "add-dir", nil, "further directories the agent may use")
+	fl.StringVar(&o.team, "team", "", "lead the team with this name: teammates in git worktrees, a shared task board and mailbox (docs/teams.md)")
 	fl.StringArrayVar(&o.mcpConfigs, "mcp-config", nil, "MCP servers from this file or inline JSON, in .mcp.json's format (repeatable)")
 	fl.BoolVar(&o.strictMCPConfig, "strict-mcp-config", false, "use only the --mcp-config servers: none from .mcp.json, settings or ~/.claude.json")
 	fl.BoolVar(&opts.remote.on, "remote", false, "share the session with a browser from the start, as /remote does")

@@ -247,3 +247,39 @@ func TestTeammateStopsWhenItsLeadIsGone(t *testing.T) {
 		t.Errorf("bob's exit is not recorded: %+v", m)
 	}
 }
+
+// nova --team NAME makes the session the team's lead: the team tools are
+// offered, and what the lead does lands on the team's board.
+func TestTeamFlagMakesTheSessionLead(t *testing.T) {
+	e := newE2E(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "TaskCreate", Input: jsonInput(map[string]any{"subject": "Write the parser", "description": "parse.go"})}}},
+		llmtest.Turn{Text: "Task created."},
+	)
+	initRepo(t, e)
+	r := e.run("", "-p", "--team", "t9", "plan the work")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	var body struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	_ = json.Unmarshal(e.srv.Requests()[0].Body, &body)
+	var names []string
+	for _, tl := range body.Tools {
+		names = append(names, tl.Name)
+	}
+	for _, want := range []string{"TeamSpawn", "TeamMerge", "TaskCreate", "SendMessage"} {
+		if !strings.Contains(strings.Join(names, ","), want) {
+			t.Errorf("the lead's tools %v lack %s", names, want)
+		}
+	}
+	st := e.run("", "team", "status", "t9")
+	if st.code != 0 || !strings.Contains(st.stdout, "#1 [pending]") || !strings.Contains(st.stdout, "Write the parser") {
+		t.Errorf("nova team status t9: exit %d\n%s%s", st.code, st.stdout, st.stderr)
+	}
+	if bad := e.run("", "-p", "--team", "no/slash", "x"); bad.code != 2 || !strings.Contains(bad.stderr, "--team no/slash") {
+		t.Errorf("a bad team name: exit %d, stderr %s", bad.code, bad.stderr)
+	}
+}
