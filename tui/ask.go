@@ -16,7 +16,9 @@ import (
 // a message for the model. Enter takes the highlighted choice, which
 // starts on "allow once"; y / a / n and digits pick directly; Esc denies.
 type permissionDialog struct {
-	ask     *agent.PermissionAsk
+	ask *agent.PermissionAsk
+	// by is the subagent that asks; nil for the run's own calls.
+	by      *agent.AgentRef
 	list    choiceList
 	actions []func() agent.PermissionAnswer
 	// typing is set while the denial message is being written.
@@ -29,8 +31,8 @@ type permissionDialog struct {
 	top     int
 }
 
-func newPermissionDialog(ask *agent.PermissionAsk) *permissionDialog {
-	d := &permissionDialog{ask: ask}
+func newPermissionDialog(ask *agent.PermissionAsk, by *agent.AgentRef) *permissionDialog {
+	d := &permissionDialog{ask: ask, by: by}
 	d.addChoice("Yes, allow once", "y", func() agent.PermissionAnswer { return agent.PermissionAnswer{Allow: true} })
 	if len(ask.Suggestions) > 0 {
 		rule := ask.Suggestions[0]
@@ -79,7 +81,7 @@ func (d *permissionDialog) update(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 }
 
 func (d *permissionDialog) view(width int, st *styles) string {
-	body := d.subject(width-4, st)
+	body := append(askedBy(d.by, "wants to run "+d.ask.Tool, width-4, st), d.subject(width-4, st)...)
 	if r := d.ask.Decision.Reason; r != "" {
 		body = append(body, st.dim.Render(r))
 	}
@@ -156,8 +158,26 @@ func (d *permissionDialog) scroll(pages int) bool {
 // preview's position line and blanks), the activity and status lines and
 // two lines of transcript; at most 20 lines, at least 3.
 func (d *permissionDialog) fit(width, height int, st *styles) {
-	fixed := 2 + 1 + len(d.subject(width-4, st)) + 1 + 1 + len(d.list.choices) + 1 + 1 + 2
+	fixed := 2 + 1 + len(askedBy(d.by, "", width-4, st)) + len(d.subject(width-4, st)) + 1 + 1 + len(d.list.choices) + 1 + 1 + 2
 	d.room = min(20, max(3, height-fixed-1-2-2))
+}
+
+// askedBy is the line that says a subagent asks, not the run itself:
+// "Explore agent wants to run Bash · find the parser"; none for the
+// run's own asks.
+func askedBy(by *agent.AgentRef, what string, width int, st *styles) []string {
+	if by == nil {
+		return nil
+	}
+	typ := by.Type
+	if typ == "" {
+		typ = "A sub"
+	}
+	l := typ + " agent " + what
+	if by.Description != "" {
+		l += st.dim.Render(" · " + firstLine(by.Description))
+	}
+	return []string{clipLine(st.warn.Render(l), width)}
 }
 
 // describeInput is the part of a call's input a person judges it by.
@@ -184,14 +204,16 @@ func describeInput(raw json.RawMessage, width int) string {
 // questionDialog answers AskUserQuestion: one question at a time, in the
 // same style as the permission dialog. Esc declines all of them.
 type questionDialog struct {
-	ask     *agent.QuestionAsk
+	ask *agent.QuestionAsk
+	// by is the subagent that asks; nil for the run's own questions.
+	by      *agent.AgentRef
 	idx     int
 	answers []string
 	list    choiceList
 }
 
-func newQuestionDialog(q *agent.QuestionAsk) *questionDialog {
-	d := &questionDialog{ask: q}
+func newQuestionDialog(q *agent.QuestionAsk, by *agent.AgentRef) *questionDialog {
+	d := &questionDialog{ask: q, by: by}
 	d.load()
 	return d
 }
@@ -255,7 +277,7 @@ func (d *questionDialog) view(width int, st *styles) string {
 	if n := len(d.ask.Questions); n > 1 {
 		title += fmt.Sprintf(" (%d/%d)", d.idx+1, n)
 	}
-	body := []string{wrapPlain(q.Question, width-4), ""}
+	body := append(askedBy(d.by, "asks", width-4, st), wrapPlain(q.Question, width-4), "")
 	body = append(body, d.list.view(width-4, st)...)
 	hint := "enter choose · 1-9 pick · esc decline"
 	if q.MultiSelect {

@@ -27,7 +27,7 @@ func (m *Model) View() tea.View {
 }
 
 func (m *Model) renderCtx() renderCtx {
-	return renderCtx{st: &m.st, md: m.md, expanded: m.expanded, frame: m.frame, now: m.now()}
+	return renderCtx{st: &m.st, md: m.md, expanded: m.expanded, frame: m.frame, now: m.now(), root: m.status.Cwd}
 }
 
 // transcriptHeight is the number of rows the transcript gets this frame.
