@@ -12,8 +12,9 @@ import (
 )
 
 // permissionDialog answers an agent.PermissionAsk: allow once, allow
-// always (showing the exact rule that will be written), deny, or deny with
-// a message for the model. Enter takes the highlighted choice, which
+// always (showing the exact rule that will be written), deny — which
+// stops the turn and waits for the person, as Claude Code's "No" does —
+// or deny with a message for the model, which goes on with it. Enter takes the highlighted choice, which
 // starts on "allow once"; y / a / n and digits pick directly; Esc denies.
 type permissionDialog struct {
 	ask *agent.PermissionAsk
@@ -24,6 +25,11 @@ type permissionDialog struct {
 	// typing is set while the denial message is being written.
 	typing bool
 	msg    lineEditor
+	// stop says the person denied and stopped the turn ("No, deny", esc):
+	// the model interrupts the run, and the run's end answers the ask.
+	// said is the message denied with, shown in the transcript.
+	stop bool
+	said string
 	// preview is the ask's diff, numbered; room is how many of its lines
 	// the screen leaves the dialog, top the first one shown.
 	preview []string
@@ -40,7 +46,7 @@ func newPermissionDialog(ask *agent.PermissionAsk, by *agent.AgentRef) *permissi
 			return agent.PermissionAnswer{Allow: true, Always: true, Rule: rule}
 		})
 	}
-	d.addChoice("No, deny", "n", func() agent.PermissionAnswer { return agent.PermissionAnswer{} })
+	d.addChoice("No, deny", "n", nil)
 	d.addChoice("No, and tell nova what to do instead", "", nil)
 	d.room = 10 // until the first frame fits it to the screen
 	return d
@@ -57,7 +63,12 @@ func (d *permissionDialog) update(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 		case "esc":
 			d.typing = false
 		case "enter":
-			d.ask.Answer(agent.PermissionAnswer{Message: strings.TrimSpace(d.msg.text)})
+			d.said = strings.TrimSpace(d.msg.text)
+			if d.said == "" {
+				d.stop = true // nothing to tell: a plain "No"
+				return true, nil
+			}
+			d.ask.Answer(agent.PermissionAnswer{Message: d.said})
 			return true, nil
 		default:
 			d.msg.key(msg)
@@ -65,7 +76,7 @@ func (d *permissionDialog) update(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 		return false, nil
 	}
 	if msg.String() == "esc" {
-		d.ask.Answer(agent.PermissionAnswer{})
+		d.stop = true
 		return true, nil
 	}
 	i := d.list.key(msg)
@@ -73,6 +84,10 @@ func (d *permissionDialog) update(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 		return false, nil
 	}
 	if d.actions[i] == nil {
+		if d.list.choices[i].key == "n" {
+			d.stop = true
+			return true, nil
+		}
 		d.typing = true
 		return false, nil
 	}

@@ -109,7 +109,7 @@ func New(ctx context.Context, b Backend, opts Options) *Model {
 		width: 80, height: 24, tr: newTranscript(), in: newInput(dark), now: time.Now, wait: waitEvents, tick: nextTick, arrowClock: time.Now}
 	m.st = newStyles(dark)
 	m.status = b.Status()
-	m.in.comp.commands = m.commandNames()
+	m.loadCommands()
 	m.in.setWidth(m.width)
 	for _, n := range opts.Notices {
 		m.tr.add(&entry{kind: entryNotice, text: n})
