@@ -159,7 +159,7 @@ func (c *completer) view(width int, st *styles) []string {
 	// arguments) does not push it out, and just has its gap.
 	col := 0
 	for _, it := range c.items {
-		if w := ansi.StringWidth(label(it)); w <= min(24, width/3) {
+		if w := ansi.StringWidth(label(it)); w <= min(28, width/3) {
 			col = max(col, w)
 		}
 	}
