@@ -152,11 +152,15 @@ func (t *toolEntry) agentTitle() (typ, desc string) {
 	return typ, firstLine(desc)
 }
 
-// agentUses is "3 tool uses".
+// agentUses is "3 tool uses"; "" for a finished call whose work was
+// never seen (a resumed session keeps the call, not the subagent's work).
 func (t *toolEntry) agentUses() string {
 	n := 0
-	if t.sub != nil {
+	switch {
+	case t.sub != nil:
 		n = t.sub.uses
+	case t.result != nil:
+		return ""
 	}
 	return fmt.Sprintf("%d tool use%s", n, plural(n))
 }
@@ -171,7 +175,9 @@ func (t *toolEntry) renderAgent(icon, dur string, width int, rc renderCtx) []str
 	if desc != "" {
 		head += st.toolArg.Render("(" + desc + ")")
 	}
-	head += st.dim.Render(" · " + t.agentUses())
+	if u := t.agentUses(); u != "" {
+		head += st.dim.Render(" · " + u)
+	}
 	if dur != "" {
 		head += st.dim.Render(" · " + dur)
 	}

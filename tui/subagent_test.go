@@ -203,3 +203,20 @@ func TestRelPath(t *testing.T) {
 		}
 	}
 }
+
+// A resumed session has the Agent call and its answer, not the
+// subagent's work: no count is made up.
+func TestTUISubagentResumed(t *testing.T) {
+	b := newFake()
+	b.history = []llm.Message{
+		llm.UserText("where is the parser?"),
+		{Role: llm.RoleAssistant, Parts: []llm.Part{{ToolCall: &llm.ToolCall{ID: "agent_1", Name: "Agent",
+			Input: js(map[string]any{"description": "Find the parser", "subagent_type": "Explore"})}}}},
+		{Role: llm.RoleUser, Parts: []llm.Part{{ToolResult: &llm.ToolResult{CallID: "agent_1", Content: []llm.Part{llm.TextPart("In parser/parse.go.")}}}}},
+	}
+	h := newHarness(t, b)
+	h.contains("● Explore(Find the parser) · 0ms\n  ⎿ In parser/parse.go.")
+	if strings.Contains(h.screen(), "tool use") {
+		t.Errorf("a resumed Agent call shows a count of work it never saw:\n%s", h.screen())
+	}
+}
