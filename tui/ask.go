@@ -14,8 +14,9 @@ import (
 // permissionDialog answers an agent.PermissionAsk: allow once, allow
 // always (showing the exact rule that will be written), deny — which
 // stops the turn and waits for the person, as Claude Code's "No" does —
-// or deny with a message for the model, which goes on with it. Enter takes the highlighted choice, which
-// starts on "allow once"; y / a / n and digits pick directly; Esc denies.
+// or deny with a message for the model, which goes on with it. Enter
+// takes the highlighted choice, which starts on "allow once"; y / a / n
+// and digits pick directly; Esc denies and stops, as n does.
 type permissionDialog struct {
 	ask *agent.PermissionAsk
 	// by is the subagent that asks; nil for the run's own calls.
@@ -26,8 +27,9 @@ type permissionDialog struct {
 	typing bool
 	msg    lineEditor
 	// stop says the person denied and stopped the turn ("No, deny", esc):
-	// the model interrupts the run, and the run's end answers the ask.
-	// said is the message denied with, shown in the transcript.
+	// the dialog leaves the ask to the model, which interrupts the run
+	// first and then denies it (Model.answered). said is the message
+	// denied with, shown in the transcript.
 	stop bool
 	said string
 	// preview is the ask's diff, numbered; room is how many of its lines
@@ -184,11 +186,10 @@ func askedBy(by *agent.AgentRef, what string, width int, st *styles) []string {
 	if by == nil {
 		return nil
 	}
-	typ := by.Type
-	if typ == "" {
-		typ = "A sub"
+	l := by.Type + " agent " + what
+	if by.Type == "" {
+		l = "A subagent " + what
 	}
-	l := typ + " agent " + what
 	if by.Description != "" {
 		l += st.dim.Render(" · " + firstLine(by.Description))
 	}
