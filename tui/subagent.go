@@ -189,7 +189,7 @@ func (t *toolEntry) renderAgent(icon, dur string, width int, rc renderCtx) []str
 	}
 	out := []string{head}
 	if !rc.expanded {
-		if l := t.agentLatest(rc); l != "" {
+		if l := t.agentLatest(width-4, rc); l != "" {
 			out = append(out, indent(l, "  ⎿ ")...)
 		}
 		return out
@@ -215,7 +215,7 @@ func (t *toolEntry) renderAgent(icon, dur string, width int, rc renderCtx) []str
 
 // agentLatest is the one line a collapsed Agent call shows under its
 // header: what the subagent does now, or its answer once it is done.
-func (t *toolEntry) agentLatest(rc renderCtx) string {
+func (t *toolEntry) agentLatest(width int, rc renderCtx) string {
 	st := rc.st
 	if t.result != nil {
 		if t.state != toolDone {
@@ -235,7 +235,7 @@ func (t *toolEntry) agentLatest(rc renderCtx) string {
 	}
 	it := t.sub.items[len(t.sub.items)-1]
 	if it.tool != nil {
-		return it.tool.headLine(rc)
+		return it.tool.headLine(width, rc)
 	}
 	ls := strings.Split(strings.TrimSpace(it.text), "\n")
 	l := strings.TrimSpace(ls[len(ls)-1])

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/tools/display"
 )
@@ -147,7 +149,7 @@ func (t *toolEntry) render(width int, rc renderCtx) []string {
 	if t.isAgentCall() {
 		return t.renderAgent(icon, dur, width, rc)
 	}
-	out := []string{t.head(icon, dur, rc)}
+	out := []string{t.head(icon, dur, width, rc)}
 	if t.result == nil {
 		return out
 	}
@@ -182,31 +184,39 @@ func (t *toolEntry) iconDuration(rc renderCtx) (icon, dur string) {
 
 // headLine is the call's line with its icon, as a collapsed Agent call
 // shows its subagent's latest call.
-func (t *toolEntry) headLine(rc renderCtx) string {
+func (t *toolEntry) headLine(width int, rc renderCtx) string {
 	icon, dur := t.iconDuration(rc)
-	return t.head(icon, dur, rc)
+	return t.head(icon, dur, width, rc)
 }
 
 // head is the call's one line: icon, tool, key argument, duration and
-// the summary of its result.
-func (t *toolEntry) head(icon, dur string, rc renderCtx) string {
+// the summary of its result. A key argument too long for the line (a
+// long command) is cut, not the line, so the result stays in view.
+func (t *toolEntry) head(icon, dur string, width int, rc renderCtx) string {
 	st := rc.st
-	head := icon + " " + st.toolName.Render(t.name)
-	if a := t.keyArg(rc.root); a != "" {
-		head += st.toolArg.Render("(" + a + ")")
-	}
+	pre := icon + " " + st.toolName.Render(t.name)
+	var post string
 	if dur != "" {
-		head += st.dim.Render(" · " + dur)
+		post += st.dim.Render(" · " + dur)
 	}
 	sum := t.summary()
 	switch t.state {
 	case toolFailed, toolDenied:
-		head += st.dim.Render(" · ") + st.err.Render(sum)
+		post += st.dim.Render(" · ") + st.err.Render(sum)
 	default:
-		head += st.dim.Render(" · " + sum)
+		post += st.dim.Render(" · " + sum)
 	}
-	return head
+	a := t.keyArg(rc.root)
+	if a == "" {
+		return pre + post
+	}
+	room := max(minArgWidth, width-ansi.StringWidth(pre)-ansi.StringWidth(post)-2)
+	return pre + st.toolArg.Render("("+ansi.Truncate(a, room, "…")+")") + post
 }
+
+// minArgWidth is the least of a key argument a tool line keeps, however
+// long its summary: past it the line itself is cut.
+const minArgWidth = 20
 
 // collapsedDiff is the start of a finished edit's diff, kept under its
 // call while the transcript is collapsed: what was approved stays in view
