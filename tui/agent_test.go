@@ -133,9 +133,20 @@ func TestTUIPermissionAskGolden(t *testing.T) {
 	h.press("enter")
 	h.waitFor(func() bool { return len(h.m.dialogs) > 0 })
 	h.golden("permission_ask")
+	// "No, deny" stops the turn, as Claude Code's "No" does: the model
+	// is not asked again, and nova waits for the person.
 	h.press("n")
 	h.waitFor(func() bool { return h.m.run == nil })
-	h.contains("Not installed.")
+	h.contains("⊘ Bash(npm install left-pad)")
+	h.contains("Interrupted · tell the model what to do instead")
+	if strings.Contains(h.screen(), "Not installed.") {
+		t.Errorf("the model was asked again after the denial:\n%s", h.screen())
+	}
+	for _, m := range b.a.History() {
+		if m.Role == llm.RoleAssistant && strings.Contains(m.Text(), "Not installed.") {
+			t.Error("the model answered again after the denial")
+		}
+	}
 }
 
 func TestTUIPermissionAskEscDenies(t *testing.T) {
@@ -180,6 +191,10 @@ func TestTUIPermissionAskDenyWithMessage(t *testing.T) {
 	if !found {
 		t.Error("the denial message did not reach the model")
 	}
+	// The words stay in the transcript, after the denied call, and the
+	// model goes on with them.
+	h.contains("❯ use make clean")
+	h.contains("OK.")
 }
 
 func TestTUIQuestion(t *testing.T) {

@@ -12,16 +12,26 @@ import (
 )
 
 // permissionDialog answers an agent.PermissionAsk: allow once, allow
-// always (showing the exact rule that will be written), deny, or deny with
-// a message for the model. Enter takes the highlighted choice, which
-// starts on "allow once"; y / a / n and digits pick directly; Esc denies.
+// always (showing the exact rule that will be written), deny — which
+// stops the turn and waits for the person, as Claude Code's "No" does —
+// or deny with a message for the model, which goes on with it. Enter
+// takes the highlighted choice, which starts on "allow once"; y / a / n
+// and digits pick directly; Esc denies and stops, as n does.
 type permissionDialog struct {
-	ask     *agent.PermissionAsk
+	ask *agent.PermissionAsk
+	// by is the subagent that asks; nil for the run's own calls.
+	by      *agent.AgentRef
 	list    choiceList
 	actions []func() agent.PermissionAnswer
 	// typing is set while the denial message is being written.
 	typing bool
 	msg    lineEditor
+	// stop says the person denied and stopped the turn ("No, deny", esc):
+	// the dialog leaves the ask to the model, which interrupts the run
+	// first and then denies it (Model.answered). said is the message
+	// denied with, shown in the transcript.
+	stop bool
+	said string
 	// preview is the ask's diff, numbered; room is how many of its lines
 	// the screen leaves the dialog, top the first one shown.
 	preview []string
@@ -29,8 +39,8 @@ type permissionDialog struct {
 	top     int
 }
 
-func newPermissionDialog(ask *agent.PermissionAsk) *permissionDialog {
-	d := &permissionDialog{ask: ask}
+func newPermissionDialog(ask *agent.PermissionAsk, by *agent.AgentRef) *permissionDialog {
+	d := &permissionDialog{ask: ask, by: by}
 	d.addChoice("Yes, allow once", "y", func() agent.PermissionAnswer { return agent.PermissionAnswer{Allow: true} })
 	if len(ask.Suggestions) > 0 {
 		rule := ask.Suggestions[0]
@@ -38,7 +48,7 @@ func newPermissionDialog(ask *agent.PermissionAsk) *permissionDialog {
 			return agent.PermissionAnswer{Allow: true, Always: true, Rule: rule}
 		})
 	}
-	d.addChoice("No, deny", "n", func() agent.PermissionAnswer { return agent.PermissionAnswer{} })
+	d.addChoice("No, deny", "n", nil)
 	d.addChoice("No, and tell nova what to do instead", "", nil)
 	d.room = 10 // until the first frame fits it to the screen
 	return d
@@ -55,7 +65,12 @@ func (d *permissionDialog) update(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 		case "esc":
 			d.typing = false
 		case "enter":
-			d.ask.Answer(agent.PermissionAnswer{Message: strings.TrimSpace(d.msg.text)})
+			d.said = strings.TrimSpace(d.msg.text)
+			if d.said == "" {
+				d.stop = true // nothing to tell: a plain "No"
+				return true, nil
+			}
+			d.ask.Answer(agent.PermissionAnswer{Message: d.said})
 			return true, nil
 		default:
 			d.msg.key(msg)
@@ -63,7 +78,7 @@ func (d *permissionDialog) update(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 		return false, nil
 	}
 	if msg.String() == "esc" {
-		d.ask.Answer(agent.PermissionAnswer{})
+		d.stop = true
 		return true, nil
 	}
 	i := d.list.key(msg)
@@ -71,6 +86,10 @@ func (d *permissionDialog) update(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 		return false, nil
 	}
 	if d.actions[i] == nil {
+		if d.list.choices[i].key == "n" {
+			d.stop = true
+			return true, nil
+		}
 		d.typing = true
 		return false, nil
 	}
@@ -79,7 +98,7 @@ func (d *permissionDialog) update(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 }
 
 func (d *permissionDialog) view(width int, st *styles) string {
-	body := d.subject(width-4, st)
+	body := append(askedBy(d.by, "wants to run "+d.ask.Tool, width-4, st), d.subject(width-4, st)...)
 	if r := d.ask.Decision.Reason; r != "" {
 		body = append(body, st.dim.Render(r))
 	}
@@ -156,8 +175,25 @@ func (d *permissionDialog) scroll(pages int) bool {
 // preview's position line and blanks), the activity and status lines and
 // two lines of transcript; at most 20 lines, at least 3.
 func (d *permissionDialog) fit(width, height int, st *styles) {
-	fixed := 2 + 1 + len(d.subject(width-4, st)) + 1 + 1 + len(d.list.choices) + 1 + 1 + 2
+	fixed := 2 + 1 + len(askedBy(d.by, "", width-4, st)) + len(d.subject(width-4, st)) + 1 + 1 + len(d.list.choices) + 1 + 1 + 2
 	d.room = min(20, max(3, height-fixed-1-2-2))
+}
+
+// askedBy is the line that says a subagent asks, not the run itself:
+// "Explore agent wants to run Bash · find the parser"; none for the
+// run's own asks.
+func askedBy(by *agent.AgentRef, what string, width int, st *styles) []string {
+	if by == nil {
+		return nil
+	}
+	l := by.Type + " agent " + what
+	if by.Type == "" {
+		l = "A subagent " + what
+	}
+	if by.Description != "" {
+		l += st.dim.Render(" · " + firstLine(by.Description))
+	}
+	return []string{clipLine(st.warn.Render(l), width)}
 }
 
 // describeInput is the part of a call's input a person judges it by.
@@ -184,14 +220,16 @@ func describeInput(raw json.RawMessage, width int) string {
 // questionDialog answers AskUserQuestion: one question at a time, in the
 // same style as the permission dialog. Esc declines all of them.
 type questionDialog struct {
-	ask     *agent.QuestionAsk
+	ask *agent.QuestionAsk
+	// by is the subagent that asks; nil for the run's own questions.
+	by      *agent.AgentRef
 	idx     int
 	answers []string
 	list    choiceList
 }
 
-func newQuestionDialog(q *agent.QuestionAsk) *questionDialog {
-	d := &questionDialog{ask: q}
+func newQuestionDialog(q *agent.QuestionAsk, by *agent.AgentRef) *questionDialog {
+	d := &questionDialog{ask: q, by: by}
 	d.load()
 	return d
 }
@@ -255,7 +293,7 @@ func (d *questionDialog) view(width int, st *styles) string {
 	if n := len(d.ask.Questions); n > 1 {
 		title += fmt.Sprintf(" (%d/%d)", d.idx+1, n)
 	}
-	body := []string{wrapPlain(q.Question, width-4), ""}
+	body := append(askedBy(d.by, "asks", width-4, st), wrapPlain(q.Question, width-4), "")
 	body = append(body, d.list.view(width-4, st)...)
 	hint := "enter choose · 1-9 pick · esc decline"
 	if q.MultiSelect {

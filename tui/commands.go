@@ -52,12 +52,28 @@ func (m *Model) commandList() []command {
 	return append(cs, command{name: "/exit", help: "quit nova", run: func(m *Model, _ string) tea.Cmd { m.interrupt(); return tea.Quit }})
 }
 
+// commandNames are the commands' names, in help order.
 func (m *Model) commandNames() []string {
 	var names []string
 	for _, c := range m.commandList() {
 		names = append(names, c.name)
 	}
 	return names
+}
+
+// loadCommands gives completion the commands as they are now, each with
+// its arguments and description. It runs when completion opens (a "/"
+// typed at the start of the input), so a skill or command file created
+// while nova runs is offered without a restart.
+func (m *Model) loadCommands() {
+	cs := m.commandList()
+	c := &m.in.comp
+	c.commands = make([]string, 0, len(cs))
+	c.about = make(map[string]commandAbout, len(cs))
+	for _, cmd := range cs {
+		c.commands = append(c.commands, cmd.name)
+		c.about[cmd.name] = commandAbout{args: cmd.args, help: cmd.help}
+	}
 }
 
 // command runs a slash command line.

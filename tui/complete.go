@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // maxFiles bounds the workspace walk for @ completion, so a huge tree
@@ -49,7 +50,10 @@ func listFiles(root string) tea.Cmd {
 // resources and workspace paths after an @.
 type completer struct {
 	commands []string // "/help", ...
-	files    []string
+	// about are the commands' arguments and descriptions, shown beside
+	// them.
+	about map[string]commandAbout
+	files []string
 	// resources are the MCP servers' resources, offered as @server:uri.
 	resources []MCPResource
 	loaded    bool // the file walk was started
@@ -58,6 +62,9 @@ type completer struct {
 	// token is the text being completed: the suffix of the input it replaces.
 	token string
 }
+
+// commandAbout is what completion shows beside a command.
+type commandAbout struct{ args, help string }
 
 // refresh recomputes the suggestions for the input value; it returns a
 // command that loads the file list the first time @ is typed.
@@ -132,17 +139,41 @@ func (c *completer) accept(value string) string {
 	return out
 }
 
-// view lists up to five suggestions around the highlighted one.
+// view lists up to five suggestions around the highlighted one; a
+// command has its arguments and description beside it, in a column.
 func (c *completer) view(width int, st *styles) []string {
 	const room = 5
 	start := 0
 	if c.sel >= room {
 		start = c.sel - room + 1
 	}
+	end := min(len(c.items), start+room)
+	label := func(it string) string {
+		if a := c.about[it].args; a != "" {
+			return it + " " + a
+		}
+		return it
+	}
+	// One column for all the matches, so it stays put while the
+	// highlight moves through them; a label longer than most (/mcp's
+	// arguments) does not push it out, and just has its gap.
+	col := 0
+	for _, it := range c.items {
+		if w := ansi.StringWidth(label(it)); w <= min(28, width/3) {
+			col = max(col, w)
+		}
+	}
 	var out []string
-	for i := start; i < len(c.items) && i < start+room; i++ {
-		l := clipLine("  "+c.items[i], width)
-		if i == c.sel {
+	for i, it := range c.items[start:end] {
+		l := label(it)
+		if help := c.about[it].help; help != "" {
+			if pad := col - ansi.StringWidth(l); pad > 0 {
+				l += strings.Repeat(" ", pad)
+			}
+			l += "  " + help
+		}
+		l = clipLine("  "+l, width)
+		if start+i == c.sel {
 			l = st.selected.Render(l)
 		} else {
 			l = st.dim.Render(l)

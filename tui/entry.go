@@ -48,6 +48,7 @@ type renderCtx struct {
 	expanded bool      // ctrl+o: tool calls and thinking shown in full
 	frame    int       // spinner frame
 	now      time.Time // for running durations
+	root     string    // the workspace: paths in it are shown relative
 }
 
 // live reports whether the entry changes from frame to frame.

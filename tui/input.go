@@ -12,8 +12,8 @@ import (
 // pasteLines is the size past which a paste is shown as a placeholder.
 const pasteLines = 10
 
-// input is the prompt editor: a multi-line textarea (Enter sends, Shift+Enter
-// or Ctrl+J starts a new line), a history on Up/Down, large pastes folded
+// input is the prompt editor: a multi-line textarea (Enter sends; Shift+Enter,
+// Ctrl+J or a backslash before Enter starts a new line), a history on Up/Down, large pastes folded
 // into placeholders, and completion of commands and @paths.
 type input struct {
 	ta      textarea.Model
@@ -26,7 +26,14 @@ type input struct {
 
 func newInput(dark bool) input {
 	ta := textarea.New()
-	ta.Prompt = "❯ "
+	// ❯ on the first line only, as Claude Code shows it; the lines
+	// after it (and a long first line's wrapped rest) are indented.
+	ta.SetPromptFunc(2, func(pi textarea.PromptInfo) string {
+		if pi.LineNumber == 0 {
+			return "❯ "
+		}
+		return "  "
+	})
 	ta.Placeholder = "Ask nova anything · / for commands · ? for keys"
 	ta.ShowLineNumbers = false
 	ta.DynamicHeight = true
@@ -144,6 +151,24 @@ func (in *input) update(msg tea.Msg, root string) tea.Cmd {
 	var cmd tea.Cmd
 	in.ta, cmd = in.ta.Update(msg)
 	return tea.Batch(cmd, in.comp.refresh(in.ta.Value(), root))
+}
+
+// backslashNewline handles Enter after a backslash, as Claude Code does
+// (the portable newline: every terminal sends it): the backslash becomes
+// a new line. It reports whether there was one before the cursor.
+func (in *input) backslashNewline() bool {
+	lines := strings.Split(in.ta.Value(), "\n")
+	row := in.ta.Line()
+	if row >= len(lines) {
+		return false
+	}
+	line, col := []rune(lines[row]), in.ta.Column()
+	if col < 1 || col > len(line) || line[col-1] != '\\' {
+		return false
+	}
+	in.ta, _ = in.ta.Update(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	in.ta.InsertRune('\n')
+	return true
 }
 
 // normalizeNewlines turns CRLF and lone CR into LF.

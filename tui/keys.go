@@ -6,12 +6,14 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/nova-dev/nova/agent"
 )
 
 // keyHelp is the key map shown by ? and /help (and in docs/tui.md).
 var keyHelp = [][2]string{
 	{"enter", "send the prompt, or queue it while nova works (in a dialog: choose)"},
-	{"shift+enter, ctrl+j", "new line"},
+	{"shift+enter, ctrl+j", "new line (so does \\ then enter)"},
 	{"up / down", "prompt history, or move through suggestions; scroll while the view is scrolled up"},
 	{"tab", "complete a /command, @path or @server:uri"},
 	{"esc", "interrupt the running turn, queued prompts back to the input; in a dialog: deny / cancel"},
@@ -49,9 +51,13 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	if len(m.dialogs) > 0 && !m.stepAside(k) {
-		done, cmd := m.dialogs[0].update(k)
+		d := m.dialogs[0]
+		done, cmd := d.update(k)
 		if done {
 			m.dialogs = m.dialogs[1:]
+			if pd, ok := d.(*permissionDialog); ok {
+				m.answered(pd)
+			}
 		}
 		return cmd
 	}
@@ -73,6 +79,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return m.cmdHelp("")
 		}
 	case "enter":
+		if m.in.backslashNewline() {
+			return m.in.comp.refresh(m.in.ta.Value(), m.status.Cwd)
+		}
 		// A command typed in full runs, though longer ones start with it
 		// (/mcp and the /mcp__ prompts).
 		if m.in.comp.active() && !slices.Contains(m.in.comp.commands, strings.TrimSpace(m.in.ta.Value())) {
@@ -92,7 +101,35 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.arrowRecalled()
 		return tea.Batch(cmd, m.wantMCP())
 	}
-	return tea.Batch(m.in.update(k, m.status.Cwd), m.wantMCP())
+	return tea.Batch(m.typed(k), m.wantMCP())
+}
+
+// typed passes a key to the input. When it opens command completion
+// (the input now starts with "/"), the commands are listed afresh first.
+func (m *Model) typed(k tea.KeyPressMsg) tea.Cmd {
+	was := strings.HasPrefix(m.in.ta.Value(), "/")
+	cmd := m.in.update(k, m.status.Cwd)
+	if !was && strings.HasPrefix(m.in.ta.Value(), "/") {
+		m.loadCommands()
+		return tea.Batch(cmd, m.in.comp.refresh(m.in.ta.Value(), m.status.Cwd))
+	}
+	return cmd
+}
+
+// answered follows a permission dialog the person closed. A denial
+// with words for nova shows them in the transcript, as a prompt is; a
+// plain denial stops the turn (the run is cancelled first, so the model
+// is not asked again, then the ask is denied) and nova waits for the
+// person, as Claude Code does.
+func (m *Model) answered(pd *permissionDialog) {
+	if pd.said != "" {
+		m.tr.add(&entry{kind: entryUser, text: pd.said})
+		m.tr.toBottom()
+	}
+	if pd.stop {
+		m.interrupt()
+		pd.ask.Answer(agent.PermissionAnswer{Message: "The person denied this call and stopped the turn."})
+	}
 }
 
 // ctrlC clears the input; on an empty input it interrupts a run, and a
@@ -185,18 +222,31 @@ func (m *Model) shell(command string) tea.Cmd {
 }
 
 func (m *Model) showHelp() {
+	cs := m.commandList()
+	// One column wide enough for every key and command with its
+	// arguments ("/compact [instructions]"), up to a third of the screen.
+	col := 0
+	for _, k := range keyHelp {
+		col = max(col, len(k[0]))
+	}
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.name
+		if c.args != "" {
+			names[i] += " " + c.args
+		}
+		if w := len(names[i]); w <= max(22, m.width/3) {
+			col = max(col, w)
+		}
+	}
 	var b strings.Builder
 	b.WriteString("Keys\n")
 	for _, k := range keyHelp {
-		fmt.Fprintf(&b, "  %-22s %s\n", k[0], k[1])
+		fmt.Fprintf(&b, "  %-*s %s\n", col, k[0], k[1])
 	}
 	b.WriteString("\nCommands\n")
-	for _, c := range m.commandList() {
-		name := c.name
-		if c.args != "" {
-			name += " " + c.args
-		}
-		fmt.Fprintf(&b, "  %-22s %s\n", name, c.help)
+	for i, c := range cs {
+		fmt.Fprintf(&b, "  %-*s %s\n", col, names[i], c.help)
 	}
 	m.tr.add(&entry{kind: entryInfo, text: strings.TrimRight(b.String(), "\n")})
 	m.tr.toBottom()

@@ -181,7 +181,7 @@ func (m *Model) mcpUpdate(msg tea.Msg) tea.Cmd {
 		if !ok {
 			return nil
 		}
-		m.in.comp.commands = m.commandNames()
+		m.loadCommands()
 		cmds := []tea.Cmd{m.in.comp.refresh(m.in.ta.Value(), m.status.Cwd)}
 		for _, f := range after {
 			cmds = append(cmds, f(m))

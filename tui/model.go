@@ -109,7 +109,7 @@ func New(ctx context.Context, b Backend, opts Options) *Model {
 		width: 80, height: 24, tr: newTranscript(), in: newInput(dark), now: time.Now, wait: waitEvents, tick: nextTick, arrowClock: time.Now}
 	m.st = newStyles(dark)
 	m.status = b.Status()
-	m.in.comp.commands = m.commandNames()
+	m.loadCommands()
 	m.in.setWidth(m.width)
 	for _, n := range opts.Notices {
 		m.tr.add(&entry{kind: entryNotice, text: n})
@@ -269,16 +269,20 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 		return nil // a run that was abandoned
 	}
 	for _, ev := range msg.evs {
-		switch ev.Type {
-		case agent.EventPermissionAsk:
-			m.dialogs = append(m.dialogs, newPermissionDialog(ev.Ask))
-		case agent.EventQuestion:
-			m.dialogs = append(m.dialogs, newQuestionDialog(ev.Question))
-		case agent.EventAnswered:
+		switch {
+		case ev.Type == agent.EventPermissionAsk:
+			m.dialogs = append(m.dialogs, newPermissionDialog(ev.Ask, ev.Agent))
+		case ev.Type == agent.EventQuestion:
+			m.dialogs = append(m.dialogs, newQuestionDialog(ev.Question, ev.Agent))
+		case ev.Type == agent.EventAnswered:
 			m.closeAnswered(ev.Answered)
-		case agent.EventTodos:
+		case ev.ParentToolUseID != "":
+			// A subagent's work goes under its Agent call: never the
+			// run's answer, todo list or context.
+			m.tr.applySub(ev, m.now())
+		case ev.Type == agent.EventTodos:
 			m.todos = ev.Todos
-		case agent.EventContext:
+		case ev.Type == agent.EventContext:
 			m.status.Context = ev.Context
 		default:
 			m.tr.apply(ev, m.now())

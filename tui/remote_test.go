@@ -267,3 +267,29 @@ func TestTUIRemoteAnsweredQuestion(t *testing.T) {
 	}
 	h.contains("Question answered in the browser")
 }
+
+// The status line says "shared" while /remote shares the session, and
+// no longer once it stops.
+func TestTUIRemoteSharedMarker(t *testing.T) {
+	b := &remoteBackend{fakeBackend: newFake(), info: RemoteInfo{URL: testShareURL}}
+	h := newRemoteHarness(t, b)
+	statusLine := func() string {
+		ls := strings.Split(h.screen(), "\n")
+		return ls[len(ls)-1]
+	}
+	if s := statusLine(); strings.Contains(s, "shared") {
+		t.Fatalf("status line says shared before /remote: %q", s)
+	}
+	h.command("/remote")
+	if s := statusLine(); !strings.Contains(s, "anthropic:claude-sonnet-4-5 · default · shared · ") {
+		t.Errorf("status line while shared: %q", s)
+	}
+	h.send(tea.WindowSizeMsg{Width: 50, Height: 40})
+	if s := statusLine(); !strings.Contains(s, "shared") {
+		t.Errorf("a narrow status line dropped the marker: %q", s)
+	}
+	h.command("/remote off")
+	if s := statusLine(); strings.Contains(s, "shared") {
+		t.Errorf("status line after /remote off: %q", s)
+	}
+}

@@ -75,3 +75,35 @@ func TestTUISkillCommandWaitsForIdle(t *testing.T) {
 	}
 	h.contains("/review-pr waits until nova is idle")
 }
+
+// TestTUICompletionDescribes: completion shows each command's
+// arguments and description in a column beside it.
+func TestTUICompletionDescribes(t *testing.T) {
+	h, _ := newSkillsHarness(t, skillsFixture()...)
+	h.typeText("/")
+	h.golden("completion")
+	if !strings.Contains(h.screen(), "  /help   ") || !strings.Contains(h.screen(), "   keys and commands\n") {
+		t.Errorf("/help has no description beside it:\n%s", h.screen())
+	}
+	h.contains("/compact [instructions]")
+	h.typeText("de")
+	h.contains("/deploy [env]  Deploy the app (project)")
+}
+
+// TestTUISkillAddedMidSession: a command file created while nova runs
+// is offered the next time completion opens, without a restart.
+func TestTUISkillAddedMidSession(t *testing.T) {
+	h, b := newSkillsHarness(t, skillsFixture()...)
+	h.typeText("/rel")
+	if h.m.in.comp.active() {
+		t.Fatalf("/rel completes before the command exists:\n%s", h.screen())
+	}
+	h.press("ctrl+c")
+	b.cmds = append(b.cmds, SkillCommand{Name: "release", Description: "Cut a release", Source: "project"})
+	h.typeText("/rel")
+	h.contains("/release  Cut a release (project)")
+	h.press("tab")
+	if got := h.m.in.ta.Value(); got != "/release " {
+		t.Errorf("tab gave %q", got)
+	}
+}

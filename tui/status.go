@@ -11,8 +11,8 @@ import (
 	"github.com/nova-dev/nova/permission"
 )
 
-// statusView is the line under the input: model, permission mode, context
-// used, tokens (and cost when the prices are known; see tokenFigures),
+// statusView is the line under the input: model, permission mode,
+// "shared" while /remote shares the session, context used, tokens (and cost when the prices are known; see tokenFigures),
 // directory and branch.
 // Parts are dropped from the right when the terminal is narrow.
 func statusView(s Status, width int, st *styles) string {
@@ -26,6 +26,11 @@ func statusView(s Status, width int, st *styles) string {
 		mode = st.mode.Render(mode)
 	}
 	parts = append(parts, mode)
+	if s.shared {
+		// Browsers see and may drive this session: it says so, near the
+		// front, where a narrow line keeps it.
+		parts = append(parts, st.mode.Render("shared"))
+	}
 	if s.Context != nil && s.Context.Limit > 0 {
 		parts = append(parts, fmt.Sprintf("ctx %d%%", s.Context.Percent))
 	}

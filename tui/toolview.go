@@ -3,8 +3,11 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/tools/display"
@@ -34,6 +37,8 @@ type toolEntry struct {
 	result   *agent.ToolResult
 	// progress is the last progress the running call reported.
 	progress *display.Progress
+	// sub is the work of the subagent an Agent call started.
+	sub *subagent
 }
 
 func (t *toolEntry) running() bool { return t.state == toolRunning }
@@ -44,6 +49,9 @@ func (t *toolEntry) finish(r *agent.ToolResult) {
 	out := *r
 	out.Output = strings.ReplaceAll(r.Output, "\t", "    ")
 	t.result = &out
+	if t.sub != nil {
+		t.sub.interrupt() // its result ends the subagent's work
+	}
 	switch {
 	case r.Denied:
 		t.state = toolDenied
@@ -63,14 +71,19 @@ func (t *toolEntry) renderer() (displayRenderer, *display.Display) {
 	return rendererFor(t.result.Display.Kind), t.result.Display
 }
 
-// keyArg is the argument that says what a call is about.
-func (t *toolEntry) keyArg() string {
+// keyArg is the argument that says what a call is about. A path inside
+// the workspace root is shown relative to it, as Claude Code does.
+func (t *toolEntry) keyArg(root string) string {
 	var in map[string]any
 	if json.Unmarshal(t.input, &in) != nil {
 		return ""
 	}
 	for _, k := range []string{"command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description", "prompt"} {
 		if s, ok := in[k].(string); ok && s != "" {
+			switch k {
+			case "file_path", "notebook_path", "path":
+				s = relPath(s, root)
+			}
 			return firstLine(s)
 		}
 	}
@@ -80,6 +93,19 @@ func (t *toolEntry) keyArg() string {
 		}
 	}
 	return ""
+}
+
+// relPath is p relative to root when it lies inside it ("." for root
+// itself); any other path as it is.
+func relPath(p, root string) string {
+	if root == "" || !filepath.IsAbs(p) {
+		return p
+	}
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return p
+	}
+	return rel
 }
 
 // summary is the one-line result of a finished call.
@@ -106,6 +132,11 @@ func (t *toolEntry) summary() string {
 			return s
 		}
 	}
+	if t.name == "Read" {
+		if s := readSummary(r.Output); s != "" {
+			return s
+		}
+	}
 	n := countLines(r.Output)
 	if n <= 1 {
 		return firstLine(r.Output)
@@ -114,8 +145,24 @@ func (t *toolEntry) summary() string {
 }
 
 func (t *toolEntry) render(width int, rc renderCtx) []string {
+	icon, dur := t.iconDuration(rc)
+	if t.isAgentCall() {
+		return t.renderAgent(icon, dur, width, rc)
+	}
+	out := []string{t.head(icon, dur, width, rc)}
+	if t.result == nil {
+		return out
+	}
+	if !rc.expanded {
+		return append(out, t.collapsedDiff(rc)...)
+	}
+	return append(out, t.details(width, rc)...)
+}
+
+// iconDuration are the state's icon and the call's duration: the run's
+// own once it finished, the time since it started while it runs.
+func (t *toolEntry) iconDuration(rc renderCtx) (icon, dur string) {
 	st := rc.st
-	var icon, dur string
 	switch t.state {
 	case toolRunning:
 		icon = spinnerFrames[rc.frame%len(spinnerFrames)]
@@ -132,29 +179,44 @@ func (t *toolEntry) render(width int, rc renderCtx) []string {
 	if t.result != nil {
 		dur = formatDuration(time.Duration(t.result.DurationMS) * time.Millisecond)
 	}
-	head := icon + " " + st.toolName.Render(t.name)
-	if a := t.keyArg(); a != "" {
-		head += st.toolArg.Render("(" + a + ")")
-	}
+	return icon, dur
+}
+
+// headLine is the call's line with its icon, as a collapsed Agent call
+// shows its subagent's latest call.
+func (t *toolEntry) headLine(width int, rc renderCtx) string {
+	icon, dur := t.iconDuration(rc)
+	return t.head(icon, dur, width, rc)
+}
+
+// head is the call's one line: icon, tool, key argument, duration and
+// the summary of its result. A key argument too long for the line (a
+// long command) is cut, not the line, so the result stays in view.
+func (t *toolEntry) head(icon, dur string, width int, rc renderCtx) string {
+	st := rc.st
+	pre := icon + " " + st.toolName.Render(t.name)
+	var post string
 	if dur != "" {
-		head += st.dim.Render(" · " + dur)
+		post += st.dim.Render(" · " + dur)
 	}
 	sum := t.summary()
 	switch t.state {
 	case toolFailed, toolDenied:
-		head += st.dim.Render(" · ") + st.err.Render(sum)
+		post += st.dim.Render(" · ") + st.err.Render(sum)
 	default:
-		head += st.dim.Render(" · " + sum)
+		post += st.dim.Render(" · " + sum)
 	}
-	out := []string{head}
-	if t.result == nil {
-		return out
+	a := t.keyArg(rc.root)
+	if a == "" {
+		return pre + post
 	}
-	if !rc.expanded {
-		return append(out, t.collapsedDiff(rc)...)
-	}
-	return append(out, t.details(width, rc)...)
+	room := max(minArgWidth, width-ansi.StringWidth(pre)-ansi.StringWidth(post)-2)
+	return pre + st.toolArg.Render("("+ansi.Truncate(a, room, "…")+")") + post
 }
+
+// minArgWidth is the least of a key argument a tool line keeps, however
+// long its summary: past it the line itself is cut.
+const minArgWidth = 20
 
 // collapsedDiff is the start of a finished edit's diff, kept under its
 // call while the transcript is collapsed: what was approved stays in view
@@ -256,4 +318,31 @@ func progressText(p display.Progress) string {
 		s += " · " + firstLine(p.Message)
 	}
 	return "running… " + s
+}
+
+// readSummary says what a Read showed, as a sentence: "Read 42 lines",
+// or "Read 2000 of 5120 lines" when the file goes on. It counts the
+// numbered lines of the tool's output ("     7\tcode"); "" when the output is not
+// numbered lines (an image, an empty file, a notebook), whose first line
+// says it already.
+func readSummary(out string) string {
+	n, more := 0, 0
+	for _, l := range strings.Split(out, "\n") {
+		// finish made the tab after the number spaces.
+		num, _, _ := strings.Cut(strings.TrimLeft(l, " "), " ")
+		if num != "" && strings.Trim(num, "0123456789") == "" {
+			n++
+			continue
+		}
+		if _, err := fmt.Sscanf(l, "... %d more lines", &more); err == nil {
+			break
+		}
+	}
+	switch {
+	case n == 0:
+		return ""
+	case more > 0:
+		return fmt.Sprintf("Read %d of %d lines", n, n+more)
+	}
+	return fmt.Sprintf("Read %d line%s", n, plural(n))
 }

@@ -53,6 +53,10 @@ func (t *transcript) endStreaming() {
 
 // apply folds one agent event into the transcript.
 func (t *transcript) apply(ev agent.Event, now time.Time) {
+	if ev.ParentToolUseID != "" {
+		t.applySub(ev, now)
+		return
+	}
 	switch ev.Type {
 	case agent.EventTextDelta:
 		if t.text == nil {
@@ -138,6 +142,10 @@ func (t *transcript) interruptTools() {
 	for _, e := range t.tools {
 		if e.tool.running() {
 			e.tool.state = toolInterrupted
+			e.invalidate()
+		}
+		if e.tool.sub != nil {
+			e.tool.sub.interrupt()
 			e.invalidate()
 		}
 	}

@@ -144,6 +144,10 @@ type Status struct {
 	CostUSD *float64
 	// Home is the user's home directory, shown as ~ in Cwd; "" shows Cwd whole.
 	Home string
+
+	// shared is set by the TUI itself while /remote shares the session
+	// (the backend's Status never has it): the line says "shared".
+	shared bool
 }
 
 // Options configure Run.

@@ -27,7 +27,7 @@ func (m *Model) View() tea.View {
 }
 
 func (m *Model) renderCtx() renderCtx {
-	return renderCtx{st: &m.st, md: m.md, expanded: m.expanded, frame: m.frame, now: m.now()}
+	return renderCtx{st: &m.st, md: m.md, expanded: m.expanded, frame: m.frame, now: m.now(), root: m.status.Cwd}
 }
 
 // transcriptHeight is the number of rows the transcript gets this frame.
@@ -59,7 +59,9 @@ func (m *Model) bottom() (lines []string, inputTop int) {
 		lines = append(lines, strings.Split(m.in.ta.View(), "\n")...)
 		lines = append(lines, m.st.dim.Render(strings.Repeat("─", m.width)))
 	}
-	lines = append(lines, m.activity(), statusView(m.status, m.width, &m.st))
+	s := m.status
+	s.shared = m.share.runs != nil
+	lines = append(lines, m.activity(), statusView(s, m.width, &m.st))
 	return lines, inputTop
 }
 

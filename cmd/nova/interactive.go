@@ -96,6 +96,8 @@ type interactiveBackend struct {
 
 	// sharing is /remote's (interactive_remote.go).
 	sharing sharing
+	// menu is the skill commands last listed (interactive_skills.go).
+	menu skillMenu
 }
 
 // newInteractiveBackend builds the first runtime from o, as the terminal

@@ -36,6 +36,7 @@ func TestTUIRemoteEndToEnd(t *testing.T) {
 	if !strings.Contains(screen, "▀") {
 		t.Errorf("no QR code on the screen:\n%s", screen)
 	}
+	tm.waitFor(" · default · shared · ") // the status line says so
 	u, err := url.Parse(link)
 	if err != nil {
 		t.Fatal(err)
@@ -97,6 +98,7 @@ func TestTUIRemoteEndToEnd(t *testing.T) {
 	tm.typeText("/remote off")
 	tm.keys("Enter")
 	tm.waitFor("Stopped sharing this session")
+	tm.waitGone(" · shared · ")
 	if conn, err := net.DialTimeout("tcp", u.Host, 2*time.Second); err == nil {
 		conn.Close()
 		t.Errorf("%s still accepts connections after /remote off", u.Host)
