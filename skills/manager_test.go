@@ -110,22 +110,23 @@ func TestExpandLeavesOtherInput(t *testing.T) {
 	}
 }
 
-// Forked skills are refused, not faked; an untrusted project's command
-// says why it is not there.
+// Forked skills are refused, not faked, in a session without subagents
+// (Manager.Fork nil); an untrusted project's command says why it is not
+// there.
 func TestExpandRefusals(t *testing.T) {
 	d := world(t)
 	write(t, filepath.Join(d.NovaHome, "skills", "fork", "SKILL.md"), "---\ncontext: fork\n---\nExplore.\n")
 	write(t, filepath.Join(d.Workdir, ".claude", "commands", "deploy.md"), "Deploy.\n")
 	s := newSession(t, d)
 	ctx := context.Background()
-	if _, err := s.m.Expand(ctx, llm.UserText("/fork")); err == nil || !strings.Contains(err.Error(), "forked subagent (context: fork), and nova has no subagents yet") {
+	if _, err := s.m.Expand(ctx, llm.UserText("/fork")); err == nil || !strings.Contains(err.Error(), "forked subagent (context: fork), and this session has no subagents") {
 		t.Errorf("/fork: %v", err)
 	}
 	if _, err := s.m.Expand(ctx, llm.UserText("/deploy")); err == nil || !strings.Contains(err.Error(), "not trusted") {
 		t.Errorf("/deploy in an untrusted folder: %v", err)
 	}
 	res, err := s.m.LoadSkill(ctx, "fork", "", nil)
-	if err != nil || !res.IsError || !strings.Contains(res.Output, "nova has no subagents yet") {
+	if err != nil || !res.IsError || !strings.Contains(res.Output, "this session has no subagents") {
 		t.Errorf("Skill(fork) = %+v, %v", res, err)
 	}
 }
