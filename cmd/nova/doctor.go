@@ -152,6 +152,8 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 	default:
 		fmt.Fprintf(w, "  Bash commands run unsandboxed, under the permission rules alone.\n")
 	}
+	printProfiles(w, profileBase{mode: string(tr.Config.Mode), allow: allow, ask: ask, deny: deny, hooks: cfg.Len(),
+		sandbox: sandboxInForce(tr, workdir, home), trust: tr.Trust.Describe(workdir)})
 	printInstructions(w, novaHome, workdir, home)
 	// The profile is printed whole, but a script that asks whether nova
 	// can run here gets its answer from the exit code too.
@@ -162,6 +164,32 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 		return usageErr("the default model: %v", selErr)
 	}
 	return nil
+}
+
+// profileBase is what every entry point of a session here starts from.
+type profileBase struct {
+	mode                    string
+	allow, ask, deny, hooks int
+	sandbox, trust          string
+}
+
+// printProfiles says, for each way nova runs an agent here, what it runs
+// with: one permission checker, sandbox, hooks and trust below them all,
+// and where each one's asks go. A subagent, a teammate or a forked skill
+// never runs with less than the session that started it.
+func printProfiles(w io.Writer, b profileBase) {
+	fmt.Fprintf(w, "\nEntry points (each runs with mode %s, %d allow / %d ask / %d deny rules, %d hooks, sandbox %s, workspace %s):\n",
+		b.mode, b.allow, b.ask, b.deny, b.hooks, b.sandbox, b.trust)
+	for _, p := range [][2]string{
+		{"terminal UI (nova)", "asks go to you, in the dialog"},
+		{"print mode (nova -p)", "asks are denials the model is told of"},
+		{"remote (nova serve, /remote)", "asks go to the browser or API client that answers first"},
+		{"subagent (Agent tool)", "the parent's checker, sandbox, hooks and trust; its type's mode only if narrower; asks go to the parent's frontend (denials in print mode and in the background)"},
+		{"skill fork (context: fork)", "a subagent, with the skill's allowed-tools and hooks for the run"},
+		{"teammate (nova --team)", "the lead's mode, rules, project settings, hooks, sandbox choice and trust; asks are denials"},
+	} {
+		fmt.Fprintf(w, "  %-30s %s\n", p[0], p[1])
+	}
 }
 
 // printInstructions lists the instruction files a session here starts

@@ -31,3 +31,21 @@ func TestDoctorExitCode(t *testing.T) {
 		t.Errorf("unknown default model: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// nova doctor shows each entry point's trust profile, from the settings
+// in force here: the rules and mode a deny file sets reach the line every
+// entry point runs with.
+func TestDoctorEntryPoints(t *testing.T) {
+	e := newE2E(t)
+	e.writeHome(".nova/settings.json", `{"permissions": {"deny": ["Bash(rm:*)"], "allow": ["Read"], "defaultMode": "acceptEdits"}}`)
+	r := e.run("", "doctor", "--no-sandbox")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"Entry points (each runs with mode acceptEdits, 1 allow / 0 ask / 1 deny rules, 0 hooks",
+		"terminal UI (nova)", "print mode (nova -p)", "remote (nova serve, /remote)", "subagent (Agent tool)", "skill fork (context: fork)", "teammate (nova --team)"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
