@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -38,6 +40,9 @@ type SubagentType struct {
 	Prompt string
 	// Source says where it was defined ("built-in", a file's path).
 	Source string
+	// noHooks runs it without the session's hooks: an agent hook's judge,
+	// whose calls would otherwise fire the hook that started it.
+	noHooks bool
 }
 
 // neverForSubagents are the tools no subagent is given: it starts no
@@ -285,6 +290,30 @@ func (s *Subagents) background(ctx context.Context, t SubagentType, task tools.S
 	return tools.Result{Output: fmt.Sprintf("Agent %s (%s) started in the background. You will be told when it finishes; do not wait for it or poll.", ref.ID, t.Name)}, nil
 }
 
+// judgeType is the subagent of agent hooks: it reads and searches, in
+// plan mode, under the session's checker, and fires no hooks of its own.
+var judgeType = SubagentType{Name: "hook-judge", Source: "built-in", Tools: []string{"Read", "Glob", "Grep", "LS"},
+	Mode: permission.ModePlan, noHooks: true, MaxTurns: 20,
+	Prompt: "You are a verifier for nova, a coding assistant: you check one condition a user's hook asks about, read-only, and answer with the verdict JSON the task describes."}
+
+// Judge runs an agent hook's subagent on prompt (model "" is the
+// session's) and returns its final answer (hooks.Session.Judge). It
+// cannot ask anyone: what would ask is denied.
+func (s *Subagents) Judge(ctx context.Context, prompt, model string) (string, error) {
+	if s.parent == nil {
+		return "", fmt.Errorf("subagents are not available in this session")
+	}
+	ref := &AgentRef{ID: newID()[:12], Type: judgeType.Name, Description: "agent hook"}
+	rep := s.run(ctx, judgeType, tools.SubagentTask{Prompt: prompt, Model: model}, ref, s.parent.cfg.Env, nil, false)
+	switch {
+	case rep.err != nil:
+		return "", rep.err
+	case rep.done.Subtype != SubtypeSuccess:
+		return "", errors.New(cmp.Or(rep.done.Error, rep.done.Subtype))
+	}
+	return rep.done.Result, nil
+}
+
 // running is the number of background subagents not yet done.
 func (s *Subagents) running() int {
 	s.mu.Lock()
@@ -402,6 +431,9 @@ func (s *Subagents) run(ctx context.Context, t SubagentType, task tools.Subagent
 	}
 	pipe := &tools.Pipeline{Registry: p.Pipeline.Registry.Subset(func(n string) bool { return allowed(t, n) }),
 		Checker: p.Pipeline.Checker, Hooks: p.Pipeline.Hooks, SpillThreshold: p.Pipeline.SpillThreshold, Mode: mode}
+	if t.noHooks {
+		pipe.Hooks = nil
+	}
 	cfg := Config{
 		Client: p.Client, Model: p.Model, MaxTokens: p.MaxTokens, ContextWindow: p.ContextWindow,
 		System:   strings.TrimSpace(t.Prompt) + "\n\n" + subagentNote,
@@ -434,7 +466,7 @@ func (s *Subagents) run(ctx context.Context, t SubagentType, task tools.Subagent
 		defer rec.Close()
 		cfg.Recorder, transcript = rec, rec.Path()
 	}
-	if p.Hooks != nil {
+	if p.Hooks != nil && !t.noHooks {
 		cfg.Hooks = &subagentHooks{parent: p.Hooks, ref: ref, transcript: transcript}
 	}
 	child := New(cfg)

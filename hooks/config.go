@@ -201,10 +201,8 @@ func unavailable(h Hook) string {
 	switch {
 	case !ok:
 		return fmt.Sprintf("nova has no %s event (docs/hooks.md lists those it fires)", h.Event)
-	case h.Type == KindAgent:
-		return "agent hooks (a subagent judges) are not available yet: they land with subagents"
-	case h.Type != KindCommand && h.Type != KindHTTP && h.Type != KindPrompt:
-		return fmt.Sprintf("nova has no %q hooks (it runs command, http and prompt hooks)", h.Type)
+	case h.Type != KindCommand && h.Type != KindHTTP && h.Type != KindPrompt && h.Type != KindAgent:
+		return fmt.Sprintf("nova has no %q hooks (it runs command, http, prompt and agent hooks)", h.Type)
 	case !s.runs(h.Type):
 		return fmt.Sprintf("%s does not run %s hooks (it runs %s)", h.Event, h.Type, strings.Join(s.kinds, ", "))
 	case h.Type == KindCommand && h.Shell != "" && h.Shell != "bash" && h.Shell != "sh":

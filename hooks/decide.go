@@ -271,7 +271,7 @@ func (o *Outcome) addPrompt(ev Event, h *Hook, label string, v promptVerdict) {
 	reason := orNone(v.Reason)
 	switch ev {
 	case PreToolUse:
-		o.deny(fmt.Sprintf("%s prompt hook denied this call: %s", label, reason))
+		o.deny(fmt.Sprintf("%s %s hook denied this call: %s", label, h.Type, reason))
 		if !h.ContinueOnBlock {
 			o.stop(reason)
 		}

@@ -31,6 +31,10 @@ type Session struct {
 	// none). With no Client a prompt hook cannot answer.
 	Client llm.Client
 	Model  string
+	// Judge runs an agent hook's subagent on prompt (with model, "" for
+	// the session's) and returns its final answer; nil means the session
+	// has no subagents, and an agent hook cannot answer.
+	Judge func(ctx context.Context, prompt, model string) (string, error)
 	// HTTP sends http hooks; nil means a client of its own.
 	HTTP *http.Client
 	// Home is the user's home, for "if" rules that name ~/ paths; ""
@@ -198,6 +202,8 @@ func (e *Engine) run(ctx context.Context, h *Hook, ev Event, payload []byte) rep
 		return e.runHTTP(ctx, h, ev, payload)
 	case KindPrompt:
 		return e.runPrompt(ctx, h, ev, payload)
+	case KindAgent:
+		return e.runAgent(ctx, h, ev, payload)
 	}
 	return reply{broken: "cannot run: " + unavailable(*h)}
 }
@@ -209,6 +215,8 @@ func timeout(h *Hook, ev Event) time.Duration {
 		return h.Timeout
 	case h.Type == KindPrompt:
 		return DefaultPromptTimeout
+	case h.Type == KindAgent:
+		return DefaultAgentTimeout
 	case ev == UserPromptSubmit:
 		return promptSubmitTimeout
 	}

@@ -51,8 +51,8 @@ const (
 	KindCommand = "command"
 	KindHTTP    = "http"
 	KindPrompt  = "prompt"
-	// KindAgent (a subagent judges) lands with subagents: a configured
-	// one is listed as not available and, on a guard event, blocks.
+	// KindAgent has a subagent judge: one with read-only tools, so it
+	// can look at the files before it answers as a prompt hook does.
 	KindAgent = "agent"
 )
 
@@ -62,7 +62,10 @@ const (
 const (
 	DefaultTimeout       = 60 * time.Second
 	DefaultPromptTimeout = 30 * time.Second
-	promptSubmitTimeout  = 30 * time.Second
+	// DefaultAgentTimeout is an agent hook's, Claude Code's: the
+	// subagent may take several turns.
+	DefaultAgentTimeout = 60 * time.Second
+	promptSubmitTimeout = 30 * time.Second
 )
 
 // spec is what nova knows of an event.

@@ -386,7 +386,7 @@ func TestParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"no PostToolBatch event", `no "mcp_tool" hooks`, "not available yet", "does not run prompt hooks", "", ""}
+	want := []string{"no PostToolBatch event", `no "mcp_tool" hooks`, "", "does not run prompt hooks", "", ""}
 	if len(cfg.Hooks) != len(want) {
 		t.Fatalf("hooks = %+v", cfg.Hooks)
 	}
@@ -395,7 +395,7 @@ func TestParse(t *testing.T) {
 			t.Errorf("hook %d (%s %s): unavailable %q, want %q", i, cfg.Hooks[i].Event, cfg.Hooks[i].Type, got, w)
 		}
 	}
-	if p := cfg.Problems(); len(p) != 4 || !strings.Contains(p[1], "every call it matches is blocked") {
+	if p := cfg.Problems(); len(p) != 3 || !strings.Contains(p[1], "every call it matches is blocked") {
 		t.Errorf("problems = %q", p)
 	}
 	var b strings.Builder

@@ -94,3 +94,35 @@ func parseVerdict(answer string) (promptVerdict, error) {
 	}
 	return v, nil
 }
+
+// agentSystem is an agent hook's task, before the user's prompt: the
+// subagent may read and search before it answers, in the prompt hook's
+// verdict schema.
+const agentSystem = `You verify one event of a coding assistant's session for a hook its user configured. ` +
+	`The user's instructions and the event, as JSON, follow. You may read and search the workspace to check them. ` +
+	`End with one JSON object and nothing after it: {"ok": true} when the condition holds or the action may go on, ` +
+	`or {"ok": false, "reason": "why, in a sentence"} when it does not.`
+
+// runAgent has a subagent judge the event (Session.Judge): a prompt hook
+// that can look at the files first. Like a prompt hook, one that fails,
+// times out or answers anything but the verdict could not answer.
+func (e *Engine) runAgent(ctx context.Context, h *Hook, ev Event, payload []byte) reply {
+	if e.s.Judge == nil {
+		return reply{broken: "cannot run: this session has no subagents to judge it (its model has no tools)"}
+	}
+	limit := timeout(h, ev)
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	answer, err := e.s.Judge(ctx, agentSystem+"\n\n"+promptText(h.Prompt, string(payload)), h.Model)
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return reply{broken: fmt.Sprintf("timed out after %s waiting for the subagent", seconds(limit))}
+	case err != nil:
+		return reply{broken: fmt.Sprintf("the subagent could not judge it: %v", err)}
+	}
+	v, err := parseVerdict(answer)
+	if err != nil {
+		return reply{broken: err.Error()}
+	}
+	return reply{prompt: &v}
+}

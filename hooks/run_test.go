@@ -76,19 +76,19 @@ func TestRunHooksRefusals(t *testing.T) {
 		t.Errorf("a handler without command: %v, want an error naming %s", err, file)
 	}
 	hooks := `{"SessionStart": [{"hooks": [{"type": "command", "command": "true"}]}],
-		"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "agent", "prompt": "safe?"}]}]}`
+		"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "mcp_tool", "server": "s", "tool": "t"}]}]}`
 	problems, err := e.AddRun(ctx, Source{File: file, Hooks: json.RawMessage(hooks)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	joined := strings.Join(problems, "\n")
-	for _, want := range []string{"SessionStart command [true] in " + file + " never runs", "agent hooks (a subagent judges) are not available yet", "blocked until it can run"} {
+	for _, want := range []string{"SessionStart command [true] in " + file + " never runs", `no "mcp_tool" hooks`, "blocked until it can run"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("problems lack %q:\n%s", want, joined)
 		}
 	}
 	if o := e.Fire(ctx, bashCall); !o.Block || !strings.Contains(o.Reason, "cannot run") {
-		t.Errorf("the skill's agent guard did not block: %+v", o)
+		t.Errorf("the skill's unknown guard did not block: %+v", o)
 	}
 }
 

@@ -71,6 +71,7 @@ func (rt *Runtime) startHooks(ctx context.Context, o Options, st *config.Setting
 		Home:           o.Home,
 		Client:         client,
 		Model:          model,
+		Judge:          rt.judge(),
 	})
 	rt.engine = e
 	rt.Pipeline.Hooks = e.Tools()

@@ -86,3 +86,12 @@ func (rt *Runtime) contextWithAgents(base func(context.Context) string) func(con
 		return base(ctx) + "\n\n" + rt.Subagents.Listing()
 	}
 }
+
+// judge is what agent hooks run their subagent with, or nil when the
+// session has no subagents (a model without tools).
+func (rt *Runtime) judge() func(ctx context.Context, prompt, model string) (string, error) {
+	if rt.Subagents == nil {
+		return nil
+	}
+	return rt.Subagents.Judge
+}

@@ -192,13 +192,13 @@ func TestHooksClaudeProject(t *testing.T) {
 func TestHooksDoctor(t *testing.T) {
 	e := newE2E(t)
 	claudeHooksProject(e)
-	e.userHooks(`{"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "python3 guard.py"}, {"type": "agent", "prompt": "is it safe?"}]}]}`)
+	e.userHooks(`{"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "python3 guard.py"}, {"type": "mcp_tool", "server": "s", "tool": "t"}]}]}`)
 	r := e.run("", "doctor", "--no-sandbox")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	for _, w := range []string{"Hooks (2):", "    Bash  command [python3 guard.py]  timeout 60s  (~/.nova/settings.json)",
-		"not run: agent hooks (a subagent judges) are not available yet",
+		`not run: nova has no "mcp_tool" hooks`,
 		"ignored, this folder is not trusted (run nova trust to apply them): PostToolUse in .claude/settings.json",
 		"UserPromptSubmit in .claude/settings.local.json", "outside the sandbox"} {
 		if !strings.Contains(r.stdout, w) {

@@ -500,3 +500,64 @@ func TestForkedSkillE2E(t *testing.T) {
 		t.Errorf("the Skill call's result = %q", res.Text)
 	}
 }
+
+// An agent hook has a subagent judge the call: it may read the files
+// first, runs under the session's checker with read-only tools and no
+// hooks of its own, and its verdict blocks (the file is not made) or lets
+// the call go on to the checker (the allow rule runs it: the control).
+func TestAgentHookE2E(t *testing.T) {
+	for _, tt := range []struct {
+		verdict string
+		made    bool
+	}{
+		{`{"ok": false, "reason": "notes.txt says DENY"}`, false},
+		{`{"ok": true}`, true},
+	} {
+		t.Run(tt.verdict, func(t *testing.T) {
+			e := newE2E(t,
+				llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "toolu_b", Name: "Bash", Input: jsonInput(map[string]any{"command": "touch made.txt"})}}},
+				llmtest.Turn{Match: "You verify one event", ToolCalls: []llmtest.ToolCall{{ID: "toolu_r", Name: "Read", Input: jsonInput(map[string]any{"file_path": "notes.txt"})}}},
+				llmtest.Turn{Match: "You verify one event", Text: "Checked. " + tt.verdict},
+				llmtest.Turn{Text: "done"},
+			)
+			e.write("notes.txt", "DENY\n")
+			e.userHooks(`{"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "agent", "prompt": "Allow the command only if notes.txt says ALLOW: $ARGUMENTS"}]}]}`)
+			r := e.run("", "-p", "--allowedTools", "Bash(touch:*)", "go")
+			if r.code != 0 {
+				t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+			}
+			if _, err := os.Stat(filepath.Join(e.ws, "made.txt")); (err == nil) != tt.made {
+				t.Fatalf("made.txt made = %v, want %v", err == nil, tt.made)
+			}
+			reqs := e.srv.Requests()
+			want := 4
+			if !tt.made {
+				// A judge's "no" on PreToolUse ends the run, as a prompt
+				// hook's does (Claude Code's rule), unless the hook sets
+				// continueOnBlock.
+				want = 3
+				if !strings.Contains(r.stderr, "agent hook denied this call: notes.txt says DENY") {
+					t.Errorf("stderr does not say the judge's reason:\n%s", r.stderr)
+				}
+			}
+			if len(reqs) != want {
+				t.Fatalf("%d requests, want %d\nstderr %s", len(reqs), want, r.stderr)
+			}
+			judge := bodyOf(t, reqs[1])
+			if got := judge.toolNames(); !slices.Equal(got, []string{"Read", "Glob", "Grep", "LS"}) {
+				t.Errorf("the judge's tools = %v", got)
+			}
+			if !strings.Contains(firstText(t, judge), `"tool_name":"Bash"`) || !strings.Contains(firstText(t, judge), "touch made.txt") {
+				t.Errorf("the judge was not given the event: %s", firstText(t, judge))
+			}
+			if res := toolResultsOf(t, reqs[2])["toolu_r"]; !strings.Contains(res.Text, "DENY") {
+				t.Errorf("the judge's Read = %+v", res)
+			}
+			if tt.made {
+				if res := toolResultsOf(t, reqs[3])["toolu_b"]; res.IsError {
+					t.Errorf("the Bash result = %+v", res)
+				}
+			}
+		})
+	}
+}
