@@ -97,7 +97,8 @@ func Run(ctx context.Context, r Runner, opts Options) int {
 	}
 	var done *agent.Done
 	for ev := range r.Run(ctx, llm.UserText(opts.Prompt)) {
-		if ev.Type == agent.EventDone {
+		if ev.Type == agent.EventDone && ev.ParentToolUseID == "" {
+			// A subagent's work is never the run's result.
 			done = ev.Done
 		}
 		if opts.Format == FormatStreamJSON {
@@ -204,24 +205,33 @@ func exitCode(ctx context.Context, d *agent.Done) int {
 }
 
 // logEvent writes what a person watching stderr should know: retries,
-// denials, notices; with verbose, every tool call and result too.
+// denials, notices; with verbose, every tool call and result too. A
+// subagent's lines are marked with its type: they are its work, not the
+// run's answer (which only stdout carries).
 func logEvent(w io.Writer, ev agent.Event, verbose bool) {
+	who := ""
+	if ev.ParentToolUseID != "" {
+		who = "[subagent] "
+		if ev.Agent != nil && ev.Agent.Type != "" {
+			who = "[" + ev.Agent.Type + "] "
+		}
+	}
 	switch ev.Type {
 	case agent.EventRetry, agent.EventNotice:
-		fmt.Fprintf(w, "nova: %s\n", ev.Text)
+		fmt.Fprintf(w, "nova: %s%s\n", who, ev.Text)
 	case agent.EventToolCall:
 		if verbose {
-			fmt.Fprintf(w, "→ %s %s\n", ev.ToolCall.Name, clip(string(ev.ToolCall.Input), 200))
+			fmt.Fprintf(w, "%s→ %s %s\n", who, ev.ToolCall.Name, clip(string(ev.ToolCall.Input), 200))
 		}
 	case agent.EventToolResult:
 		r := ev.Result
 		switch {
 		case r.Denied:
-			fmt.Fprintf(w, "nova: denied %s (%s): %s\n", r.Name, r.Decision.Layer, r.Decision.Reason)
+			fmt.Fprintf(w, "nova: %sdenied %s (%s): %s\n", who, r.Name, r.Decision.Layer, r.Decision.Reason)
 		case verbose && r.IsError:
-			fmt.Fprintf(w, "✗ %s: %s\n", r.Name, clip(r.Output, 300))
+			fmt.Fprintf(w, "%s✗ %s: %s\n", who, r.Name, clip(r.Output, 300))
 		case verbose:
-			fmt.Fprintf(w, "✓ %s (%d ms)\n", r.Name, r.DurationMS)
+			fmt.Fprintf(w, "%s✓ %s (%d ms)\n", who, r.Name, r.DurationMS)
 		}
 	case agent.EventCompaction:
 		fmt.Fprintf(w, "nova: compacted history (%d → %d tokens)\n", ev.Compaction.Before, ev.Compaction.After)

@@ -27,7 +27,8 @@ type SDKOptions struct {
 	// SetPermissionMode answers set_permission_mode: it switches the mode
 	// and returns the one now in force.
 	SetPermissionMode func(mode string) (string, error)
-	// Init is the initialize reply's content.
+	// Init is the initialize reply's content; its Commands, when nil,
+	// are the Session's.
 	Init InitReply
 	// Warnings are said once, after the first turn's init message, as
 	// informational messages (the caller says them on stderr too).
@@ -48,11 +49,18 @@ type InitReply struct {
 	Account  Account   `json:"account"`
 }
 
-// Command is a slash command the session offers.
+// Command is a slash command the session offers: a command file or a
+// skill, run by a user message "/name args".
 type Command struct {
 	Name         string `json:"name"`
 	Description  string `json:"description"`
 	ArgumentHint string `json:"argumentHint"`
+	// Aliases are other names that run it (a namespaced command's
+	// "frontend:component").
+	Aliases []string `json:"aliases,omitempty"`
+	// Skill says it is a skill (SKILL.md), listed in the init message's
+	// skills too.
+	Skill bool `json:"-"`
 }
 
 // Agent is a subagent type the session offers.
@@ -216,7 +224,7 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 func (s *server) handle(m *inMessage) {
 	if m.err != nil {
 		fmt.Fprintf(s.o.Stderr, "nova: %v\n", m.err)
-		s.enc.system("informational", map[string]any{"content": "nova skipped input: " + m.err.Error(), "level": "warning"})
+		s.enc.system(nil, "informational", map[string]any{"content": "nova skipped input: " + m.err.Error(), "level": "warning"})
 		return
 	}
 	switch m.Type {
@@ -237,12 +245,12 @@ func (s *server) handle(m *inMessage) {
 func (s *server) user(m *inMessage) {
 	msg, skipped, err := userInput(m.Message)
 	if len(skipped) > 0 {
-		s.enc.system("informational", map[string]any{"level": "warning",
+		s.enc.system(nil, "informational", map[string]any{"level": "warning",
 			"content": fmt.Sprintf("nova left out content blocks it cannot send: %s", strings.Join(skipped, ", "))})
 	}
 	if err != nil {
 		fmt.Fprintf(s.o.Stderr, "nova: %v\n", err)
-		s.enc.system("informational", map[string]any{"content": err.Error(), "level": "warning"})
+		s.enc.system(nil, "informational", map[string]any{"content": err.Error(), "level": "warning"})
 		return
 	}
 	if m.ShouldQuery != nil && !*m.ShouldQuery {
@@ -319,7 +327,7 @@ func (s *server) initialize(req *InitializeRequest) {
 	s.initialized = true
 	ir := s.o.Init
 	if ir.Commands == nil {
-		ir.Commands = []Command{}
+		ir.Commands = s.o.Session.commands()
 	}
 	if ir.Agents == nil {
 		ir.Agents = []Agent{}
@@ -349,7 +357,7 @@ func (s *server) start(ctx context.Context) {
 	s.state("running")
 	s.enc.init()
 	for _, warn := range s.o.Warnings {
-		s.enc.system("informational", map[string]any{"content": warn, "level": "warning"})
+		s.enc.system(nil, "informational", map[string]any{"content": warn, "level": "warning"})
 	}
 	s.o.Warnings = nil
 	if s.o.OnTurn != nil {
@@ -364,14 +372,14 @@ func (s *server) event(ev agent.Event) {
 	switch ev.Type {
 	case agent.EventPermissionAsk:
 		if ev.Ask != nil {
-			s.canUseTool(ev.Ask)
+			s.canUseTool(ev.Ask, ev.Agent)
 		}
 	case agent.EventQuestion:
 		if ev.Question != nil {
 			// The SDK's canUseTool answers AskUserQuestion in Claude Code;
 			// nova's questions have no way to it yet.
 			ev.Question.Answer(nil)
-			s.enc.system("informational", map[string]any{"level": "notice",
+			s.enc.system(nil, "informational", map[string]any{"level": "notice",
 				"content": "nova cannot put questions to the SDK yet: the question was declined"})
 		}
 	case agent.EventToolResult:
@@ -383,13 +391,17 @@ func (s *server) event(ev agent.Event) {
 			}
 		}
 	case agent.EventDone:
-		s.done = ev.Done
+		if ev.ParentToolUseID == "" {
+			// A subagent's work is never the turn's result.
+			s.done = ev.Done
+		}
 	}
 }
 
 // canUseTool sends an ask to the SDK; the answer comes as a
-// control_response (answer).
-func (s *server) canUseTool(a *agent.PermissionAsk) {
+// control_response (answer). A subagent's ask names it by agent_id, as
+// Claude Code's does (the SDK's canUseTool gets it as agentID).
+func (s *server) canUseTool(a *agent.PermissionAsk, from *agent.AgentRef) {
 	if !s.o.PermissionPrompt {
 		a.Answer(agent.PermissionAnswer{Message: "nobody to approve it: start nova with --permission-prompt-tool=stdio (the SDK's canUseTool)"})
 		return
@@ -402,6 +414,9 @@ func (s *server) canUseTool(a *agent.PermissionAsk) {
 		"permission_suggestions": suggestions(a.Suggestions)}
 	if len(a.Decision.Writes) > 0 {
 		req["blocked_path"] = a.Decision.Writes[0]
+	}
+	if from != nil && from.ID != "" {
+		req["agent_id"] = from.ID
 	}
 	s.w.json(map[string]any{"type": "control_request", "request_id": id, "request": req})
 }
@@ -465,7 +480,7 @@ func (s *server) answer(m *inMessage) {
 			ans.UpdatedInput = in
 		}
 		if len(d.UpdatedPermissions) > 0 {
-			s.enc.system("informational", map[string]any{"level": "notice",
+			s.enc.system(nil, "informational", map[string]any{"level": "notice",
 				"content": "nova does not apply updatedPermissions yet: the call was allowed once"})
 		}
 		a.Answer(ans)
