@@ -86,6 +86,9 @@ type Options struct {
 	// told it: "clear" for /clear; "" means "resume" when resuming and
 	// "startup" otherwise.
 	SessionSource string
+	// MaxBudgetUSD, when above 0, stops a run once the session's cost
+	// reaches it (--max-budget-usd); a model without prices is refused.
+	MaxBudgetUSD float64
 }
 
 // Runtime is everything one open session needs, built from options,
@@ -178,6 +181,9 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	}
 	rt.Warnings = append(rt.Warnings, warns...)
 	rt.Selection = sel
+	if _, priced := file.PriceOf(sel); o.MaxBudgetUSD > 0 && !priced {
+		return nil, configErr("--max-budget-usd: nova has no prices for %s, so it cannot tell when the budget is spent; give the model a price in config.json (docs/configuration.md#prices) or leave the flag out", sel.ID())
+	}
 	client, err := providers.New(sel.Provider.ProviderConfig(file.Timeouts), llm.DefaultRetryPolicy())
 	if err != nil {
 		return nil, configErr("%v", err)
@@ -305,6 +311,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 		History:        history,
 		Hooks:          agentHooks,
 		Price:          price,
+		MaxBudgetUSD:   o.MaxBudgetUSD,
 	})
 	rt.Live = NewSession(ctx, rt.Session.ID(), rt.Agent)
 	ok = true

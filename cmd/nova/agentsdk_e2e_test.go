@@ -290,6 +290,23 @@ var sdkScenarios = []sdkScenario{
 			t.Errorf("the MCP tool's result = %v", res)
 		}
 	}},
+	{name: "budget", turns: func(string) []llmtest.Turn {
+		// $0.30 a turn at claude-sonnet-4-5's $3 a million input tokens.
+		glob := func(id string) llmtest.Turn {
+			return llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: id, Name: "Glob", Input: `{"pattern":"*.txt"}`}}, InputTokens: 100_000}
+		}
+		return []llmtest.Turn{glob("toolu_1"), glob("toolu_2"), {Text: "never asked for", InputTokens: 100_000}}
+	}, check: func(t *testing.T, r sdkRun) {
+		wantKinds(t, r.conv[1], "system/init assistant user assistant user result")
+		res := r.conv[1][5]
+		errs, _ := res["errors"].([]any)
+		if res["subtype"] != "error_max_budget_usd" || res["is_error"] != true || len(errs) != 1 || res["num_turns"] != 2.0 {
+			t.Errorf("result = %v, want error_max_budget_usd after 2 turns", res)
+		}
+		if len(r.reqs) != 2 {
+			t.Errorf("%d model requests, want 2", len(r.reqs))
+		}
+	}},
 	{name: "system", turns: func(string) []llmtest.Turn { return []llmtest.Turn{{Text: "Arr."}} },
 		check: func(t *testing.T, r sdkRun) {
 			wantKinds(t, r.conv[1], "system/init assistant result")

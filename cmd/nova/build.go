@@ -11,6 +11,7 @@ import (
 type buildOptions struct {
 	model           string
 	maxTurns        int
+	maxBudgetUSD    float64 // --max-budget-usd
 	permissionMode  string
 	allowedTools    []string
 	disallowedTools []string
@@ -48,7 +49,7 @@ func (o buildOptions) live(s *IOStreams, novaHome, workdir string) live.Options 
 	return live.Options{
 		NovaHome: novaHome, Workdir: workdir, Home: s.Home, Getenv: s.Getenv,
 		SystemPrompt: o.systemPrompt, ForkSession: o.forkSession,
-		Model: o.model, MaxTurns: o.maxTurns, PermissionMode: o.permissionMode,
+		Model: o.model, MaxTurns: o.maxTurns, MaxBudgetUSD: o.maxBudgetUSD, PermissionMode: o.permissionMode,
 		AllowedTools: o.allowedTools, DisallowedTools: o.disallowedTools, AppendSystem: o.appendSystem,
 		Continue: o.cont, Resume: o.resume, Sandbox: o.sandbox, NoSandbox: o.noSandbox, Trust: o.trust,
 		AddDirs: o.addDirs, Interactive: o.interactive, FreshProbe: o.freshProbe, Version: version,

@@ -46,7 +46,6 @@ var refusedClaudeFlags = []struct {
 	{"session-id", "string", "refused: the id of the new session", "nova names its sessions itself; read session_id from the init message and resume it with --resume"},
 	{"no-session-persistence", "bool", "refused: keep no transcript", "nova records every session under NOVA_HOME"},
 	{"fallback-model", "string", "refused: the model to switch to when the first is overloaded", "nova retries the same model"},
-	{"max-budget-usd", "string", "refused: stop at a cost", "nova has no price table yet"},
 	{"json-schema", "string", "refused: structured output", "nova cannot hold the final answer to a JSON schema yet"},
 }
 
@@ -64,6 +63,7 @@ func addClaudeFlags(cmd *cobra.Command, opts *rootOptions) {
 	fl.StringVarP(&c.debug, "debug", "d", "", "print nova's own events as JSON lines on stderr")
 	fl.Lookup("debug").NoOptDefVal = "all"
 	fl.StringVar(&c.debugFile, "debug-file", "", "write nova's own events as JSON lines to this file")
+	fl.Float64Var(&o.maxBudgetUSD, "max-budget-usd", 0, "stop once the session has cost this many US dollars (error_max_budget_usd); needs the model's prices")
 	c.refused = map[string]string{}
 	for _, r := range refusedClaudeFlags {
 		if r.value == "bool" {
@@ -74,7 +74,7 @@ func addClaudeFlags(cmd *cobra.Command, opts *rootOptions) {
 		c.refused[r.name] = r.why
 	}
 	for _, name := range []string{"input-format", "include-partial-messages", "permission-prompt-tool", "await-initialize",
-		"allow-dangerously-skip-permissions", "debug", "debug-file"} {
+		"allow-dangerously-skip-permissions", "debug", "debug-file", "max-budget-usd"} {
 		_ = fl.SetAnnotation(name, printOnly, []string{"true"})
 	}
 	for _, r := range refusedClaudeFlags {
@@ -109,6 +109,9 @@ func (o *rootOptions) completeClaude(fl *pflag.FlagSet) error {
 		}
 	}
 	o.session.toolsSet = fl.Changed("tools")
+	if fl.Changed("max-budget-usd") && !(o.session.maxBudgetUSD > 0) {
+		return usageErr("--max-budget-usd %v: want a positive number of US dollars", o.session.maxBudgetUSD)
+	}
 	if c.skipPermissions {
 		if o.session.permissionMode != "" && o.session.permissionMode != string(permission.ModeBypass) {
 			return usageErr("--dangerously-skip-permissions and --permission-mode %s contradict each other: give one", o.session.permissionMode)

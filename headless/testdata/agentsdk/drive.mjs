@@ -181,6 +181,11 @@ const scenarios = {
     await run(query({ prompt: 'echo it', options: opts({ mcpServers, allowedTools: ['mcp__t__echo'] }) }), 1);
   },
 
+  // maxBudgetUsd stops the query once it has cost that much.
+  async budget() {
+    await run(query({ prompt: 'spend', options: opts({ maxBudgetUsd: 0.5, model: 'anthropic:claude-sonnet-4-5' }) }), 1);
+  },
+
   // A custom system prompt replaces the executable's own.
   async system() {
     await run(query({ prompt: 'who are you?', options: opts({ systemPrompt: 'You are a terse pirate.' }) }), 1);
