@@ -49,9 +49,10 @@ type Options struct {
 	Tools          []string
 	PermissionMode string
 	Cwd            string
-	// MCPServers, Version, ContextWindow and MaxOutput fill in the rest
-	// of the init message and the result's modelUsage.
+	// MCPServers, Commands, Version, ContextWindow and MaxOutput fill in
+	// the rest of the init message and the result's modelUsage.
 	MCPServers               func() []MCPServer
+	Commands                 func() []Command
 	Version                  string
 	ContextWindow, MaxOutput int
 	// Partial adds stream_event messages to stream-json: the response as
@@ -76,7 +77,8 @@ type IgnoredSetting struct {
 func (o *Options) session() *Session {
 	return &Session{SessionID: o.SessionID, Model: o.Model, Cwd: o.Cwd, Version: o.Version,
 		Tools: func() []string { return o.Tools }, MCPServers: o.MCPServers,
-		PermissionMode: func() string { return o.PermissionMode }, ContextWindow: o.ContextWindow, MaxOutput: o.MaxOutput}
+		PermissionMode: func() string { return o.PermissionMode }, ContextWindow: o.ContextWindow, MaxOutput: o.MaxOutput,
+		Commands: o.Commands}
 }
 
 // Run runs the prompt and writes the output; it returns the exit code.

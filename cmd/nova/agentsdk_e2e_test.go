@@ -131,6 +131,8 @@ func driveSDK(t *testing.T, e *e2e, dir, scenario, exe string, env []string) sdk
 type sdkScenario struct {
 	name  string
 	turns func(ws string) []llmtest.Turn
+	// setup, when set, prepares the home or workspace before the run.
+	setup func(e *e2e)
 	check func(t *testing.T, r sdkRun)
 }
 
@@ -307,6 +309,27 @@ var sdkScenarios = []sdkScenario{
 			t.Errorf("%d model requests, want 2", len(r.reqs))
 		}
 	}},
+	{name: "commands", turns: func(string) []llmtest.Turn { return []llmtest.Turn{{Text: "Hi."}} },
+		setup: func(e *e2e) {
+			e.writeHome(".claude/skills/review/SKILL.md", "---\ndescription: Review the change\nargument-hint: \"[file]\"\n---\nReview $ARGUMENTS.\n")
+			e.writeHome(".nova/commands/frontend/component.md", "---\ndescription: Make a component\n---\nMake $ARGUMENTS.\n")
+		},
+		check: func(t *testing.T, r sdkRun) {
+			got, _ := json.Marshal(r.controls["supportedCommands"])
+			want := `[{"argumentHint":"","description":"Make a component","name":"component","aliases":["frontend:component"]},` +
+				`{"argumentHint":"[file]","description":"Review the change","name":"review"}]`
+			if !jsonEqual(string(got), want) {
+				t.Errorf("supportedCommands() = %s, want %s", got, want)
+			}
+			wantKinds(t, r.conv[1], "system/init assistant result")
+			init := r.conv[1][0]
+			if c, _ := json.Marshal(init["slash_commands"]); string(c) != `["component","review"]` {
+				t.Errorf("init slash_commands = %s", c)
+			}
+			if s, _ := json.Marshal(init["skills"]); string(s) != `["review"]` {
+				t.Errorf("init skills = %s", s)
+			}
+		}},
 	{name: "system", turns: func(string) []llmtest.Turn { return []llmtest.Turn{{Text: "Arr."}} },
 		check: func(t *testing.T, r sdkRun) {
 			wantKinds(t, r.conv[1], "system/init assistant result")
@@ -386,6 +409,9 @@ func TestAgentSDK(t *testing.T) {
 			e := newE2E(t)
 			e.srv.Push(sc.turns(e.ws)...)
 			e.write("greet.txt", "hello world\n")
+			if sc.setup != nil {
+				sc.setup(e)
+			}
 			if *recordClaude {
 				recordClaudeFixture(t, e, dir, sc.name)
 				return
@@ -400,3 +426,4 @@ func TestAgentSDK(t *testing.T) {
 		})
 	}
 }
+

@@ -42,7 +42,7 @@ func runPrint(ctx context.Context, opts *rootOptions) error {
 	code := headless.Run(ctx, rt.Live, headless.Options{
 		Prompt: opts.prompt, Format: opts.outputFormat, Verbose: opts.verbose, SessionID: rt.Session.ID(),
 		Model: rt.Selection.ID(), Tools: rt.Registry.Names(), PermissionMode: string(rt.Checker.Mode()), Cwd: rt.Workdir,
-		MCPServers: info.MCPServers, Version: version, ContextWindow: info.ContextWindow, MaxOutput: info.MaxOutput,
+		MCPServers: info.MCPServers, Commands: info.Commands, Version: version, ContextWindow: info.ContextWindow, MaxOutput: info.MaxOutput,
 		Partial: opts.claude.includePartial, Debug: debug,
 		IgnoredProjectSettings: ignored, Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/nova-dev/nova/headless"
 	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/skills"
 	"github.com/nova-dev/nova/tools/mcp"
 )
 
@@ -141,7 +142,27 @@ func sessionInfo(rt *live.Runtime) *headless.Session {
 		MCPServers:     func() []headless.MCPServer { return mcpServers(rt) },
 		PermissionMode: func() string { return string(rt.Checker.Mode()) },
 		ContextWindow:  window, MaxOutput: maxOut,
+		Commands: func() []headless.Command { return commands(rt) },
 	}
+}
+
+// commands are the session's skills and command files, as the init
+// message and the initialize reply list them: what a user message
+// "/name args" runs. nova's built-in slash commands are the terminal
+// UI's, so none is listed.
+func commands(rt *live.Runtime) []headless.Command {
+	out := []headless.Command{}
+	if rt.Skills == nil {
+		return out
+	}
+	for _, sk := range rt.Skills.Commands() {
+		c := headless.Command{Name: sk.Name, Description: sk.Description, ArgumentHint: sk.ArgumentHint, Skill: sk.Kind == skills.KindSkill}
+		if sk.Namespace != "" {
+			c.Aliases = []string{strings.ReplaceAll(sk.Namespace, "/", ":") + ":" + sk.Name}
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // mcpServers are the runtime's MCP servers under Claude Code's words for

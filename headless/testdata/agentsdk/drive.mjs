@@ -186,6 +186,13 @@ const scenarios = {
     await run(query({ prompt: 'spend', options: opts({ maxBudgetUsd: 0.5, model: 'anthropic:claude-sonnet-4-5' }) }), 1);
   },
 
+  // supportedCommands() lists the session's skills and commands.
+  async commands() {
+    const q = query({ prompt: 'hi', options: opts() });
+    out({ kind: 'control', name: 'supportedCommands', response: await q.supportedCommands() });
+    await run(q, 1);
+  },
+
   // A custom system prompt replaces the executable's own.
   async system() {
     await run(query({ prompt: 'who are you?', options: opts({ systemPrompt: 'You are a terse pirate.' }) }), 1);
