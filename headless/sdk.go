@@ -27,6 +27,9 @@ type SDKOptions struct {
 	// SetPermissionMode answers set_permission_mode: it switches the mode
 	// and returns the one now in force.
 	SetPermissionMode func(mode string) (string, error)
+	// Rules, when set, takes the allow rules of the SDK's answers
+	// (updatedPermissions' addRules).
+	Rules Rules
 	// Init is the initialize reply's content; its Commands, when nil,
 	// are the Session's.
 	Init InitReply
@@ -463,11 +466,11 @@ func (s *server) answer(m *inMessage) {
 		return
 	}
 	var d struct {
-		Behavior           string          `json:"behavior"`
-		UpdatedInput       json.RawMessage `json:"updatedInput"`
-		Message            string          `json:"message"`
-		Interrupt          bool            `json:"interrupt"`
-		UpdatedPermissions []any           `json:"updatedPermissions"`
+		Behavior           string            `json:"behavior"`
+		UpdatedInput       json.RawMessage   `json:"updatedInput"`
+		Message            string            `json:"message"`
+		Interrupt          bool              `json:"interrupt"`
+		UpdatedPermissions []json.RawMessage `json:"updatedPermissions"`
 	}
 	if err := json.Unmarshal(r.Response, &d); err != nil {
 		a.Answer(agent.PermissionAnswer{Message: "the SDK's permission answer does not decode: " + err.Error()})
@@ -479,9 +482,9 @@ func (s *server) answer(m *inMessage) {
 		if in := d.UpdatedInput; len(in) > 0 && string(in) != "null" {
 			ans.UpdatedInput = in
 		}
-		if len(d.UpdatedPermissions) > 0 {
-			s.enc.system(nil, "informational", map[string]any{"level": "notice",
-				"content": "nova does not apply updatedPermissions yet: the call was allowed once"})
+		for _, note := range s.applyPermissions(d.UpdatedPermissions) {
+			fmt.Fprintf(s.o.Stderr, "nova: %s\n", note)
+			s.enc.system(nil, "informational", map[string]any{"level": "warning", "content": note})
 		}
 		a.Answer(ans)
 	case "deny":

@@ -330,6 +330,50 @@ var sdkScenarios = []sdkScenario{
 				t.Errorf("init skills = %s", s)
 			}
 		}},
+	{name: "updates", turns: func(ws string) []llmtest.Turn {
+		bash := func(id, cmd string) llmtest.Turn {
+			return llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: id, Name: "Bash", Input: jsonInput(map[string]any{"command": cmd})}}}
+		}
+		return []llmtest.Turn{
+			bash("toolu_1", "touch a.txt"),
+			bash("toolu_2", "touch b.txt"),
+			{ToolCalls: []llmtest.ToolCall{{ID: "toolu_3", Name: "Write", Input: jsonInput(map[string]any{"file_path": filepath.Join(ws, "c.txt"), "content": "c"})}}},
+			{Text: "Made them."},
+			{Text: "Still here."},
+		}
+	}, check: func(t *testing.T, r sdkRun) {
+		if len(r.canUse) != 2 || r.canUse[0]["toolUseID"] != "toolu_1" || r.canUse[1]["toolUseID"] != "toolu_3" {
+			t.Fatalf("canUseTool calls = %v, want toolu_1 and toolu_3: the session rule allows touch b.txt", r.canUse)
+		}
+		for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
+			if _, err := os.Stat(filepath.Join(r.ws, f)); err != nil {
+				t.Errorf("%s: %v", f, err)
+			}
+		}
+		b, err := os.ReadFile(filepath.Join(r.ws, ".nova", "settings.local.json"))
+		var local struct {
+			Permissions struct{ Allow []string } `json:"permissions"`
+		}
+		if err != nil || json.Unmarshal(b, &local) != nil || !slices.Equal(local.Permissions.Allow, []string{"Write"}) {
+			t.Errorf("settings.local.json = %s (%v), want the localSettings rule Write only", b, err)
+		}
+		var inits []map[string]any
+		var notes []string
+		for _, m := range r.all {
+			if m["type"] == "system" && m["subtype"] == "init" {
+				inits = append(inits, m)
+			}
+			if c, _ := m["content"].(string); m["subtype"] == "informational" {
+				notes = append(notes, c)
+			}
+		}
+		if len(inits) != 2 || inits[0]["permissionMode"] != "default" || inits[1]["permissionMode"] != "acceptEdits" {
+			t.Errorf("init permission modes %v, want default then acceptEdits (setMode)", inits)
+		}
+		if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "addDirectories: nova cannot apply") }) {
+			t.Errorf("informational messages %q do not say addDirectories was not applied", notes)
+		}
+	}},
 	{name: "system", turns: func(string) []llmtest.Turn { return []llmtest.Turn{{Text: "Arr."}} },
 		check: func(t *testing.T, r sdkRun) {
 			wantKinds(t, r.conv[1], "system/init assistant result")

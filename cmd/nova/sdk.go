@@ -69,7 +69,7 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 		SetPermissionMode: func(mode string) (string, error) {
 			return setMode(rt, mode, startMode == permission.ModeBypass || opts.claude.allowSkipPermissions)
 		},
-		Init: initReply(rt, opts.io), Warnings: warnings, Debug: debug, Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
+		Rules: rt.Checker, Init: initReply(rt, opts.io), Warnings: warnings, Debug: debug, Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
 		OnTurn: func(text string) {
 			// As print mode does: the session is named after its first
 			// prompt, unless it has a name.

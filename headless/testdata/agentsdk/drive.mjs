@@ -193,6 +193,32 @@ const scenarios = {
     await run(q, 1);
   },
 
+  // canUseTool allows with updatedPermissions: a session rule for
+  // "touch" commands, a Write rule saved to the local settings and the
+  // acceptEdits mode; a second turn shows the mode.
+  async updates() {
+    const box = inbox();
+    box.push(userMessage('make the files'));
+    const canUseTool = async (tool, input, o) => {
+      out({ kind: 'canUseTool', tool, input, toolUseID: o.toolUseID });
+      if (tool === 'Bash') {
+        return { behavior: 'allow', updatedInput: input,
+          updatedPermissions: [{ type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'touch:*' }], behavior: 'allow', destination: 'session' }] };
+      }
+      return { behavior: 'allow', updatedInput: input, updatedPermissions: [
+        { type: 'addRules', rules: [{ toolName: 'Write' }], behavior: 'allow', destination: 'localSettings' },
+        { type: 'setMode', mode: 'acceptEdits', destination: 'session' },
+        { type: 'addDirectories', directories: ['/tmp'], destination: 'session' },
+      ] };
+    };
+    let results = 0;
+    await run(query({ prompt: box, options: opts({ canUseTool }) }), 1, (m) => {
+      if (m.type !== 'result') return;
+      if (++results === 1) box.push(userMessage('and now?'));
+      else box.end();
+    });
+  },
+
   // A custom system prompt replaces the executable's own.
   async system() {
     await run(query({ prompt: 'who are you?', options: opts({ systemPrompt: 'You are a terse pirate.' }) }), 1);
