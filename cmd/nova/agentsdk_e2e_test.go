@@ -470,4 +470,3 @@ func TestAgentSDK(t *testing.T) {
 		})
 	}
 }
-
