@@ -89,6 +89,12 @@ type Options struct {
 	// MaxBudgetUSD, when above 0, stops a run once the session's cost
 	// reaches it (--max-budget-usd); a model without prices is refused.
 	MaxBudgetUSD float64
+	// SessionID, when set, is the id of the new session (Claude Code's
+	// --session-id); one that exists is refused.
+	SessionID string
+	// NoPersistence removes the session's files when the runtime closes
+	// (--no-session-persistence): it cannot be resumed.
+	NoPersistence bool
 }
 
 // Runtime is everything one open session needs, built from options,
@@ -129,8 +135,9 @@ type Runtime struct {
 	// session ("clear", "resume", "prompt_input_exit"); "" is "other".
 	EndReason string
 
-	engine  *hooks.Engine // nil when no hook is configured
-	scratch string        // removed on Close
+	noPersist bool          // remove the session's files on Close
+	engine    *hooks.Engine // nil when no hook is configured
+	scratch   string        // removed on Close
 }
 
 // Close ends any run and releases what the runtime holds.
@@ -149,6 +156,11 @@ func (r *Runtime) Close() error {
 	if r.Session != nil {
 		// It says what a full disk kept out of the transcript.
 		err = r.Session.Close()
+	}
+	if r.Session != nil && r.noPersist {
+		if derr := session.NewStore(r.NovaHome).Delete(r.Session.ID()); derr != nil {
+			err = errors.Join(err, fmt.Errorf("--no-session-persistence: %w", derr))
+		}
 	}
 	if r.scratch != "" {
 		_ = os.RemoveAll(r.scratch)
@@ -380,16 +392,22 @@ func (rt *Runtime) openSession(o Options, sel config.Selection) ([]llm.Message, 
 	if o.ForkSession && id != "" {
 		return rt.forkSession(store, id, o, sel)
 	}
+	if id != "" && o.SessionID != "" {
+		return nil, configErr("--session-id names a new session; with --resume or --continue it needs --fork-session (the fork gets the id)")
+	}
+	if id != "" && o.NoPersistence {
+		return nil, configErr("--no-session-persistence with --resume or --continue would delete the session resumed; add --fork-session to carry on in a session that is not kept")
+	}
 	if id == "" {
 		key := o.AgentKey
 		if key == "" {
 			key = "main"
 		}
-		sess, err := store.Create(session.Meta{WorkspaceDir: rt.Workdir, AgentKey: key, Model: sel.ID()})
+		sess, err := store.Create(session.Meta{ID: o.SessionID, WorkspaceDir: rt.Workdir, AgentKey: key, Model: sel.ID()})
 		if err != nil {
-			return nil, writeErr("cannot create the session", filepath.Join(rt.NovaHome, "sessions"), err)
+			return nil, createErr(o.SessionID, rt.NovaHome, err)
 		}
-		rt.Session = sess
+		rt.Session, rt.noPersist = sess, o.NoPersistence
 		return nil, nil
 	}
 	sess, warns, err := store.Open(id)
@@ -401,6 +419,15 @@ func (rt *Runtime) openSession(o Options, sel config.Selection) ([]llm.Message, 
 		rt.Warnings = append(rt.Warnings, w.String())
 	}
 	return sess.Messages(), nil
+}
+
+// createErr is a new session that could not be made: the id given is
+// taken (the person's to fix), or the disk's failure.
+func createErr(id, novaHome string, err error) error {
+	if errors.Is(err, session.ErrExists) {
+		return configErr("--session-id %s: %v; resume it with --resume, or give a new id", id, err)
+	}
+	return writeErr("cannot create the session", filepath.Join(novaHome, "sessions"), err)
 }
 
 // writeErr is a start-up that could not write in dir: the machine's

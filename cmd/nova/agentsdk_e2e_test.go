@@ -62,6 +62,7 @@ type sdkRun struct {
 	stderr    string
 	reqs      []llmtest.Request
 	ws, state string
+	e         *e2e
 }
 
 // driveSDK runs drive.mjs's scenario with exe as the SDK's executable.
@@ -86,7 +87,7 @@ func driveSDK(t *testing.T, e *e2e, dir, scenario, exe string, env []string) sdk
 		_ = cmd.Process.Kill()
 		t.Fatalf("drive.mjs %s did not end in 2 minutes\nstdout:\n%s\nstderr:\n%s", scenario, out.String(), errOut.String())
 	}
-	r := sdkRun{msgs: map[int][]map[string]any{}, conv: map[int][]map[string]any{}, controls: map[string]any{}, stderr: errOut.String(), reqs: e.srv.Requests(), ws: e.ws}
+	r := sdkRun{msgs: map[int][]map[string]any{}, conv: map[int][]map[string]any{}, controls: map[string]any{}, stderr: errOut.String(), reqs: e.srv.Requests(), ws: e.ws, e: e}
 	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
 		var line struct {
 			Kind     string          `json:"kind"`
@@ -372,6 +373,24 @@ var sdkScenarios = []sdkScenario{
 		}
 		if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "addDirectories: nova cannot apply") }) {
 			t.Errorf("informational messages %q do not say addDirectories was not applied", notes)
+		}
+	}},
+	{name: "sessionid", turns: func(string) []llmtest.Turn {
+		return []llmtest.Turn{{Text: "Teapot it is."}, {Text: "It was teapot."}, {Text: "Forgotten."}}
+	}, check: func(t *testing.T, r sdkRun) {
+		for q := 1; q <= 3; q++ {
+			wantKinds(t, r.conv[q], "system/init assistant result")
+		}
+		for q := 1; q <= 2; q++ {
+			if id := r.conv[q][0]["session_id"]; id != testUUID || r.conv[q][2]["session_id"] != testUUID {
+				t.Errorf("query %d: session_id %v, want the sessionId %s", q, id, testUUID)
+			}
+		}
+		if !strings.Contains(string(r.reqs[1].Body), "remember teapot") {
+			t.Error("the resumed query's request lacks the first one's conversation")
+		}
+		if dirs := sessionDirs(t, r.e); len(dirs) != 1 {
+			t.Errorf("sessions %v, want only the sessionId one: persistSession false keeps none", dirs)
 		}
 	}},
 	{name: "system", turns: func(string) []llmtest.Turn { return []llmtest.Turn{{Text: "Arr."}} },

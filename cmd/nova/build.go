@@ -9,9 +9,13 @@ import (
 
 // buildOptions is what shapes a runtime beyond config files.
 type buildOptions struct {
-	model           string
-	maxTurns        int
-	maxBudgetUSD    float64 // --max-budget-usd
+	model        string
+	maxTurns     int
+	maxBudgetUSD float64 // --max-budget-usd
+	// newID is the new session's id (--session-id); shownID the UUID
+	// the messages name the session by when it was given as one.
+	newID, shownID  string
+	noPersistence   bool // --no-session-persistence
 	permissionMode  string
 	allowedTools    []string
 	disallowedTools []string
@@ -50,6 +54,7 @@ func (o buildOptions) live(s *IOStreams, novaHome, workdir string) live.Options 
 		NovaHome: novaHome, Workdir: workdir, Home: s.Home, Getenv: s.Getenv,
 		SystemPrompt: o.systemPrompt, ForkSession: o.forkSession,
 		Model: o.model, MaxTurns: o.maxTurns, MaxBudgetUSD: o.maxBudgetUSD, PermissionMode: o.permissionMode,
+		SessionID: o.newID, NoPersistence: o.noPersistence,
 		AllowedTools: o.allowedTools, DisallowedTools: o.disallowedTools, AppendSystem: o.appendSystem,
 		Continue: o.cont, Resume: o.resume, Sandbox: o.sandbox, NoSandbox: o.noSandbox, Trust: o.trust,
 		AddDirs: o.addDirs, Interactive: o.interactive, FreshProbe: o.freshProbe, Version: version,

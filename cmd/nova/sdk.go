@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -65,7 +66,7 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 	defer closeDebug()
 	startMode := rt.Checker.Mode()
 	code := headless.Serve(ctx, rt.Live, in, headless.SDKOptions{
-		Session: sessionInfo(rt), Partial: opts.claude.includePartial, PermissionPrompt: o.interactive,
+		Session: sessionInfo(rt, o.shownID), Partial: opts.claude.includePartial, PermissionPrompt: o.interactive,
 		SetPermissionMode: func(mode string) (string, error) {
 			return setMode(rt, mode, startMode == permission.ModeBypass || opts.claude.allowSkipPermissions)
 		},
@@ -133,11 +134,13 @@ func setMode(rt *live.Runtime, mode string, bypassOK bool) (string, error) {
 	return string(m), nil
 }
 
-// sessionInfo describes the runtime's session for the init message.
-func sessionInfo(rt *live.Runtime) *headless.Session {
+// sessionInfo describes the runtime's session for the init message;
+// shown, when set, is the UUID the session was named by (--session-id,
+// --resume), which the messages carry as its id.
+func sessionInfo(rt *live.Runtime, shown string) *headless.Session {
 	window, maxOut := rt.Selection.Model.Limits()
 	return &headless.Session{
-		SessionID: rt.Session.ID(), Model: rt.Selection.ID(), Cwd: rt.Workdir, Version: version,
+		SessionID: cmp.Or(shown, rt.Session.ID()), Model: rt.Selection.ID(), Cwd: rt.Workdir, Version: version,
 		Tools:          rt.Registry.Names,
 		MCPServers:     func() []headless.MCPServer { return mcpServers(rt) },
 		PermissionMode: func() string { return string(rt.Checker.Mode()) },

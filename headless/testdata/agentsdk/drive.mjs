@@ -219,6 +219,15 @@ const scenarios = {
     });
   },
 
+  // sessionId names the new session, resume carries it on by that id,
+  // and persistSession: false keeps none.
+  async sessionid() {
+    const id = '0b8e7f52-6c1d-4a3e-9f0a-2d4c6e8f1a3b';
+    await run(query({ prompt: 'remember teapot', options: opts({ sessionId: id }) }), 1);
+    await run(query({ prompt: 'what was it?', options: opts({ resume: id }) }), 2);
+    await run(query({ prompt: 'forget it', options: opts({ persistSession: false }) }), 3);
+  },
+
   // A custom system prompt replaces the executable's own.
   async system() {
     await run(query({ prompt: 'who are you?', options: opts({ systemPrompt: 'You are a terse pirate.' }) }), 1);
