@@ -95,6 +95,9 @@ type Options struct {
 	// NoPersistence removes the session's files when the runtime closes
 	// (--no-session-persistence): it cannot be resumed.
 	NoPersistence bool
+	// FallbackModel names the models (comma-separated) a request goes to
+	// when the session's is overloaded or unavailable (--fallback-model).
+	FallbackModel string
 }
 
 // Runtime is everything one open session needs, built from options,
@@ -305,6 +308,11 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	if p, ok := file.PriceOf(sel); ok {
 		price = p.Cost
 	}
+	client, price, fwarns, err := withFallback(ctx, o, file, sel, client, price)
+	if err != nil {
+		return nil, err
+	}
+	rt.Warnings = append(rt.Warnings, fwarns...)
 	rt.Agent = agent.New(agent.Config{
 		Client:         client,
 		Model:          sel.Model.Model,

@@ -47,7 +47,6 @@ var refusedClaudeFlags = []struct {
 }{
 	{"settings", "string", "refused: a further settings file or JSON", "nova reads its settings files only (NOVA_HOME/settings.json, .nova/settings.json, .nova/settings.local.json)"},
 	{"setting-sources", "string", "refused: which settings layers to load", "nova always loads its user, project and local settings"},
-	{"fallback-model", "string", "refused: the model to switch to when the first is overloaded", "nova retries the same model"},
 	{"json-schema", "string", "refused: structured output", "nova cannot hold the final answer to a JSON schema yet"},
 }
 
@@ -66,6 +65,7 @@ func addClaudeFlags(cmd *cobra.Command, opts *rootOptions) {
 	fl.Lookup("debug").NoOptDefVal = "all"
 	fl.StringVar(&c.debugFile, "debug-file", "", "write nova's own events as JSON lines to this file")
 	fl.StringVar(&c.sessionID, "session-id", "", "the id of the new session: a UUID (or a nova session id); one that exists is refused")
+	fl.StringVar(&o.fallbackModel, "fallback-model", "", "the model (or comma-separated models) to switch to for the rest of a turn when the session's is overloaded or unavailable")
 	fl.BoolVar(&o.noPersistence, "no-session-persistence", false, "keep no transcript: the session's files are removed when nova exits, so it cannot be resumed")
 	fl.Float64Var(&o.maxBudgetUSD, "max-budget-usd", 0, "stop once the session has cost this many US dollars (error_max_budget_usd); needs the model's prices")
 	c.refused = map[string]string{}
@@ -78,7 +78,7 @@ func addClaudeFlags(cmd *cobra.Command, opts *rootOptions) {
 		c.refused[r.name] = r.why
 	}
 	for _, name := range []string{"input-format", "include-partial-messages", "permission-prompt-tool", "await-initialize",
-		"allow-dangerously-skip-permissions", "debug", "debug-file", "max-budget-usd", "session-id", "no-session-persistence"} {
+		"allow-dangerously-skip-permissions", "debug", "debug-file", "max-budget-usd", "session-id", "no-session-persistence", "fallback-model"} {
 		_ = fl.SetAnnotation(name, printOnly, []string{"true"})
 	}
 	for _, r := range refusedClaudeFlags {
