@@ -393,6 +393,19 @@ var sdkScenarios = []sdkScenario{
 			t.Errorf("sessions %v, want only the sessionId one: persistSession false keeps none", dirs)
 		}
 	}},
+	{name: "fallback", turns: func(string) []llmtest.Turn {
+		overloaded := llmtest.Turn{Status: 529, ErrorType: "overloaded_error", ErrorMessage: "Overloaded", RetryAfterMS: "1"}
+		return []llmtest.Turn{overloaded, overloaded, overloaded, overloaded, overloaded, {Text: "The fallback answered."}}
+	}, check: func(t *testing.T, r sdkRun) {
+		n := len(r.conv[1])
+		if n < 3 || r.conv[1][n-1]["type"] != "result" {
+			t.Fatalf("conversation %v", r.conv[1])
+		}
+		wantResult(t, r.conv[1][n-1], "success", "The fallback answered.")
+		if m, _ := r.reqs[len(r.reqs)-1].JSON()["model"].(string); len(r.reqs) != 6 || m != "claude-haiku-4-5" {
+			t.Errorf("%d requests, the last to %s; want 6, the last to the fallback", len(r.reqs), m)
+		}
+	}},
 	{name: "system", turns: func(string) []llmtest.Turn { return []llmtest.Turn{{Text: "Arr."}} },
 		check: func(t *testing.T, r sdkRun) {
 			wantKinds(t, r.conv[1], "system/init assistant result")

@@ -228,6 +228,11 @@ const scenarios = {
     await run(query({ prompt: 'forget it', options: opts({ persistSession: false }) }), 3);
   },
 
+  // fallbackModel answers when the model is overloaded.
+  async fallback() {
+    await run(query({ prompt: 'go', options: opts({ model: 'anthropic:claude-sonnet-4-5', fallbackModel: 'anthropic:claude-haiku-4-5' }) }), 1);
+  },
+
   // A custom system prompt replaces the executable's own.
   async system() {
     await run(query({ prompt: 'who are you?', options: opts({ systemPrompt: 'You are a terse pirate.' }) }), 1);
