@@ -27,6 +27,9 @@ type SDKOptions struct {
 	// SetPermissionMode answers set_permission_mode: it switches the mode
 	// and returns the one now in force.
 	SetPermissionMode func(mode string) (string, error)
+	// Hooks, when set, carries the SDK's hook callbacks (initialize's
+	// hooks, made hooks of the session by HookBridge.Hooks).
+	Hooks *HookBridge
 	// Rules, when set, takes the allow rules of the SDK's answers
 	// (updatedPermissions' addRules).
 	Rules Rules
@@ -136,6 +139,8 @@ type server struct {
 	asks map[string]*agent.PermissionAsk
 	// initialized says the initialize request was answered.
 	initialized bool
+	// hookCalls are the hook_callback requests sent and not answered.
+	hookCalls map[string]*hookCall
 }
 
 // Serve runs a session over Claude Code's stream-json protocol until the
@@ -144,7 +149,7 @@ type server struct {
 // one turn each, in order; every control request is answered.
 func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 	w := &writer{w: o.Stdout}
-	s := &server{r: r, o: o, w: w, enc: newEncoder(w, o.Session, o.Partial), asks: map[string]*agent.PermissionAsk{}}
+	s := &server{r: r, o: o, w: w, enc: newEncoder(w, o.Session, o.Partial), asks: map[string]*agent.PermissionAsk{}, hookCalls: map[string]*hookCall{}}
 	if o.Debug != nil {
 		s.enc.debug = &writer{w: o.Debug}
 	}
@@ -154,6 +159,12 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 	inbox := make(chan *inMessage)
 	stop := make(chan struct{})
 	defer close(stop)
+	var hookCalls <-chan *hookCall
+	if o.Hooks != nil {
+		hookCalls = o.Hooks.calls
+		defer close(o.Hooks.gone)
+		defer s.failHooks(errors.New("the SDK's session ended before it answered the hook"))
+	}
 	go func() {
 		defer close(inbox)
 		for {
@@ -197,9 +208,16 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 				eof, inbox = true, nil
 				// Nobody is left to answer what was asked.
 				s.denyAsks("the SDK closed nova's input: nobody can answer the permission request")
+				s.failHooks(errors.New("the SDK closed nova's input before it answered the hook"))
 				continue
 			}
 			s.handle(m)
+		case c := <-hookCalls:
+			if eof || w.broken {
+				c.reply <- hookReply{err: errors.New("the SDK closed nova's input: nobody can answer the hook")}
+				continue
+			}
+			s.hookCallback(c)
 		case ev, ok := <-s.events:
 			if !ok {
 				s.finish()
@@ -281,8 +299,8 @@ func (s *server) control(m *inMessage) {
 		default:
 			// An initialize after another message: what it sets up the
 			// session with came too late.
-			if req.System() != "" || req.AppendSystemPrompt != "" || len(req.MCPServers) > 0 {
-				s.w.json(controlError(m.RequestID, "initialize must be the first message of nova's input to set the system prompt or MCP servers"))
+			if req.System() != "" || req.AppendSystemPrompt != "" || len(req.MCPServers) > 0 || len(req.Hooks) > 0 {
+				s.w.json(controlError(m.RequestID, "initialize must be the first message of nova's input to set the system prompt, MCP servers or hooks"))
 				return
 			}
 			if err := req.Unsupported(); err != nil {
@@ -320,8 +338,8 @@ func (s *server) control(m *inMessage) {
 	case "mcp_status":
 		s.w.json(controlSuccess(m.RequestID, map[string]any{"mcpServers": s.o.Session.mcpServers()}))
 	default:
-		// hook_callback and mcp_message among them: SDK hooks and
-		// in-process MCP servers are not wired into nova yet.
+		// mcp_message among them: in-process SDK MCP servers are not
+		// wired into nova yet.
 		s.w.json(controlError(m.RequestID, fmt.Sprintf("nova does not support the control request %q yet (docs/sdk.md lists what it supports)", sub)))
 	}
 }
@@ -451,6 +469,9 @@ func (s *server) answer(m *inMessage) {
 	}
 	if err := json.Unmarshal(m.Response, &r); err != nil {
 		fmt.Fprintf(s.o.Stderr, "nova: a control response does not decode: %v\n", err)
+		return
+	}
+	if s.hookAnswer(r.RequestID, r.Subtype, r.Response, r.Error) {
 		return
 	}
 	a, ok := s.asks[r.RequestID]

@@ -168,6 +168,8 @@ func (e *Engine) run(ctx context.Context, h *Hook, ev Event, payload []byte) rep
 		return e.runHTTP(ctx, h, ev, payload)
 	case KindPrompt:
 		return e.runPrompt(ctx, h, ev, payload)
+	case KindCallback:
+		return e.runCallback(ctx, h, ev, payload)
 	}
 	return reply{broken: "cannot run: " + unavailable(*h)}
 }

@@ -98,6 +98,9 @@ type Options struct {
 	// FallbackModel names the models (comma-separated) a request goes to
 	// when the session's is overloaded or unavailable (--fallback-model).
 	FallbackModel string
+	// ExtraHooks are hooks beyond the settings' (the Agent SDK's callback
+	// hooks, hooks.NewCallbackHook).
+	ExtraHooks []hooks.Hook
 }
 
 // Runtime is everything one open session needs, built from options,

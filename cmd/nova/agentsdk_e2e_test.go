@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,6 +57,7 @@ type sdkRun struct {
 	// all is every message, in order.
 	all       []map[string]any
 	canUse    []map[string]any
+	hooks     []map[string]any // the SDK hook callbacks called
 	controls  map[string]any // control name -> response
 	errors    []string
 	ended     bool
@@ -113,6 +115,10 @@ func driveSDK(t *testing.T, e *e2e, dir, scenario, exe string, env []string) sdk
 			var m map[string]any
 			_ = json.Unmarshal([]byte(l), &m)
 			r.canUse = append(r.canUse, m)
+		case "hook":
+			var m map[string]any
+			_ = json.Unmarshal([]byte(l), &m)
+			r.hooks = append(r.hooks, m)
 		case "control":
 			r.controls[line.Name] = line.Response
 		case "error":
@@ -405,6 +411,32 @@ var sdkScenarios = []sdkScenario{
 		if m, _ := r.reqs[len(r.reqs)-1].JSON()["model"].(string); len(r.reqs) != 6 || m != "claude-haiku-4-5" {
 			t.Errorf("%d requests, the last to %s; want 6, the last to the fallback", len(r.reqs), m)
 		}
+	}},
+	{name: "hooks", turns: func(ws string) []llmtest.Turn {
+		return []llmtest.Turn{
+			{ToolCalls: []llmtest.ToolCall{{ID: "toolu_1", Name: "Bash", Input: jsonInput(map[string]any{"command": "touch x.txt"})}}},
+			{ToolCalls: []llmtest.ToolCall{readTurn("toolu_2", ws)}},
+			{Text: "Done."},
+		}
+	}, check: func(t *testing.T, r sdkRun) {
+		var got []string
+		for _, h := range r.hooks {
+			got = append(got, fmt.Sprintf("%v %v %v", h["event"], h["tool"], h["toolUseID"]))
+		}
+		if strings.Join(got, "|") != "PreToolUse Bash toolu_1|PostToolUse Read toolu_2" {
+			t.Errorf("SDK hooks called: %q", got)
+		}
+		if _, err := os.Stat(filepath.Join(r.ws, "x.txt")); err == nil {
+			t.Error("x.txt exists: the SDK hook's deny did not stop the call")
+		}
+		wantKinds(t, r.conv[1], "system/init assistant user assistant user assistant result")
+		if res := blockOf(r.conv[1][2]); res["is_error"] != true || !strings.Contains(res["content"].(string), "no shell from the SDK hook") {
+			t.Errorf("the denied call's result = %v", res)
+		}
+		if len(r.reqs) != 3 || !strings.Contains(string(r.reqs[2].Body), "SDK HOOK CONTEXT") {
+			t.Error("the PostToolUse hook's context did not reach the model")
+		}
+		wantResult(t, r.conv[1][6], "success", "Done.")
 	}},
 	{name: "system", turns: func(string) []llmtest.Turn { return []llmtest.Turn{{Text: "Arr."}} },
 		check: func(t *testing.T, r sdkRun) {

@@ -28,6 +28,16 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 		return failure(err)
 	}
 	o := opts.session
+	var bridge *headless.HookBridge
+	if init != nil && len(init.Hooks) > 0 {
+		bridge = headless.NewHookBridge()
+		hs, err := bridge.Hooks(init)
+		if err != nil {
+			headless.RefuseInitialize(opts.io.Out, init, err)
+			return usageErr("%v", err)
+		}
+		o.extraHooks = hs
+	}
 	if init != nil {
 		if err := init.Unsupported(); err != nil {
 			headless.RefuseInitialize(opts.io.Out, init, err)
@@ -70,7 +80,7 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 		SetPermissionMode: func(mode string) (string, error) {
 			return setMode(rt, mode, startMode == permission.ModeBypass || opts.claude.allowSkipPermissions)
 		},
-		Rules: rt.Checker, Init: initReply(rt, opts.io), Warnings: warnings, Debug: debug, Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
+		Rules: rt.Checker, Hooks: bridge, Init: initReply(rt, opts.io), Warnings: warnings, Debug: debug, Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
 		OnTurn: func(text string) {
 			// As print mode does: the session is named after its first
 			// prompt, unless it has a name.

@@ -4,6 +4,7 @@
 //
 //   {"kind":"message","query":N,"msg":<every SDKMessage the SDK yields>}
 //   {"kind":"canUseTool","tool":...,"input":...,"toolUseID":...}
+//   {"kind":"hook","event":...,"tool":...,"toolUseID":...}
 //   {"kind":"control","name":"interrupt"|"setPermissionMode","response":...}
 //   {"kind":"error","query":N,"error":"..."}
 //   {"kind":"end"}
@@ -231,6 +232,23 @@ const scenarios = {
   // fallbackModel answers when the model is overloaded.
   async fallback() {
     await run(query({ prompt: 'go', options: opts({ model: 'anthropic:claude-sonnet-4-5', fallbackModel: 'anthropic:claude-haiku-4-5' }) }), 1);
+  },
+
+  // SDK hooks: a PreToolUse callback denies Bash, a PostToolUse one adds
+  // context to every result.
+  async hooks() {
+    const record = (input, toolUseID) => out({ kind: 'hook', event: input.hook_event_name, tool: input.tool_name, toolUseID });
+    const hooks = {
+      PreToolUse: [{ matcher: 'Bash', hooks: [async (input, toolUseID) => {
+        record(input, toolUseID);
+        return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'no shell from the SDK hook' } };
+      }] }],
+      PostToolUse: [{ hooks: [async (input, toolUseID) => {
+        record(input, toolUseID);
+        return { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'SDK HOOK CONTEXT' } };
+      }] }],
+    };
+    await run(query({ prompt: 'go', options: opts({ hooks }) }), 1);
   },
 
   // A custom system prompt replaces the executable's own.
