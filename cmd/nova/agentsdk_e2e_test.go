@@ -58,7 +58,7 @@ type sdkRun struct {
 	all       []map[string]any
 	canUse    []map[string]any
 	hooks     []map[string]any // the SDK hook callbacks called
-	controls  map[string]any // control name -> response
+	controls  map[string]any   // control name -> response
 	errors    []string
 	ended     bool
 	stderr    string
