@@ -79,6 +79,9 @@ type Config struct {
 	// subagents and go on with what they report (print mode, where
 	// nobody would hear of them after the run).
 	AwaitBackground bool
+	// MaxBudgetUSD, when above 0 with Price set, stops a run before a
+	// model turn once the session's cost has reached it (budget.go).
+	MaxBudgetUSD float64
 }
 
 // Agent runs conversations. One Run at a time.
@@ -337,6 +340,9 @@ func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 		}
 		if a.cfg.MaxTurns > 0 && turn > a.cfg.MaxTurns {
 			return a.finish(done, SubtypeMaxTurns, fmt.Sprintf("stopped after the maximum of %d turns", a.cfg.MaxTurns))
+		}
+		if msg, over := a.overBudget(); over {
+			return a.finish(done, SubtypeMaxBudget, msg)
 		}
 		if u := a.contextUsage(); u.Limit > 0 && u.Used >= u.Limit {
 			if err := a.Compact(ctx, ""); errors.Is(err, ErrCompactionBlocked) {

@@ -215,7 +215,8 @@ type Compaction struct {
 type Done struct {
 	// Result is the final answer text.
 	Result string `json:"result"`
-	// Subtype is "success", "error_max_turns", "error_during_execution" or "interrupted".
+	// Subtype is "success", "error_max_turns", "error_max_budget_usd",
+	// "error_during_execution" or "interrupted".
 	Subtype    string         `json:"subtype"`
 	IsError    bool           `json:"is_error"`
 	Error      string         `json:"error,omitempty"`
@@ -243,6 +244,7 @@ type Denial struct {
 const (
 	SubtypeSuccess     = "success"
 	SubtypeMaxTurns    = "error_max_turns"
+	SubtypeMaxBudget   = "error_max_budget_usd"
 	SubtypeError       = "error_during_execution"
 	SubtypeInterrupted = "interrupted"
 )

@@ -49,9 +49,10 @@ type Options struct {
 	Tools          []string
 	PermissionMode string
 	Cwd            string
-	// MCPServers, Version, ContextWindow and MaxOutput fill in the rest
-	// of the init message and the result's modelUsage.
+	// MCPServers, Commands, Version, ContextWindow and MaxOutput fill in
+	// the rest of the init message and the result's modelUsage.
 	MCPServers               func() []MCPServer
+	Commands                 func() []Command
 	Version                  string
 	ContextWindow, MaxOutput int
 	// Partial adds stream_event messages to stream-json: the response as
@@ -76,7 +77,8 @@ type IgnoredSetting struct {
 func (o *Options) session() *Session {
 	return &Session{SessionID: o.SessionID, Model: o.Model, Cwd: o.Cwd, Version: o.Version,
 		Tools: func() []string { return o.Tools }, MCPServers: o.MCPServers,
-		PermissionMode: func() string { return o.PermissionMode }, ContextWindow: o.ContextWindow, MaxOutput: o.MaxOutput}
+		PermissionMode: func() string { return o.PermissionMode }, ContextWindow: o.ContextWindow, MaxOutput: o.MaxOutput,
+		Commands: o.Commands}
 }
 
 // Run runs the prompt and writes the output; it returns the exit code.
@@ -97,7 +99,8 @@ func Run(ctx context.Context, r Runner, opts Options) int {
 	}
 	var done *agent.Done
 	for ev := range r.Run(ctx, llm.UserText(opts.Prompt)) {
-		if ev.Type == agent.EventDone {
+		if ev.Type == agent.EventDone && ev.ParentToolUseID == "" {
+			// A subagent's work is never the run's result.
 			done = ev.Done
 		}
 		if opts.Format == FormatStreamJSON {
@@ -204,24 +207,33 @@ func exitCode(ctx context.Context, d *agent.Done) int {
 }
 
 // logEvent writes what a person watching stderr should know: retries,
-// denials, notices; with verbose, every tool call and result too.
+// denials, notices; with verbose, every tool call and result too. A
+// subagent's lines are marked with its type: they are its work, not the
+// run's answer (which only stdout carries).
 func logEvent(w io.Writer, ev agent.Event, verbose bool) {
+	who := ""
+	if ev.ParentToolUseID != "" {
+		who = "[subagent] "
+		if ev.Agent != nil && ev.Agent.Type != "" {
+			who = "[" + ev.Agent.Type + "] "
+		}
+	}
 	switch ev.Type {
 	case agent.EventRetry, agent.EventNotice:
-		fmt.Fprintf(w, "nova: %s\n", ev.Text)
+		fmt.Fprintf(w, "nova: %s%s\n", who, ev.Text)
 	case agent.EventToolCall:
 		if verbose {
-			fmt.Fprintf(w, "→ %s %s\n", ev.ToolCall.Name, clip(string(ev.ToolCall.Input), 200))
+			fmt.Fprintf(w, "%s→ %s %s\n", who, ev.ToolCall.Name, clip(string(ev.ToolCall.Input), 200))
 		}
 	case agent.EventToolResult:
 		r := ev.Result
 		switch {
 		case r.Denied:
-			fmt.Fprintf(w, "nova: denied %s (%s): %s\n", r.Name, r.Decision.Layer, r.Decision.Reason)
+			fmt.Fprintf(w, "nova: %sdenied %s (%s): %s\n", who, r.Name, r.Decision.Layer, r.Decision.Reason)
 		case verbose && r.IsError:
-			fmt.Fprintf(w, "✗ %s: %s\n", r.Name, clip(r.Output, 300))
+			fmt.Fprintf(w, "%s✗ %s: %s\n", who, r.Name, clip(r.Output, 300))
 		case verbose:
-			fmt.Fprintf(w, "✓ %s (%d ms)\n", r.Name, r.DurationMS)
+			fmt.Fprintf(w, "%s✓ %s (%d ms)\n", who, r.Name, r.DurationMS)
 		}
 	case agent.EventCompaction:
 		fmt.Fprintf(w, "nova: compacted history (%d → %d tokens)\n", ev.Compaction.Before, ev.Compaction.After)

@@ -27,7 +27,14 @@ type SDKOptions struct {
 	// SetPermissionMode answers set_permission_mode: it switches the mode
 	// and returns the one now in force.
 	SetPermissionMode func(mode string) (string, error)
-	// Init is the initialize reply's content.
+	// Hooks, when set, carries the SDK's hook callbacks (initialize's
+	// hooks, made hooks of the session by HookBridge.Hooks).
+	Hooks *HookBridge
+	// Rules, when set, takes the allow rules of the SDK's answers
+	// (updatedPermissions' addRules).
+	Rules Rules
+	// Init is the initialize reply's content; its Commands, when nil,
+	// are the Session's.
 	Init InitReply
 	// Warnings are said once, after the first turn's init message, as
 	// informational messages (the caller says them on stderr too).
@@ -48,11 +55,18 @@ type InitReply struct {
 	Account  Account   `json:"account"`
 }
 
-// Command is a slash command the session offers.
+// Command is a slash command the session offers: a command file or a
+// skill, run by a user message "/name args".
 type Command struct {
 	Name         string `json:"name"`
 	Description  string `json:"description"`
 	ArgumentHint string `json:"argumentHint"`
+	// Aliases are other names that run it (a namespaced command's
+	// "frontend:component").
+	Aliases []string `json:"aliases,omitempty"`
+	// Skill says it is a skill (SKILL.md), listed in the init message's
+	// skills too.
+	Skill bool `json:"-"`
 }
 
 // Agent is a subagent type the session offers.
@@ -125,6 +139,8 @@ type server struct {
 	asks map[string]*agent.PermissionAsk
 	// initialized says the initialize request was answered.
 	initialized bool
+	// hookCalls are the hook_callback requests sent and not answered.
+	hookCalls map[string]*hookCall
 }
 
 // Serve runs a session over Claude Code's stream-json protocol until the
@@ -133,7 +149,7 @@ type server struct {
 // one turn each, in order; every control request is answered.
 func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 	w := &writer{w: o.Stdout}
-	s := &server{r: r, o: o, w: w, enc: newEncoder(w, o.Session, o.Partial), asks: map[string]*agent.PermissionAsk{}}
+	s := &server{r: r, o: o, w: w, enc: newEncoder(w, o.Session, o.Partial), asks: map[string]*agent.PermissionAsk{}, hookCalls: map[string]*hookCall{}}
 	if o.Debug != nil {
 		s.enc.debug = &writer{w: o.Debug}
 	}
@@ -143,6 +159,12 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 	inbox := make(chan *inMessage)
 	stop := make(chan struct{})
 	defer close(stop)
+	var hookCalls <-chan *hookCall
+	if o.Hooks != nil {
+		hookCalls = o.Hooks.calls
+		defer close(o.Hooks.gone)
+		defer s.failHooks(errors.New("the SDK's session ended before it answered the hook"))
+	}
 	go func() {
 		defer close(inbox)
 		for {
@@ -186,9 +208,16 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 				eof, inbox = true, nil
 				// Nobody is left to answer what was asked.
 				s.denyAsks("the SDK closed nova's input: nobody can answer the permission request")
+				s.failHooks(errors.New("the SDK closed nova's input before it answered the hook"))
 				continue
 			}
 			s.handle(m)
+		case c := <-hookCalls:
+			if eof || w.broken {
+				c.reply <- hookReply{err: errors.New("the SDK closed nova's input: nobody can answer the hook")}
+				continue
+			}
+			s.hookCallback(c)
 		case ev, ok := <-s.events:
 			if !ok {
 				s.finish()
@@ -216,7 +245,7 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 func (s *server) handle(m *inMessage) {
 	if m.err != nil {
 		fmt.Fprintf(s.o.Stderr, "nova: %v\n", m.err)
-		s.enc.system("informational", map[string]any{"content": "nova skipped input: " + m.err.Error(), "level": "warning"})
+		s.enc.system(nil, "informational", map[string]any{"content": "nova skipped input: " + m.err.Error(), "level": "warning"})
 		return
 	}
 	switch m.Type {
@@ -237,12 +266,12 @@ func (s *server) handle(m *inMessage) {
 func (s *server) user(m *inMessage) {
 	msg, skipped, err := userInput(m.Message)
 	if len(skipped) > 0 {
-		s.enc.system("informational", map[string]any{"level": "warning",
+		s.enc.system(nil, "informational", map[string]any{"level": "warning",
 			"content": fmt.Sprintf("nova left out content blocks it cannot send: %s", strings.Join(skipped, ", "))})
 	}
 	if err != nil {
 		fmt.Fprintf(s.o.Stderr, "nova: %v\n", err)
-		s.enc.system("informational", map[string]any{"content": err.Error(), "level": "warning"})
+		s.enc.system(nil, "informational", map[string]any{"content": err.Error(), "level": "warning"})
 		return
 	}
 	if m.ShouldQuery != nil && !*m.ShouldQuery {
@@ -270,8 +299,8 @@ func (s *server) control(m *inMessage) {
 		default:
 			// An initialize after another message: what it sets up the
 			// session with came too late.
-			if req.System() != "" || req.AppendSystemPrompt != "" || len(req.MCPServers) > 0 {
-				s.w.json(controlError(m.RequestID, "initialize must be the first message of nova's input to set the system prompt or MCP servers"))
+			if req.System() != "" || req.AppendSystemPrompt != "" || len(req.MCPServers) > 0 || len(req.Hooks) > 0 {
+				s.w.json(controlError(m.RequestID, "initialize must be the first message of nova's input to set the system prompt, MCP servers or hooks"))
 				return
 			}
 			if err := req.Unsupported(); err != nil {
@@ -309,8 +338,8 @@ func (s *server) control(m *inMessage) {
 	case "mcp_status":
 		s.w.json(controlSuccess(m.RequestID, map[string]any{"mcpServers": s.o.Session.mcpServers()}))
 	default:
-		// hook_callback and mcp_message among them: SDK hooks and
-		// in-process MCP servers are not wired into nova yet.
+		// mcp_message among them: in-process SDK MCP servers are not
+		// wired into nova yet.
 		s.w.json(controlError(m.RequestID, fmt.Sprintf("nova does not support the control request %q yet (docs/sdk.md lists what it supports)", sub)))
 	}
 }
@@ -319,7 +348,7 @@ func (s *server) initialize(req *InitializeRequest) {
 	s.initialized = true
 	ir := s.o.Init
 	if ir.Commands == nil {
-		ir.Commands = []Command{}
+		ir.Commands = s.o.Session.commands()
 	}
 	if ir.Agents == nil {
 		ir.Agents = []Agent{}
@@ -349,7 +378,7 @@ func (s *server) start(ctx context.Context) {
 	s.state("running")
 	s.enc.init()
 	for _, warn := range s.o.Warnings {
-		s.enc.system("informational", map[string]any{"content": warn, "level": "warning"})
+		s.enc.system(nil, "informational", map[string]any{"content": warn, "level": "warning"})
 	}
 	s.o.Warnings = nil
 	if s.o.OnTurn != nil {
@@ -364,14 +393,14 @@ func (s *server) event(ev agent.Event) {
 	switch ev.Type {
 	case agent.EventPermissionAsk:
 		if ev.Ask != nil {
-			s.canUseTool(ev.Ask)
+			s.canUseTool(ev.Ask, ev.Agent)
 		}
 	case agent.EventQuestion:
 		if ev.Question != nil {
 			// The SDK's canUseTool answers AskUserQuestion in Claude Code;
 			// nova's questions have no way to it yet.
 			ev.Question.Answer(nil)
-			s.enc.system("informational", map[string]any{"level": "notice",
+			s.enc.system(nil, "informational", map[string]any{"level": "notice",
 				"content": "nova cannot put questions to the SDK yet: the question was declined"})
 		}
 	case agent.EventToolResult:
@@ -383,13 +412,17 @@ func (s *server) event(ev agent.Event) {
 			}
 		}
 	case agent.EventDone:
-		s.done = ev.Done
+		if ev.ParentToolUseID == "" {
+			// A subagent's work is never the turn's result.
+			s.done = ev.Done
+		}
 	}
 }
 
 // canUseTool sends an ask to the SDK; the answer comes as a
-// control_response (answer).
-func (s *server) canUseTool(a *agent.PermissionAsk) {
+// control_response (answer). A subagent's ask names it by agent_id, as
+// Claude Code's does (the SDK's canUseTool gets it as agentID).
+func (s *server) canUseTool(a *agent.PermissionAsk, from *agent.AgentRef) {
 	if !s.o.PermissionPrompt {
 		a.Answer(agent.PermissionAnswer{Message: "nobody to approve it: start nova with --permission-prompt-tool=stdio (the SDK's canUseTool)"})
 		return
@@ -402,6 +435,9 @@ func (s *server) canUseTool(a *agent.PermissionAsk) {
 		"permission_suggestions": suggestions(a.Suggestions)}
 	if len(a.Decision.Writes) > 0 {
 		req["blocked_path"] = a.Decision.Writes[0]
+	}
+	if from != nil && from.ID != "" {
+		req["agent_id"] = from.ID
 	}
 	s.w.json(map[string]any{"type": "control_request", "request_id": id, "request": req})
 }
@@ -435,6 +471,9 @@ func (s *server) answer(m *inMessage) {
 		fmt.Fprintf(s.o.Stderr, "nova: a control response does not decode: %v\n", err)
 		return
 	}
+	if s.hookAnswer(r.RequestID, r.Subtype, r.Response, r.Error) {
+		return
+	}
 	a, ok := s.asks[r.RequestID]
 	if !ok {
 		return // an answer to a request withdrawn or never made
@@ -448,11 +487,11 @@ func (s *server) answer(m *inMessage) {
 		return
 	}
 	var d struct {
-		Behavior           string          `json:"behavior"`
-		UpdatedInput       json.RawMessage `json:"updatedInput"`
-		Message            string          `json:"message"`
-		Interrupt          bool            `json:"interrupt"`
-		UpdatedPermissions []any           `json:"updatedPermissions"`
+		Behavior           string            `json:"behavior"`
+		UpdatedInput       json.RawMessage   `json:"updatedInput"`
+		Message            string            `json:"message"`
+		Interrupt          bool              `json:"interrupt"`
+		UpdatedPermissions []json.RawMessage `json:"updatedPermissions"`
 	}
 	if err := json.Unmarshal(r.Response, &d); err != nil {
 		a.Answer(agent.PermissionAnswer{Message: "the SDK's permission answer does not decode: " + err.Error()})
@@ -464,9 +503,9 @@ func (s *server) answer(m *inMessage) {
 		if in := d.UpdatedInput; len(in) > 0 && string(in) != "null" {
 			ans.UpdatedInput = in
 		}
-		if len(d.UpdatedPermissions) > 0 {
-			s.enc.system("informational", map[string]any{"level": "notice",
-				"content": "nova does not apply updatedPermissions yet: the call was allowed once"})
+		for _, note := range s.applyPermissions(d.UpdatedPermissions) {
+			fmt.Fprintf(s.o.Stderr, "nova: %s\n", note)
+			s.enc.system(nil, "informational", map[string]any{"level": "warning", "content": note})
 		}
 		a.Answer(ans)
 	case "deny":

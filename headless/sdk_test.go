@@ -67,6 +67,12 @@ type sdkHarness struct {
 // fresh workspace, whose asks go to the SDK.
 func newSDKHarness(t *testing.T, srv *llmtest.Server, partial bool) *sdkHarness {
 	t.Helper()
+	return newSDKHarnessWith(t, srv, partial, func(a *agent.Agent) Runner { return a })
+}
+
+// newSDKHarnessWith is newSDKHarness serving wrap's Runner of the agent.
+func newSDKHarnessWith(t *testing.T, srv *llmtest.Server, partial bool, wrap func(*agent.Agent) Runner) *sdkHarness {
+	t.Helper()
 	ag, reg, checker, ws := toolAgent(t, srv, true)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -91,7 +97,7 @@ func newSDKHarness(t *testing.T, srv *llmtest.Server, partial bool) *sdkHarness 
 		}
 		s := &Session{SessionID: "S1", Model: "anthropic:claude-test", Cwd: ws, Version: "test",
 			Tools: reg.Names, PermissionMode: func() string { return string(checker.Mode()) }}
-		code := Serve(context.Background(), ag, in, SDKOptions{Session: s, Partial: partial, PermissionPrompt: true,
+		code := Serve(context.Background(), wrap(ag), in, SDKOptions{Session: s, Partial: partial, PermissionPrompt: true,
 			SetPermissionMode: func(mode string) (string, error) {
 				m, ok := permission.ParseMode(mode)
 				if !ok {

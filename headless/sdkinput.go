@@ -182,9 +182,6 @@ func (r *InitializeRequest) MCPConfig() (string, error) {
 // schema the caller relies on must not silently do nothing.
 func (r *InitializeRequest) Unsupported() error {
 	var what []string
-	if len(r.Hooks) > 0 {
-		what = append(what, "hooks (SDK hook callbacks)")
-	}
 	if len(r.SDKMCPServers) > 0 {
 		what = append(what, "in-process SDK MCP servers (createSdkMcpServer: "+strings.Join(r.SDKMCPServers, ", ")+")")
 	}

@@ -66,6 +66,8 @@ type Hook struct {
 	File string
 	// Unavailable says why nova will not run this hook ("" when it will).
 	Unavailable string
+	// Call answers a KindCallback hook (callback.go).
+	Call Callback
 
 	m    matcher
 	env  map[string]string   // the source's Env
@@ -268,6 +270,8 @@ func (h *Hook) what() string {
 		s = h.URL
 	case KindPrompt, KindAgent:
 		s = h.Prompt
+	case KindCallback:
+		s = h.Command
 	}
 	if s = strings.Join(strings.Fields(s), " "); s == "" {
 		return "[" + h.Type + "]"

@@ -204,6 +204,8 @@ func (e *Engine) run(ctx context.Context, h *Hook, ev Event, payload []byte) rep
 		return e.runPrompt(ctx, h, ev, payload)
 	case KindAgent:
 		return e.runAgent(ctx, h, ev, payload)
+	case KindCallback:
+		return e.runCallback(ctx, h, ev, payload)
 	}
 	return reply{broken: "cannot run: " + unavailable(*h)}
 }

@@ -2,7 +2,6 @@ package live
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/llm"
@@ -27,11 +26,11 @@ func (rt *Runtime) forkSession(store *session.Store, id string, o Options, sel c
 	if key == "" {
 		key = t.Meta.AgentKey
 	}
-	sess, err := store.Create(session.Meta{WorkspaceDir: rt.Workdir, AgentKey: key, Model: sel.ID()})
+	sess, err := store.Create(session.Meta{ID: o.SessionID, WorkspaceDir: rt.Workdir, AgentKey: key, Model: sel.ID()})
 	if err != nil {
-		return nil, writeErr("cannot create the session", filepath.Join(rt.NovaHome, "sessions"), err)
+		return nil, createErr(o.SessionID, rt.NovaHome, err)
 	}
-	rt.Session = sess
+	rt.Session, rt.noPersist = sess, o.NoPersistence
 	history := t.Messages()
 	for _, m := range history {
 		if err := sess.AppendMessage(m); err != nil {

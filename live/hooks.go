@@ -57,6 +57,9 @@ func (rt *Runtime) startHooks(ctx context.Context, o Options, st *config.Setting
 	if err != nil {
 		return nil, err
 	}
+	// The driving program's hooks (the Agent SDK's) run after the
+	// settings' for the same event, as Claude Code runs them.
+	cfg.Hooks = append(cfg.Hooks, o.ExtraHooks...)
 	rt.Hooks = cfg
 	rt.Warnings = append(rt.Warnings, cfg.Problems()...)
 	e := hooks.New(cfg, hooks.Session{

@@ -91,6 +91,21 @@ type Options struct {
 	// told it: "clear" for /clear; "" means "resume" when resuming and
 	// "startup" otherwise.
 	SessionSource string
+	// MaxBudgetUSD, when above 0, stops a run once the session's cost
+	// reaches it (--max-budget-usd); a model without prices is refused.
+	MaxBudgetUSD float64
+	// SessionID, when set, is the id of the new session (Claude Code's
+	// --session-id); one that exists is refused.
+	SessionID string
+	// NoPersistence removes the session's files when the runtime closes
+	// (--no-session-persistence): it cannot be resumed.
+	NoPersistence bool
+	// FallbackModel names the models (comma-separated) a request goes to
+	// when the session's is overloaded or unavailable (--fallback-model).
+	FallbackModel string
+	// ExtraHooks are hooks beyond the settings' (the Agent SDK's callback
+	// hooks, hooks.NewCallbackHook).
+	ExtraHooks []hooks.Hook
 }
 
 // projectDir is where o's project configuration is read from.
@@ -137,8 +152,9 @@ type Runtime struct {
 	// session ("clear", "resume", "prompt_input_exit"); "" is "other".
 	EndReason string
 
-	engine  *hooks.Engine // nil when no hook is configured
-	scratch string        // removed on Close
+	noPersist bool          // remove the session's files on Close
+	engine    *hooks.Engine // nil when no hook is configured
+	scratch   string        // removed on Close
 }
 
 // Close ends any run and releases what the runtime holds.
@@ -161,6 +177,11 @@ func (r *Runtime) Close() error {
 	if r.Session != nil {
 		// It says what a full disk kept out of the transcript.
 		err = r.Session.Close()
+	}
+	if r.Session != nil && r.noPersist {
+		if derr := session.NewStore(r.NovaHome).Delete(r.Session.ID()); derr != nil {
+			err = errors.Join(err, fmt.Errorf("--no-session-persistence: %w", derr))
+		}
 	}
 	if r.scratch != "" {
 		_ = os.RemoveAll(r.scratch)
@@ -193,6 +214,9 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	}
 	rt.Warnings = append(rt.Warnings, warns...)
 	rt.Selection = sel
+	if _, priced := file.PriceOf(sel); o.MaxBudgetUSD > 0 && !priced {
+		return nil, configErr("--max-budget-usd: nova has no prices for %s, so it cannot tell when the budget is spent; give the model a price in config.json (docs/configuration.md#prices) or leave the flag out", sel.ID())
+	}
 	client, err := providers.New(sel.Provider.ProviderConfig(file.Timeouts), llm.DefaultRetryPolicy())
 	if err != nil {
 		return nil, configErr("%v", err)
@@ -311,6 +335,11 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	if p, ok := file.PriceOf(sel); ok {
 		price = p.Cost
 	}
+	client, price, fwarns, err := withFallback(ctx, o, file, sel, client, price)
+	if err != nil {
+		return nil, err
+	}
+	rt.Warnings = append(rt.Warnings, fwarns...)
 	rt.Agent = agent.New(agent.Config{
 		Client:         client,
 		Model:          sel.Model.Model,
@@ -333,6 +362,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 		// With nobody to tell later, a run waits for its background
 		// agents and reads their reports.
 		AwaitBackground: !o.Interactive,
+		MaxBudgetUSD:    o.MaxBudgetUSD,
 	})
 	rt.Live = NewSession(ctx, rt.Session.ID(), rt.Agent)
 	ok = true
@@ -401,16 +431,22 @@ func (rt *Runtime) openSession(o Options, sel config.Selection) ([]llm.Message, 
 	if o.ForkSession && id != "" {
 		return rt.forkSession(store, id, o, sel)
 	}
+	if id != "" && o.SessionID != "" {
+		return nil, configErr("--session-id names a new session; with --resume or --continue it needs --fork-session (the fork gets the id)")
+	}
+	if id != "" && o.NoPersistence {
+		return nil, configErr("--no-session-persistence with --resume or --continue would delete the session resumed; add --fork-session to carry on in a session that is not kept")
+	}
 	if id == "" {
 		key := o.AgentKey
 		if key == "" {
 			key = "main"
 		}
-		sess, err := store.Create(session.Meta{WorkspaceDir: rt.Workdir, AgentKey: key, Model: sel.ID()})
+		sess, err := store.Create(session.Meta{ID: o.SessionID, WorkspaceDir: rt.Workdir, AgentKey: key, Model: sel.ID()})
 		if err != nil {
-			return nil, writeErr("cannot create the session", filepath.Join(rt.NovaHome, "sessions"), err)
+			return nil, createErr(o.SessionID, rt.NovaHome, err)
 		}
-		rt.Session = sess
+		rt.Session, rt.noPersist = sess, o.NoPersistence
 		return nil, nil
 	}
 	sess, warns, err := store.Open(id)
@@ -422,6 +458,15 @@ func (rt *Runtime) openSession(o Options, sel config.Selection) ([]llm.Message, 
 		rt.Warnings = append(rt.Warnings, w.String())
 	}
 	return sess.Messages(), nil
+}
+
+// createErr is a new session that could not be made: the id given is
+// taken (the person's to fix), or the disk's failure.
+func createErr(id, novaHome string, err error) error {
+	if errors.Is(err, session.ErrExists) {
+		return configErr("--session-id %s: %v; resume it with --resume, or give a new id", id, err)
+	}
+	return writeErr("cannot create the session", filepath.Join(novaHome, "sessions"), err)
 }
 
 // writeErr is a start-up that could not write in dir: the machine's

@@ -29,6 +29,9 @@ const (
 // ErrNotFound is returned when no session matches an id, prefix or filter.
 var ErrNotFound = errors.New("session not found")
 
+// ErrExists is a new session given the id of one there is.
+var ErrExists = errors.New("a session with this id exists already")
+
 // Meta describes a session for listing, without its transcript.
 type Meta struct {
 	ID           string    `json:"id"`
@@ -72,7 +75,9 @@ func NewStore(novaHome string) *Store {
 func (st *Store) Dir(id string) string { return filepath.Join(st.root, id) }
 
 // Create starts a new session described by m (WorkspaceDir, AgentKey, Model;
-// the rest is filled in) and returns it open and locked.
+// the rest is filled in) and returns it open and locked. m.ID, when set,
+// is the new session's id (Claude Code's --session-id); one a session has
+// already is refused.
 //
 // The session appears whole or not at all: its directory is made under a
 // hidden name that listing ignores, filled (spill directory, lock,
@@ -81,7 +86,14 @@ func (st *Store) Dir(id string) string { return filepath.Join(st.root, id) }
 // was made, so no half-made session is left to list, resume or trip over.
 func (st *Store) Create(m Meta) (*Session, error) {
 	now := st.now()
-	id := ulid.Make().String()
+	id := m.ID
+	if id == "" {
+		id = ulid.Make().String()
+	} else if err := checkID(id); err != nil {
+		return nil, fmt.Errorf("create session: %w", err)
+	} else if _, err := os.Lstat(st.Dir(id)); err == nil {
+		return nil, fmt.Errorf("create session %s: %w", id, ErrExists)
+	}
 	m.ID = id
 	m.CreatedAt, m.UpdatedAt = now, now
 	m.MessageCount, m.Usage, m.Title = 0, llm.Usage{}, ""

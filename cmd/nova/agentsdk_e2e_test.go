@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,12 +57,14 @@ type sdkRun struct {
 	// all is every message, in order.
 	all       []map[string]any
 	canUse    []map[string]any
-	controls  map[string]any // control name -> response
+	hooks     []map[string]any // the SDK hook callbacks called
+	controls  map[string]any   // control name -> response
 	errors    []string
 	ended     bool
 	stderr    string
 	reqs      []llmtest.Request
 	ws, state string
+	e         *e2e
 }
 
 // driveSDK runs drive.mjs's scenario with exe as the SDK's executable.
@@ -86,7 +89,7 @@ func driveSDK(t *testing.T, e *e2e, dir, scenario, exe string, env []string) sdk
 		_ = cmd.Process.Kill()
 		t.Fatalf("drive.mjs %s did not end in 2 minutes\nstdout:\n%s\nstderr:\n%s", scenario, out.String(), errOut.String())
 	}
-	r := sdkRun{msgs: map[int][]map[string]any{}, conv: map[int][]map[string]any{}, controls: map[string]any{}, stderr: errOut.String(), reqs: e.srv.Requests(), ws: e.ws}
+	r := sdkRun{msgs: map[int][]map[string]any{}, conv: map[int][]map[string]any{}, controls: map[string]any{}, stderr: errOut.String(), reqs: e.srv.Requests(), ws: e.ws, e: e}
 	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
 		var line struct {
 			Kind     string          `json:"kind"`
@@ -112,6 +115,10 @@ func driveSDK(t *testing.T, e *e2e, dir, scenario, exe string, env []string) sdk
 			var m map[string]any
 			_ = json.Unmarshal([]byte(l), &m)
 			r.canUse = append(r.canUse, m)
+		case "hook":
+			var m map[string]any
+			_ = json.Unmarshal([]byte(l), &m)
+			r.hooks = append(r.hooks, m)
 		case "control":
 			r.controls[line.Name] = line.Response
 		case "error":
@@ -131,6 +138,8 @@ func driveSDK(t *testing.T, e *e2e, dir, scenario, exe string, env []string) sdk
 type sdkScenario struct {
 	name  string
 	turns func(ws string) []llmtest.Turn
+	// setup, when set, prepares the home or workspace before the run.
+	setup func(e *e2e)
 	check func(t *testing.T, r sdkRun)
 }
 
@@ -290,6 +299,145 @@ var sdkScenarios = []sdkScenario{
 			t.Errorf("the MCP tool's result = %v", res)
 		}
 	}},
+	{name: "budget", turns: func(string) []llmtest.Turn {
+		// $0.30 a turn at claude-sonnet-4-5's $3 a million input tokens.
+		glob := func(id string) llmtest.Turn {
+			return llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: id, Name: "Glob", Input: `{"pattern":"*.txt"}`}}, InputTokens: 100_000}
+		}
+		return []llmtest.Turn{glob("toolu_1"), glob("toolu_2"), {Text: "never asked for", InputTokens: 100_000}}
+	}, check: func(t *testing.T, r sdkRun) {
+		wantKinds(t, r.conv[1], "system/init assistant user assistant user result")
+		res := r.conv[1][5]
+		errs, _ := res["errors"].([]any)
+		if res["subtype"] != "error_max_budget_usd" || res["is_error"] != true || len(errs) != 1 || res["num_turns"] != 2.0 {
+			t.Errorf("result = %v, want error_max_budget_usd after 2 turns", res)
+		}
+		if len(r.reqs) != 2 {
+			t.Errorf("%d model requests, want 2", len(r.reqs))
+		}
+	}},
+	{name: "commands", turns: func(string) []llmtest.Turn { return []llmtest.Turn{{Text: "Hi."}} },
+		setup: func(e *e2e) {
+			e.writeHome(".claude/skills/review/SKILL.md", "---\ndescription: Review the change\nargument-hint: \"[file]\"\n---\nReview $ARGUMENTS.\n")
+			e.writeHome(".nova/commands/frontend/component.md", "---\ndescription: Make a component\n---\nMake $ARGUMENTS.\n")
+		},
+		check: func(t *testing.T, r sdkRun) {
+			got, _ := json.Marshal(r.controls["supportedCommands"])
+			want := `[{"argumentHint":"","description":"Make a component","name":"component","aliases":["frontend:component"]},` +
+				`{"argumentHint":"[file]","description":"Review the change","name":"review"}]`
+			if !jsonEqual(string(got), want) {
+				t.Errorf("supportedCommands() = %s, want %s", got, want)
+			}
+			wantKinds(t, r.conv[1], "system/init assistant result")
+			init := r.conv[1][0]
+			if c, _ := json.Marshal(init["slash_commands"]); string(c) != `["component","review"]` {
+				t.Errorf("init slash_commands = %s", c)
+			}
+			if s, _ := json.Marshal(init["skills"]); string(s) != `["review"]` {
+				t.Errorf("init skills = %s", s)
+			}
+		}},
+	{name: "updates", turns: func(ws string) []llmtest.Turn {
+		bash := func(id, cmd string) llmtest.Turn {
+			return llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: id, Name: "Bash", Input: jsonInput(map[string]any{"command": cmd})}}}
+		}
+		return []llmtest.Turn{
+			bash("toolu_1", "touch a.txt"),
+			bash("toolu_2", "touch b.txt"),
+			{ToolCalls: []llmtest.ToolCall{{ID: "toolu_3", Name: "Write", Input: jsonInput(map[string]any{"file_path": filepath.Join(ws, "c.txt"), "content": "c"})}}},
+			{Text: "Made them."},
+			{Text: "Still here."},
+		}
+	}, check: func(t *testing.T, r sdkRun) {
+		if len(r.canUse) != 2 || r.canUse[0]["toolUseID"] != "toolu_1" || r.canUse[1]["toolUseID"] != "toolu_3" {
+			t.Fatalf("canUseTool calls = %v, want toolu_1 and toolu_3: the session rule allows touch b.txt", r.canUse)
+		}
+		for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
+			if _, err := os.Stat(filepath.Join(r.ws, f)); err != nil {
+				t.Errorf("%s: %v", f, err)
+			}
+		}
+		b, err := os.ReadFile(filepath.Join(r.ws, ".nova", "settings.local.json"))
+		var local struct {
+			Permissions struct{ Allow []string } `json:"permissions"`
+		}
+		if err != nil || json.Unmarshal(b, &local) != nil || !slices.Equal(local.Permissions.Allow, []string{"Write"}) {
+			t.Errorf("settings.local.json = %s (%v), want the localSettings rule Write only", b, err)
+		}
+		var inits []map[string]any
+		var notes []string
+		for _, m := range r.all {
+			if m["type"] == "system" && m["subtype"] == "init" {
+				inits = append(inits, m)
+			}
+			if c, _ := m["content"].(string); m["subtype"] == "informational" {
+				notes = append(notes, c)
+			}
+		}
+		if len(inits) != 2 || inits[0]["permissionMode"] != "default" || inits[1]["permissionMode"] != "acceptEdits" {
+			t.Errorf("init permission modes %v, want default then acceptEdits (setMode)", inits)
+		}
+		if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "addDirectories: nova cannot apply") }) {
+			t.Errorf("informational messages %q do not say addDirectories was not applied", notes)
+		}
+	}},
+	{name: "sessionid", turns: func(string) []llmtest.Turn {
+		return []llmtest.Turn{{Text: "Teapot it is."}, {Text: "It was teapot."}, {Text: "Forgotten."}}
+	}, check: func(t *testing.T, r sdkRun) {
+		for q := 1; q <= 3; q++ {
+			wantKinds(t, r.conv[q], "system/init assistant result")
+		}
+		for q := 1; q <= 2; q++ {
+			if id := r.conv[q][0]["session_id"]; id != testUUID || r.conv[q][2]["session_id"] != testUUID {
+				t.Errorf("query %d: session_id %v, want the sessionId %s", q, id, testUUID)
+			}
+		}
+		if !strings.Contains(string(r.reqs[1].Body), "remember teapot") {
+			t.Error("the resumed query's request lacks the first one's conversation")
+		}
+		if dirs := sessionDirs(t, r.e); len(dirs) != 1 {
+			t.Errorf("sessions %v, want only the sessionId one: persistSession false keeps none", dirs)
+		}
+	}},
+	{name: "fallback", turns: func(string) []llmtest.Turn {
+		overloaded := llmtest.Turn{Status: 529, ErrorType: "overloaded_error", ErrorMessage: "Overloaded", RetryAfterMS: "1"}
+		return []llmtest.Turn{overloaded, overloaded, overloaded, overloaded, overloaded, {Text: "The fallback answered."}}
+	}, check: func(t *testing.T, r sdkRun) {
+		n := len(r.conv[1])
+		if n < 3 || r.conv[1][n-1]["type"] != "result" {
+			t.Fatalf("conversation %v", r.conv[1])
+		}
+		wantResult(t, r.conv[1][n-1], "success", "The fallback answered.")
+		if m, _ := r.reqs[len(r.reqs)-1].JSON()["model"].(string); len(r.reqs) != 6 || m != "claude-haiku-4-5" {
+			t.Errorf("%d requests, the last to %s; want 6, the last to the fallback", len(r.reqs), m)
+		}
+	}},
+	{name: "hooks", turns: func(ws string) []llmtest.Turn {
+		return []llmtest.Turn{
+			{ToolCalls: []llmtest.ToolCall{{ID: "toolu_1", Name: "Bash", Input: jsonInput(map[string]any{"command": "touch x.txt"})}}},
+			{ToolCalls: []llmtest.ToolCall{readTurn("toolu_2", ws)}},
+			{Text: "Done."},
+		}
+	}, check: func(t *testing.T, r sdkRun) {
+		var got []string
+		for _, h := range r.hooks {
+			got = append(got, fmt.Sprintf("%v %v %v", h["event"], h["tool"], h["toolUseID"]))
+		}
+		if strings.Join(got, "|") != "PreToolUse Bash toolu_1|PostToolUse Read toolu_2" {
+			t.Errorf("SDK hooks called: %q", got)
+		}
+		if _, err := os.Stat(filepath.Join(r.ws, "x.txt")); err == nil {
+			t.Error("x.txt exists: the SDK hook's deny did not stop the call")
+		}
+		wantKinds(t, r.conv[1], "system/init assistant user assistant user assistant result")
+		if res := blockOf(r.conv[1][2]); res["is_error"] != true || !strings.Contains(res["content"].(string), "no shell from the SDK hook") {
+			t.Errorf("the denied call's result = %v", res)
+		}
+		if len(r.reqs) != 3 || !strings.Contains(string(r.reqs[2].Body), "SDK HOOK CONTEXT") {
+			t.Error("the PostToolUse hook's context did not reach the model")
+		}
+		wantResult(t, r.conv[1][6], "success", "Done.")
+	}},
 	{name: "system", turns: func(string) []llmtest.Turn { return []llmtest.Turn{{Text: "Arr."}} },
 		check: func(t *testing.T, r sdkRun) {
 			wantKinds(t, r.conv[1], "system/init assistant result")
@@ -369,6 +517,9 @@ func TestAgentSDK(t *testing.T) {
 			e := newE2E(t)
 			e.srv.Push(sc.turns(e.ws)...)
 			e.write("greet.txt", "hello world\n")
+			if sc.setup != nil {
+				sc.setup(e)
+			}
 			if *recordClaude {
 				recordClaudeFixture(t, e, dir, sc.name)
 				return

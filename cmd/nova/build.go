@@ -6,14 +6,22 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/nova-dev/nova/hooks"
 	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/team"
 )
 
 // buildOptions is what shapes a runtime beyond config files.
 type buildOptions struct {
-	model           string
-	maxTurns        int
+	model        string
+	maxTurns     int
+	maxBudgetUSD float64 // --max-budget-usd
+	// newID is the new session's id (--session-id); shownID the UUID
+	// the messages name the session by when it was given as one.
+	newID, shownID  string
+	noPersistence   bool         // --no-session-persistence
+	fallbackModel   string       // --fallback-model
+	extraHooks      []hooks.Hook // the Agent SDK's callback hooks
 	permissionMode  string
 	allowedTools    []string
 	disallowedTools []string
@@ -53,7 +61,8 @@ func (o buildOptions) live(s *IOStreams, novaHome, workdir string) live.Options 
 	return live.Options{
 		NovaHome: novaHome, Workdir: workdir, Home: s.Home, Getenv: s.Getenv,
 		SystemPrompt: o.systemPrompt, ForkSession: o.forkSession,
-		Model: o.model, MaxTurns: o.maxTurns, PermissionMode: o.permissionMode,
+		Model: o.model, MaxTurns: o.maxTurns, MaxBudgetUSD: o.maxBudgetUSD, PermissionMode: o.permissionMode,
+		SessionID: o.newID, NoPersistence: o.noPersistence, FallbackModel: o.fallbackModel, ExtraHooks: o.extraHooks,
 		AllowedTools: o.allowedTools, DisallowedTools: o.disallowedTools, AppendSystem: o.appendSystem,
 		Continue: o.cont, Resume: o.resume, Sandbox: o.sandbox, NoSandbox: o.noSandbox, Trust: o.trust,
 		AddDirs: o.addDirs, Interactive: o.interactive, FreshProbe: o.freshProbe, Version: version,

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/hex"
 	"strings"
+
+	"github.com/oklog/ulid/v2"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -23,6 +26,7 @@ type claudeOptions struct {
 	allowSkipPermissions bool   // --allow-dangerously-skip-permissions
 	debug                string // -d/--debug [filter]
 	debugFile            string // --debug-file
+	sessionID            string // --session-id as given
 	// refused are Claude Code's flags nova knows and cannot honour yet,
 	// each with why; set ones are refused by complete.
 	refused map[string]string
@@ -43,10 +47,6 @@ var refusedClaudeFlags = []struct {
 }{
 	{"settings", "string", "refused: a further settings file or JSON", "nova reads its settings files only (NOVA_HOME/settings.json, .nova/settings.json, .nova/settings.local.json)"},
 	{"setting-sources", "string", "refused: which settings layers to load", "nova always loads its user, project and local settings"},
-	{"session-id", "string", "refused: the id of the new session", "nova names its sessions itself; read session_id from the init message and resume it with --resume"},
-	{"no-session-persistence", "bool", "refused: keep no transcript", "nova records every session under NOVA_HOME"},
-	{"fallback-model", "string", "refused: the model to switch to when the first is overloaded", "nova retries the same model"},
-	{"max-budget-usd", "string", "refused: stop at a cost", "nova has no price table yet"},
 	{"json-schema", "string", "refused: structured output", "nova cannot hold the final answer to a JSON schema yet"},
 }
 
@@ -64,6 +64,10 @@ func addClaudeFlags(cmd *cobra.Command, opts *rootOptions) {
 	fl.StringVarP(&c.debug, "debug", "d", "", "print nova's own events as JSON lines on stderr")
 	fl.Lookup("debug").NoOptDefVal = "all"
 	fl.StringVar(&c.debugFile, "debug-file", "", "write nova's own events as JSON lines to this file")
+	fl.StringVar(&c.sessionID, "session-id", "", "the id of the new session: a UUID (or a nova session id); one that exists is refused")
+	fl.StringVar(&o.fallbackModel, "fallback-model", "", "the model (or comma-separated models) to switch to for the rest of a turn when the session's is overloaded or unavailable")
+	fl.BoolVar(&o.noPersistence, "no-session-persistence", false, "keep no transcript: the session's files are removed when nova exits, so it cannot be resumed")
+	fl.Float64Var(&o.maxBudgetUSD, "max-budget-usd", 0, "stop once the session has cost this many US dollars (error_max_budget_usd); needs the model's prices")
 	c.refused = map[string]string{}
 	for _, r := range refusedClaudeFlags {
 		if r.value == "bool" {
@@ -74,7 +78,7 @@ func addClaudeFlags(cmd *cobra.Command, opts *rootOptions) {
 		c.refused[r.name] = r.why
 	}
 	for _, name := range []string{"input-format", "include-partial-messages", "permission-prompt-tool", "await-initialize",
-		"allow-dangerously-skip-permissions", "debug", "debug-file"} {
+		"allow-dangerously-skip-permissions", "debug", "debug-file", "max-budget-usd", "session-id", "no-session-persistence", "fallback-model"} {
 		_ = fl.SetAnnotation(name, printOnly, []string{"true"})
 	}
 	for _, r := range refusedClaudeFlags {
@@ -108,7 +112,13 @@ func (o *rootOptions) completeClaude(fl *pflag.FlagSet) error {
 			return usageErr("--%s: %s; nova cannot honour it yet (docs/sdk.md lists what it supports)", name, why)
 		}
 	}
+	if err := o.session.sessionIDs(c.sessionID); err != nil {
+		return err
+	}
 	o.session.toolsSet = fl.Changed("tools")
+	if fl.Changed("max-budget-usd") && !(o.session.maxBudgetUSD > 0) {
+		return usageErr("--max-budget-usd %v: want a positive number of US dollars", o.session.maxBudgetUSD)
+	}
 	if c.skipPermissions {
 		if o.session.permissionMode != "" && o.session.permissionMode != string(permission.ModeBypass) {
 			return usageErr("--dangerously-skip-permissions and --permission-mode %s contradict each other: give one", o.session.permissionMode)
@@ -183,4 +193,48 @@ func (o buildOptions) shape(rt *live.Runtime) error {
 		}
 	}
 	return nil
+}
+
+// sessionIDs applies --session-id (given) and a --resume naming a UUID:
+// nova's session ids are ULIDs, and a UUID (Claude Code's ids) names the
+// ULID of the same 128 bits, so a session started with --session-id UUID
+// is resumed with --resume UUID. The messages then show the UUID
+// (shownID), as the caller spelled it.
+func (o *buildOptions) sessionIDs(given string) error {
+	if given != "" {
+		id, uuid, ok := sessionIDOf(given)
+		if !ok {
+			return usageErr("--session-id %q: want a UUID (8-4-4-4-12 hex digits) or a nova session id", given)
+		}
+		if (o.resume != "" || o.cont) && !o.forkSession {
+			return usageErr("--session-id names a new session: with --resume or --continue it needs --fork-session (the fork gets the id)")
+		}
+		o.newID, o.shownID = id, uuid
+	}
+	if id, uuid, ok := sessionIDOf(o.resume); ok && uuid != "" {
+		o.resume = id
+		if o.shownID == "" {
+			o.shownID = uuid
+		}
+	}
+	if o.noPersistence && (o.resume != "" || o.cont) && !o.forkSession {
+		return usageErr("--no-session-persistence with --resume or --continue would delete the session resumed: add --fork-session to carry on in a session that is not kept")
+	}
+	return nil
+}
+
+// sessionIDOf reads s as a session id: a UUID (uuid is its lower-case
+// spelling) or a nova session id (uuid "").
+func sessionIDOf(s string) (id, uuid string, ok bool) {
+	if u, err := ulid.ParseStrict(s); err == nil && strings.ToUpper(s) == s {
+		return u.String(), "", true
+	}
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return "", "", false
+	}
+	var u ulid.ULID
+	if _, err := hex.Decode(u[:], []byte(strings.ReplaceAll(s, "-", ""))); err != nil {
+		return "", "", false
+	}
+	return u.String(), strings.ToLower(s), true
 }

@@ -38,11 +38,11 @@ func runPrint(ctx context.Context, opts *rootOptions) error {
 		return err
 	}
 	defer closeDebug()
-	info := sessionInfo(rt)
+	info := sessionInfo(rt, opts.session.shownID)
 	code := headless.Run(ctx, rt.Live, headless.Options{
-		Prompt: opts.prompt, Format: opts.outputFormat, Verbose: opts.verbose, SessionID: rt.Session.ID(),
+		Prompt: opts.prompt, Format: opts.outputFormat, Verbose: opts.verbose, SessionID: info.SessionID,
 		Model: rt.Selection.ID(), Tools: rt.Registry.Names(), PermissionMode: string(rt.Checker.Mode()), Cwd: rt.Workdir,
-		MCPServers: info.MCPServers, Version: version, ContextWindow: info.ContextWindow, MaxOutput: info.MaxOutput,
+		MCPServers: info.MCPServers, Commands: info.Commands, Version: version, ContextWindow: info.ContextWindow, MaxOutput: info.MaxOutput,
 		Partial: opts.claude.includePartial, Debug: debug,
 		IgnoredProjectSettings: ignored, Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
 	})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/nova-dev/nova/headless"
 	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/skills"
 	"github.com/nova-dev/nova/tools/mcp"
 )
 
@@ -26,6 +28,16 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 		return failure(err)
 	}
 	o := opts.session
+	var bridge *headless.HookBridge
+	if init != nil && len(init.Hooks) > 0 {
+		bridge = headless.NewHookBridge()
+		hs, err := bridge.Hooks(init)
+		if err != nil {
+			headless.RefuseInitialize(opts.io.Out, init, err)
+			return usageErr("%v", err)
+		}
+		o.extraHooks = hs
+	}
 	if init != nil {
 		if err := init.Unsupported(); err != nil {
 			headless.RefuseInitialize(opts.io.Out, init, err)
@@ -64,11 +76,11 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 	defer closeDebug()
 	startMode := rt.Checker.Mode()
 	code := headless.Serve(ctx, rt.Live, in, headless.SDKOptions{
-		Session: sessionInfo(rt), Partial: opts.claude.includePartial, PermissionPrompt: o.interactive,
+		Session: sessionInfo(rt, o.shownID), Partial: opts.claude.includePartial, PermissionPrompt: o.interactive,
 		SetPermissionMode: func(mode string) (string, error) {
 			return setMode(rt, mode, startMode == permission.ModeBypass || opts.claude.allowSkipPermissions)
 		},
-		Init: initReply(rt, opts.io), Warnings: warnings, Debug: debug, Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
+		Rules: rt.Checker, Hooks: bridge, Init: initReply(rt, opts.io), Warnings: warnings, Debug: debug, Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
 		OnTurn: func(text string) {
 			// As print mode does: the session is named after its first
 			// prompt, unless it has a name.
@@ -132,16 +144,38 @@ func setMode(rt *live.Runtime, mode string, bypassOK bool) (string, error) {
 	return string(m), nil
 }
 
-// sessionInfo describes the runtime's session for the init message.
-func sessionInfo(rt *live.Runtime) *headless.Session {
+// sessionInfo describes the runtime's session for the init message;
+// shown, when set, is the UUID the session was named by (--session-id,
+// --resume), which the messages carry as its id.
+func sessionInfo(rt *live.Runtime, shown string) *headless.Session {
 	window, maxOut := rt.Selection.Model.Limits()
 	return &headless.Session{
-		SessionID: rt.Session.ID(), Model: rt.Selection.ID(), Cwd: rt.Workdir, Version: version,
+		SessionID: cmp.Or(shown, rt.Session.ID()), Model: rt.Selection.ID(), Cwd: rt.Workdir, Version: version,
 		Tools:          rt.Registry.Names,
 		MCPServers:     func() []headless.MCPServer { return mcpServers(rt) },
 		PermissionMode: func() string { return string(rt.Checker.Mode()) },
 		ContextWindow:  window, MaxOutput: maxOut,
+		Commands: func() []headless.Command { return commands(rt) },
 	}
+}
+
+// commands are the session's skills and command files, as the init
+// message and the initialize reply list them: what a user message
+// "/name args" runs. nova's built-in slash commands are the terminal
+// UI's, so none is listed.
+func commands(rt *live.Runtime) []headless.Command {
+	out := []headless.Command{}
+	if rt.Skills == nil {
+		return out
+	}
+	for _, sk := range rt.Skills.Commands() {
+		c := headless.Command{Name: sk.Name, Description: sk.Description, ArgumentHint: sk.ArgumentHint, Skill: sk.Kind == skills.KindSkill}
+		if sk.Namespace != "" {
+			c.Aliases = []string{strings.ReplaceAll(sk.Namespace, "/", ":") + ":" + sk.Name}
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // mcpServers are the runtime's MCP servers under Claude Code's words for

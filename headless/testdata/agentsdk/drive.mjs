@@ -4,6 +4,7 @@
 //
 //   {"kind":"message","query":N,"msg":<every SDKMessage the SDK yields>}
 //   {"kind":"canUseTool","tool":...,"input":...,"toolUseID":...}
+//   {"kind":"hook","event":...,"tool":...,"toolUseID":...}
 //   {"kind":"control","name":"interrupt"|"setPermissionMode","response":...}
 //   {"kind":"error","query":N,"error":"..."}
 //   {"kind":"end"}
@@ -179,6 +180,75 @@ const scenarios = {
   async mcp() {
     const mcpServers = JSON.parse(process.env.MCP_SERVERS || '{}');
     await run(query({ prompt: 'echo it', options: opts({ mcpServers, allowedTools: ['mcp__t__echo'] }) }), 1);
+  },
+
+  // maxBudgetUsd stops the query once it has cost that much.
+  async budget() {
+    await run(query({ prompt: 'spend', options: opts({ maxBudgetUsd: 0.5, model: 'anthropic:claude-sonnet-4-5' }) }), 1);
+  },
+
+  // supportedCommands() lists the session's skills and commands.
+  async commands() {
+    const q = query({ prompt: 'hi', options: opts() });
+    out({ kind: 'control', name: 'supportedCommands', response: await q.supportedCommands() });
+    await run(q, 1);
+  },
+
+  // canUseTool allows with updatedPermissions: a session rule for
+  // "touch" commands, a Write rule saved to the local settings and the
+  // acceptEdits mode; a second turn shows the mode.
+  async updates() {
+    const box = inbox();
+    box.push(userMessage('make the files'));
+    const canUseTool = async (tool, input, o) => {
+      out({ kind: 'canUseTool', tool, input, toolUseID: o.toolUseID });
+      if (tool === 'Bash') {
+        return { behavior: 'allow', updatedInput: input,
+          updatedPermissions: [{ type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'touch:*' }], behavior: 'allow', destination: 'session' }] };
+      }
+      return { behavior: 'allow', updatedInput: input, updatedPermissions: [
+        { type: 'addRules', rules: [{ toolName: 'Write' }], behavior: 'allow', destination: 'localSettings' },
+        { type: 'setMode', mode: 'acceptEdits', destination: 'session' },
+        { type: 'addDirectories', directories: ['/tmp'], destination: 'session' },
+      ] };
+    };
+    let results = 0;
+    await run(query({ prompt: box, options: opts({ canUseTool }) }), 1, (m) => {
+      if (m.type !== 'result') return;
+      if (++results === 1) box.push(userMessage('and now?'));
+      else box.end();
+    });
+  },
+
+  // sessionId names the new session, resume carries it on by that id,
+  // and persistSession: false keeps none.
+  async sessionid() {
+    const id = '0b8e7f52-6c1d-4a3e-9f0a-2d4c6e8f1a3b';
+    await run(query({ prompt: 'remember teapot', options: opts({ sessionId: id }) }), 1);
+    await run(query({ prompt: 'what was it?', options: opts({ resume: id }) }), 2);
+    await run(query({ prompt: 'forget it', options: opts({ persistSession: false }) }), 3);
+  },
+
+  // fallbackModel answers when the model is overloaded.
+  async fallback() {
+    await run(query({ prompt: 'go', options: opts({ model: 'anthropic:claude-sonnet-4-5', fallbackModel: 'anthropic:claude-haiku-4-5' }) }), 1);
+  },
+
+  // SDK hooks: a PreToolUse callback denies Bash, a PostToolUse one adds
+  // context to every result.
+  async hooks() {
+    const record = (input, toolUseID) => out({ kind: 'hook', event: input.hook_event_name, tool: input.tool_name, toolUseID });
+    const hooks = {
+      PreToolUse: [{ matcher: 'Bash', hooks: [async (input, toolUseID) => {
+        record(input, toolUseID);
+        return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'no shell from the SDK hook' } };
+      }] }],
+      PostToolUse: [{ hooks: [async (input, toolUseID) => {
+        record(input, toolUseID);
+        return { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'SDK HOOK CONTEXT' } };
+      }] }],
+    };
+    await run(query({ prompt: 'go', options: opts({ hooks }) }), 1);
   },
 
   // A custom system prompt replaces the executable's own.
