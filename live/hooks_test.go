@@ -101,13 +101,13 @@ func TestHookConfigErrors(t *testing.T) {
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), filepath.Join(w.novaHome, "settings.json")) {
 		t.Errorf("err = %v, want a ConfigError naming the file", err)
 	}
-	w = newHookWorld(t, `{"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "agent", "prompt": "is it safe?"}]}]}`)
+	w = newHookWorld(t, `{"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "mcp_tool", "server": "s", "tool": "t"}]}]}`)
 	rt, err := w.build(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	if !strings.Contains(strings.Join(rt.Warnings, "\n"), "agent hooks (a subagent judges) are not available yet") {
+	if !strings.Contains(strings.Join(rt.Warnings, "\n"), `nova has no "mcp_tool" hooks`) {
 		t.Errorf("warnings = %q", rt.Warnings)
 	}
 }
