@@ -136,6 +136,9 @@ func (s *Subagents) types() []SubagentType {
 	return s.Types()
 }
 
+// List returns the types there are now, in the order the model is told.
+func (s *Subagents) List() []SubagentType { return s.types() }
+
 // Lookup returns the type called name ("" is general-purpose).
 func (s *Subagents) Lookup(name string) (SubagentType, bool) {
 	if name == "" {

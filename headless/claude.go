@@ -61,6 +61,17 @@ type Session struct {
 	// Commands returns the session's slash commands and skills (what a
 	// user message "/name args" runs); nil when it has none.
 	Commands func() []Command
+	// Agents returns the names of the Agent tool's types, the init
+	// message's agents; nil when the session has none.
+	Agents func() []string
+}
+
+// agents are the init message's agents.
+func (s *Session) agents() []string {
+	if s == nil || s.Agents == nil {
+		return []string{}
+	}
+	return s.Agents()
 }
 
 // MCPServer is an MCP server as the init message lists it.

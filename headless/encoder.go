@@ -99,7 +99,7 @@ func (e *encoder) init() {
 		Type: "system", Subtype: "init", Cwd: e.s.Cwd, SessionID: e.s.SessionID, Tools: e.s.tools(),
 		MCPServers: e.s.mcpServers(), Model: e.s.Model, PermissionMode: e.s.mode(), SlashCommands: e.s.slashCommands(),
 		APIKeySource: "none", ClaudeCodeVersion: e.s.Version, OutputStyle: "default",
-		Agents: []string{}, Skills: e.s.skills(), Plugins: []string{}, UUID: newUUID(),
+		Agents: e.s.agents(), Skills: e.s.skills(), Plugins: []string{}, UUID: newUUID(),
 	})
 }
 

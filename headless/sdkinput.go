@@ -177,6 +177,34 @@ func (r *InitializeRequest) MCPConfig() (string, error) {
 	return string(b), err
 }
 
+// AgentDefinition is one of the SDK's agents (its AgentDefinition): a
+// subagent type the session's Agent tool offers.
+type AgentDefinition struct {
+	Description     string   `json:"description"`
+	Prompt          string   `json:"prompt"`
+	Tools           []string `json:"tools"`
+	DisallowedTools []string `json:"disallowedTools"`
+	Model           string   `json:"model"`
+	MaxTurns        int      `json:"maxTurns"`
+}
+
+// AgentDefinitions reads the request's agents, by name; an agent without
+// a description or a prompt is refused, naming it.
+func (r *InitializeRequest) AgentDefinitions() (map[string]AgentDefinition, error) {
+	out := map[string]AgentDefinition{}
+	for name, raw := range r.Agents {
+		var d AgentDefinition
+		if err := json.Unmarshal(raw, &d); err != nil {
+			return nil, fmt.Errorf("agents.%s: %v", name, err)
+		}
+		if strings.TrimSpace(d.Description) == "" || strings.TrimSpace(d.Prompt) == "" {
+			return nil, fmt.Errorf("agents.%s: an agent needs a description and a prompt", name)
+		}
+		out[name] = d
+	}
+	return out, nil
+}
+
 // Unsupported says what of the request nova cannot honour; nil when it
 // can honour all of it. Each is refused rather than ignored: a hook or a
 // schema the caller relies on must not silently do nothing.
@@ -187,9 +215,6 @@ func (r *InitializeRequest) Unsupported() error {
 	}
 	if t := bytes.TrimSpace(r.JSONSchema); len(t) > 0 && string(t) != "null" {
 		what = append(what, "structured output (outputFormat / jsonSchema)")
-	}
-	if len(r.Agents) > 0 {
-		what = append(what, "custom subagents (agents)")
 	}
 	if len(r.Plugins) > 0 {
 		what = append(what, "plugins")

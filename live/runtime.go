@@ -106,6 +106,9 @@ type Options struct {
 	// ExtraHooks are hooks beyond the settings' (the Agent SDK's callback
 	// hooks, hooks.NewCallbackHook).
 	ExtraHooks []hooks.Hook
+	// ExtraAgents are subagent types beyond the agent files' (the Agent
+	// SDK's agents); they win a name.
+	ExtraAgents []agent.SubagentType
 }
 
 // projectDir is where o's project configuration is read from.
@@ -155,6 +158,8 @@ type Runtime struct {
 	noPersist bool          // remove the session's files on Close
 	engine    *hooks.Engine // nil when no hook is configured
 	scratch   string        // removed on Close
+	// extraAgents are Options.ExtraAgents.
+	extraAgents []agent.SubagentType
 }
 
 // Close ends any run and releases what the runtime holds.
@@ -196,7 +201,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	if o.Getenv == nil {
 		o.Getenv = func(string) string { return "" }
 	}
-	rt := &Runtime{NovaHome: o.NovaHome, Workdir: o.Workdir, Home: o.Home}
+	rt := &Runtime{NovaHome: o.NovaHome, Workdir: o.Workdir, Home: o.Home, extraAgents: o.ExtraAgents}
 	ok := false
 	defer func() {
 		if !ok {

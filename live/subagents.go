@@ -34,9 +34,9 @@ func (rt *Runtime) newSubagents(file *config.File, getenv func(string) string, c
 	return s
 }
 
-// subagentTypes are the session's agent types: custom ones first (an
-// agent file, then an agents API definition, of a built-in's name
-// replaces it), then the built-in ones.
+// subagentTypes are the session's agent types: custom ones first (the
+// Agent SDK's, then an agent file, then an agents API definition, of a
+// built-in's name replaces it), then the built-in ones.
 func (rt *Runtime) subagentTypes() []agent.SubagentType {
 	var out []agent.SubagentType
 	seen := map[string]bool{}
@@ -45,6 +45,9 @@ func (rt *Runtime) subagentTypes() []agent.SubagentType {
 			seen[t.Name] = true
 			out = append(out, t)
 		}
+	}
+	for _, t := range rt.extraAgents {
+		add(t)
 	}
 	set := skills.LoadAgents(rt.Skills.Dirs)
 	for _, f := range set.Agents {

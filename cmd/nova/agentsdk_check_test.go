@@ -109,7 +109,18 @@ func checkEveryMessage(t *testing.T, msgs []map[string]any) {
 			}
 		}
 	}
+	// A subagent's messages name the Agent call they work for, which an
+	// assistant message before them made.
+	agentCalls := map[string]bool{}
 	for _, m := range msgs {
+		if msg, _ := m["message"].(map[string]any); m["type"] == "assistant" {
+			blocks, _ := msg["content"].([]any)
+			for _, b := range blocks {
+				if b, _ := b.(map[string]any); b["type"] == "tool_use" && b["name"] == "Agent" {
+					agentCalls[b["id"].(string)] = true
+				}
+			}
+		}
 		if s, _ := m["session_id"].(string); s == "" {
 			t.Errorf("a %s message has no session_id", kindOfMsg(m))
 		}
@@ -131,8 +142,10 @@ func checkEveryMessage(t *testing.T, msgs []map[string]any) {
 			}
 		case "assistant", "user":
 			has(m, "message", "parent_tool_use_id")
-			if m["parent_tool_use_id"] != nil {
-				t.Errorf("parent_tool_use_id = %v, want null: nova has no subagents", m["parent_tool_use_id"])
+			if p := m["parent_tool_use_id"]; p != nil {
+				if id, _ := p.(string); !agentCalls[id] {
+					t.Errorf("parent_tool_use_id = %v, want null or an earlier Agent call's id", p)
+				}
 			}
 			msg, _ := m["message"].(map[string]any)
 			if m["type"] == "assistant" {

@@ -316,6 +316,39 @@ var sdkScenarios = []sdkScenario{
 			t.Errorf("%d model requests, want 2", len(r.reqs))
 		}
 	}},
+	{name: "agents", turns: func(string) []llmtest.Turn {
+		return []llmtest.Turn{
+			{ToolCalls: []llmtest.ToolCall{{ID: "toolu_a", Name: "Agent", Input: `{"description":"review","prompt":"Check greet.txt (task-SDK).","subagent_type":"reviewer"}`}}},
+			{Match: "task-SDK", ToolCalls: []llmtest.ToolCall{{ID: "toolu_r", Name: "Read", Input: `{"file_path":"greet.txt"}`}}},
+			{Match: "task-SDK", Text: "No typos."},
+			{Text: "The reviewer found no typos."},
+		}
+	}, check: func(t *testing.T, r sdkRun) {
+		got, _ := json.Marshal(r.controls["supportedAgents"])
+		if !strings.Contains(string(got), `{"description":"Reviews files for typos","name":"reviewer"}`) || !strings.Contains(string(got), `"name":"Explore"`) {
+			t.Errorf("supportedAgents() = %s", got)
+		}
+		if len(r.reqs) != 4 {
+			t.Fatalf("%d model requests, want 4", len(r.reqs))
+		}
+		child := string(r.reqs[1].Body)
+		if !strings.Contains(child, "SDK-PROMPT") || !strings.Contains(child, `"tools":[{`) || strings.Contains(child, `"name":"Bash"`) {
+			t.Errorf("the subagent's request lacks the SDK agent's prompt or tools:\n%s", child)
+		}
+		nested := 0
+		for _, m := range r.conv[1] {
+			if m["parent_tool_use_id"] == "toolu_a" {
+				nested++
+			}
+		}
+		if nested < 2 {
+			t.Errorf("%d SDK messages nested under the Agent call, want the subagent's call, result and answer: %v", nested, r.conv[1])
+		}
+		last := r.conv[1][len(r.conv[1])-1]
+		if last["type"] != "result" || last["result"] != "The reviewer found no typos." {
+			t.Errorf("result = %v", last)
+		}
+	}},
 	{name: "commands", turns: func(string) []llmtest.Turn { return []llmtest.Turn{{Text: "Hi."}} },
 		setup: func(e *e2e) {
 			e.writeHome(".claude/skills/review/SKILL.md", "---\ndescription: Review the change\nargument-hint: \"[file]\"\n---\nReview $ARGUMENTS.\n")

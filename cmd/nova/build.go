@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/hooks"
 	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/team"
@@ -18,10 +19,13 @@ type buildOptions struct {
 	maxBudgetUSD float64 // --max-budget-usd
 	// newID is the new session's id (--session-id); shownID the UUID
 	// the messages name the session by when it was given as one.
-	newID, shownID  string
-	noPersistence   bool         // --no-session-persistence
-	fallbackModel   string       // --fallback-model
-	extraHooks      []hooks.Hook // the Agent SDK's callback hooks
+	newID, shownID string
+	noPersistence  bool         // --no-session-persistence
+	fallbackModel  string       // --fallback-model
+	extraHooks     []hooks.Hook // the Agent SDK's callback hooks
+	// extraAgents are the Agent SDK's agents, subagent types beside the
+	// agent files'.
+	extraAgents     []agent.SubagentType
 	permissionMode  string
 	allowedTools    []string
 	disallowedTools []string
@@ -63,6 +67,7 @@ func (o buildOptions) live(s *IOStreams, novaHome, workdir string) live.Options 
 		SystemPrompt: o.systemPrompt, ForkSession: o.forkSession,
 		Model: o.model, MaxTurns: o.maxTurns, MaxBudgetUSD: o.maxBudgetUSD, PermissionMode: o.permissionMode,
 		SessionID: o.newID, NoPersistence: o.noPersistence, FallbackModel: o.fallbackModel, ExtraHooks: o.extraHooks,
+		ExtraAgents:  o.extraAgents,
 		AllowedTools: o.allowedTools, DisallowedTools: o.disallowedTools, AppendSystem: o.appendSystem,
 		Continue: o.cont, Resume: o.resume, Sandbox: o.sandbox, NoSandbox: o.noSandbox, Trust: o.trust,
 		AddDirs: o.addDirs, Interactive: o.interactive, FreshProbe: o.freshProbe, Version: version,

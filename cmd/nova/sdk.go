@@ -5,10 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/headless"
 	"github.com/nova-dev/nova/live"
@@ -120,6 +123,15 @@ func applyInitialize(o *buildOptions, init *headless.InitializeRequest, s *IOStr
 		}
 		o.mcpConfigs = append(o.mcpConfigs, cfg)
 	}
+	defs, err := init.AgentDefinitions()
+	if err != nil {
+		return usageErr("initialize: %v", err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(defs)) {
+		d := defs[name]
+		o.extraAgents = append(o.extraAgents, agent.SubagentType{Name: name, Description: d.Description, Prompt: d.Prompt,
+			Tools: d.Tools, DisallowedTools: d.DisallowedTools, Model: d.Model, MaxTurns: d.MaxTurns, Source: "the Agent SDK's agents"})
+	}
 	return nil
 }
 
@@ -156,6 +168,15 @@ func sessionInfo(rt *live.Runtime, shown string) *headless.Session {
 		PermissionMode: func() string { return string(rt.Checker.Mode()) },
 		ContextWindow:  window, MaxOutput: maxOut,
 		Commands: func() []headless.Command { return commands(rt) },
+		Agents: func() []string {
+			out := []string{}
+			if rt.Subagents != nil {
+				for _, t := range rt.Subagents.List() {
+					out = append(out, t.Name)
+				}
+			}
+			return out
+		},
 	}
 }
 
@@ -205,6 +226,12 @@ func initReply(rt *live.Runtime, s *IOStreams) headless.InitReply {
 	r := headless.InitReply{
 		Models:  []headless.Model{{Value: cur.ID(), DisplayName: modelLabel(cur.Model), Description: "the session's model"}},
 		Account: headless.Account{APIKeySource: cur.Provider.Source, APIProvider: string(cur.Provider.Type), Provider: cur.Provider.Key},
+		Agents:  []headless.Agent{},
+	}
+	if rt.Subagents != nil {
+		for _, t := range rt.Subagents.List() {
+			r.Agents = append(r.Agents, headless.Agent{Name: t.Name, Description: t.Description})
+		}
 	}
 	file, err := config.LoadFile(rt.NovaHome)
 	if err != nil {

@@ -187,6 +187,15 @@ const scenarios = {
     await run(query({ prompt: 'spend', options: opts({ maxBudgetUsd: 0.5, model: 'anthropic:claude-sonnet-4-5' }) }), 1);
   },
 
+  // agents defines a subagent type the model's Agent call starts;
+  // supportedAgents() lists it beside the built-in ones.
+  async agents() {
+    const agents = { reviewer: { description: 'Reviews files for typos', prompt: 'You are the SDK reviewer (SDK-PROMPT).', tools: ['Read'] } };
+    const q = query({ prompt: 'review greet.txt', options: opts({ agents }) });
+    out({ kind: 'control', name: 'supportedAgents', response: await q.supportedAgents() });
+    await run(q, 1);
+  },
+
   // supportedCommands() lists the session's skills and commands.
   async commands() {
     const q = query({ prompt: 'hi', options: opts() });
