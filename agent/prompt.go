@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nova-dev/nova/gitwork"
 	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/session"
 )
@@ -72,12 +73,12 @@ func GitBranch(ctx context.Context, dir string) string {
 	return git(ctx, dir, "symbolic-ref", "--short", "-q", "HEAD") // a repository without commits yet
 }
 
-// git runs one of nova's own quick git commands in dir (see runGit) and
+// git runs one of nova's own quick git commands in dir (gitwork.Run) and
 // returns its output, or "" when it fails.
 func git(ctx context.Context, dir string, args ...string) string {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	out, err := runGit(ctx, dir, args...)
+	out, err := gitwork.Run(ctx, dir, args...)
 	if err != nil {
 		return ""
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nova-dev/nova/gitwork"
 	"github.com/nova-dev/nova/hooks"
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/permission"
@@ -360,7 +361,7 @@ type report struct {
 	toolUses int
 	elapsed  time.Duration
 	// worktree is where its changes are, when it left some.
-	worktree *worktree
+	worktree *gitwork.Worktree
 	err      error
 }
 
@@ -385,7 +386,7 @@ func (r report) result() tools.Result {
 	}
 	b.WriteString(text)
 	if w := r.worktree; w != nil {
-		fmt.Fprintf(&b, "\n\nThe agent's changes are in the git worktree %s, on branch %s (started from %s).", w.dir, w.branch, w.base[:min(12, len(w.base))])
+		fmt.Fprintf(&b, "\n\nThe agent's changes are in the git worktree %s, on branch %s (started from %s).", w.Path, w.Branch, w.Base[:min(12, len(w.Base))])
 	}
 	u := d.Usage
 	fmt.Fprintf(&b, "\n\nagentId: %s (%s)\n<usage>total_tokens: %d\ntool_uses: %d\nduration_ms: %d</usage>",
@@ -409,12 +410,12 @@ func (s *Subagents) run(ctx context.Context, t SubagentType, task tools.Subagent
 	if task.Isolation == "worktree" {
 		w, err := newWorktree(ctx, env.Workdir, ref.ID)
 		if err != nil {
-			rep.err = err
+			rep.err = fmt.Errorf("isolation \"worktree\": %w", err)
 			return rep
 		}
-		workdir = w.dir
+		workdir = w.Path
 		defer func() {
-			kept, err := w.finish(ctx)
+			kept, err := finishWorktree(ctx, w)
 			if kept {
 				rep.worktree = w
 			}

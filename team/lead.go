@@ -1,7 +1,6 @@
 package team
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/nova-dev/nova/atomicfile"
+	"github.com/nova-dev/nova/gitwork"
 	"github.com/nova-dev/nova/live"
 )
 
@@ -102,19 +102,6 @@ func (l *Lead) Exited(name string) <-chan struct{} {
 // Branch is the branch of teammate name of team.
 func Branch(team, name string) string { return "nova/team/" + team + "/" + name }
 
-// git runs git in dir and returns its combined output.
-func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	s := strings.TrimSpace(out.String())
-	if err != nil {
-		return s, fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, s)
-	}
-	return s, nil
-}
-
 // Spawn starts teammate name: a git worktree of the lead's repository on
 // its own branch, and a nova worker process in it whose first prompt is
 // prompt. model "" takes the lead's.
@@ -128,23 +115,12 @@ func (l *Lead) Spawn(ctx context.Context, name, prompt, model string) (Member, e
 		}
 		return Member{}, err
 	}
-	top, err := git(ctx, l.Repo, "rev-parse", "--show-toplevel")
-	if err != nil {
-		return Member{}, fmt.Errorf("teammates work in git worktrees, and %s is not in a git repository (run git init and commit first): %v", l.Repo, err)
-	}
-	base := filepath.Join(top, ".nova", "worktrees")
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		return Member{}, fmt.Errorf("create %s: %w", base, err)
-	}
-	// The worktrees are the teammates', not part of the lead's tree.
-	if err := atomicfile.Write(filepath.Join(base, ".gitignore"), []byte("*\n"), 0o644); err != nil {
-		return Member{}, err
-	}
-	wt := filepath.Join(base, l.Team.Name+"-"+name)
 	branch := Branch(l.Team.Name, name)
-	if _, err := git(ctx, top, "worktree", "add", "-b", branch, wt, "HEAD"); err != nil {
-		return Member{}, fmt.Errorf("create the worktree of %s (the repository needs a first commit): %v", name, err)
+	w, err := gitwork.Add(ctx, l.Repo, l.Team.Name+"-"+name, branch)
+	if err != nil {
+		return Member{}, fmt.Errorf("teammates work in git worktrees of the lead's repository (it needs a first commit): %v", err)
 	}
+	wt := w.Path
 	spec := WorkerSpec{Team: l.Team.Name, Name: name, Model: model, Worktree: wt, Branch: branch,
 		LeadPID: cmp.Or(l.PID, os.Getpid()), Inherit: l.Inherit, LeaseMS: l.LeaseMS, PollMS: l.PollMS}
 	if spec.Model == "" {
@@ -238,21 +214,21 @@ func (l *Lead) Merge(ctx context.Context, name string) (MergeResult, error) {
 	if !ok {
 		return r, fmt.Errorf("team %s has no teammate %q", l.Team.Name, name)
 	}
-	if st, err := git(ctx, m.Worktree, "status", "--porcelain"); err == nil && st != "" {
+	if st, err := gitwork.Combined(ctx, m.Worktree, "status", "--porcelain"); err == nil && st != "" {
 		r.Uncommitted = true
 	}
-	out, err := git(ctx, l.Repo, "merge", "--no-ff", "-m", fmt.Sprintf("Merge teammate %s of team %s", name, l.Team.Name), m.Branch)
+	out, err := gitwork.Combined(ctx, l.Repo, "merge", "--no-ff", "-m", fmt.Sprintf("Merge teammate %s of team %s", name, l.Team.Name), m.Branch)
 	r.Output = out
 	if err == nil {
 		r.Merged = !strings.Contains(out, "Already up to date")
 		return r, nil
 	}
-	conflicts, _ := git(ctx, l.Repo, "diff", "--name-only", "--diff-filter=U")
+	conflicts, _ := gitwork.Combined(ctx, l.Repo, "diff", "--name-only", "--diff-filter=U")
 	if conflicts == "" {
 		return r, fmt.Errorf("merge of %s failed and was not started: %s", m.Branch, out)
 	}
 	r.Conflicts = strings.Split(conflicts, "\n")
-	if _, err := git(ctx, l.Repo, "merge", "--abort"); err != nil {
+	if _, err := gitwork.Combined(ctx, l.Repo, "merge", "--abort"); err != nil {
 		return r, fmt.Errorf("merge of %s conflicted in %s, and git merge --abort failed: %v", m.Branch, strings.Join(r.Conflicts, ", "), err)
 	}
 	return r, nil

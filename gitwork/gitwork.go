@@ -1,0 +1,126 @@
+// Package gitwork runs nova's own git commands (not the model's, which go
+// through the Bash tool and the permission checker) and makes the git
+// worktrees subagents and teammates work in.
+package gitwork
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/nova-dev/nova/atomicfile"
+	"github.com/nova-dev/nova/permission"
+)
+
+// base switches off what a repository would run for nova's own commands:
+// its hooks (post-index-change runs on git status, post-checkout on
+// worktree add) and its fsmonitor, as Codex does, and takes no optional
+// locks, so a status never contends with the person's own git.
+var base = []string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "--no-optional-locks"}
+
+// Run runs git with args in dir and returns its standard output, trimmed
+// of the final newline; the error carries git's own words. Callers skip
+// commands that would run programs the repository's config names (see
+// permission.GitConfigHazard); Worktree does.
+func Run(ctx context.Context, dir string, args ...string) (string, error) {
+	var out, errb bytes.Buffer
+	err := run(ctx, dir, &out, &errb, args)
+	if err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+	}
+	return strings.TrimRight(out.String(), "\n"), nil
+}
+
+// Combined runs git as Run does and returns its output and errors
+// together (what a merge says of its conflicts), trimmed.
+func Combined(ctx context.Context, dir string, args ...string) (string, error) {
+	var out bytes.Buffer
+	err := run(ctx, dir, &out, &out, args)
+	s := strings.TrimSpace(out.String())
+	if err != nil {
+		return s, fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, s)
+	}
+	return s, nil
+}
+
+func run(ctx context.Context, dir string, stdout, stderr *bytes.Buffer, args []string) error {
+	cmd := exec.CommandContext(ctx, "git", append(append(append([]string(nil), base...), "-C", dir), args...)...)
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	return cmd.Run()
+}
+
+// Dir is where nova's worktrees of a repository go: inside it, so the
+// permission checker and the sandbox treat their files as the
+// workspace's, and out of its status (a .gitignore there says so).
+const Dir = ".nova/worktrees"
+
+// Worktree is a git worktree nova made.
+type Worktree struct {
+	// Repo is the repository's top level, Path the worktree's directory.
+	Repo, Path string
+	Branch     string
+	// Base is the commit it started from.
+	Base string
+}
+
+// Add makes a fresh worktree of the repository workdir is in, at
+// Dir/name on a new branch from HEAD. It refuses a repository whose git
+// config would run programs of its own on checkout (filters), and one
+// without a commit.
+func Add(ctx context.Context, workdir, name, branch string) (*Worktree, error) {
+	repo, err := Run(ctx, workdir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, fmt.Errorf("%s is not in a git repository (%v)", workdir, err)
+	}
+	if why := permission.GitConfigHazard(repo); why != "" {
+		return nil, fmt.Errorf("a checkout would run programs the repository's git config names: %s", why)
+	}
+	head, err := Run(ctx, repo, "rev-parse", "HEAD")
+	if err != nil {
+		return nil, fmt.Errorf("the repository has no commit to start from: %v", err)
+	}
+	parent := filepath.Join(repo, filepath.FromSlash(Dir))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", parent, err)
+	}
+	if err := atomicfile.Write(filepath.Join(parent, ".gitignore"), []byte("*\n"), 0o644); err != nil {
+		return nil, err
+	}
+	w := &Worktree{Repo: repo, Path: filepath.Join(parent, name), Branch: branch, Base: head}
+	if _, err := Run(ctx, repo, "worktree", "add", "-b", branch, w.Path, head); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// Changed reports whether the worktree holds work: changed or new files,
+// or commits beyond its base.
+func (w *Worktree) Changed(ctx context.Context) (bool, error) {
+	status, err := Run(ctx, w.Path, "status", "--porcelain")
+	if err != nil {
+		return true, err
+	}
+	head, err := Run(ctx, w.Path, "rev-parse", "HEAD")
+	if err != nil {
+		return true, err
+	}
+	return status != "" || head != w.Base, nil
+}
+
+// Remove deletes the worktree and its branch.
+func (w *Worktree) Remove(ctx context.Context) error {
+	if _, err := Run(ctx, w.Repo, "worktree", "remove", "--force", w.Path); err != nil {
+		return err
+	}
+	_, err := Run(ctx, w.Repo, "branch", "-D", w.Branch)
+	return err
+}
