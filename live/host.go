@@ -23,6 +23,8 @@ type Host struct {
 	// host's own.
 	mu   sync.Mutex
 	open map[string]*Runtime
+	// mcpMu guards the open runtimes' MCPPending (host_mcp.go).
+	mcpMu sync.Mutex
 }
 
 // NewHost returns a host whose sessions are built from base (NovaHome,

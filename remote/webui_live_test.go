@@ -70,7 +70,8 @@ func (r subagentRunner) Run(ctx context.Context, input llm.Message) <-chan agent
 // (testdata/browser/live.mjs): two pages on one session see each other's
 // prompts and a prompt sent over HTTP (as a terminal's is, to the page);
 // a question asked by AskUserQuestion is answered in one page and closes
-// in the other; an approval given in one closes in the other. Then a
+// in the other; an approval given in one closes in the other; the
+// project's MCP server waiting for approval is approved in the page. Then a
 // subagent's work shows nested in its Agent call's row, with its own
 // approval that says it is the subagent's.
 func TestWebUILive(t *testing.T) {
@@ -82,6 +83,7 @@ func TestWebUILive(t *testing.T) {
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "toolu_bash", Name: "Bash", Input: `{"command":"until [ -f release ]; do sleep 0.05; done; touch shared.txt && echo shared-ok"}`}}},
 		llmtest.Turn{Text: "Made it."},
 		llmtest.Turn{Text: "Heard you from afar."})
+	mcpName := withProjectMCP(t, ts)
 	fh := newFakeHost(t)
 	fh.wrap = func(r live.Runner) live.Runner { return subagentRunner{inner: r} }
 	fh.script.push(func(ctx context.Context, emit func(llm.StreamEvent)) error {
@@ -140,6 +142,7 @@ func TestWebUILive(t *testing.T) {
 	default:
 		t.Error("the subagent's call approved in the page did not run")
 	}
+	waitMCPProcs(t, mcpName, 1) // approved in the page
 	reqs := model.Requests()
 	if len(reqs) < 3 || !strings.Contains(string(reqs[2].Body), "SQLite") {
 		t.Error("the model was not given the page's answer")

@@ -39,6 +39,13 @@ async function twoWindows(browser, problems) {
   const path = new URL(a.url()).pathname;
   assert.match(path, /^\/s\/.+/);
 
+  step("the project's MCP server waits for approval; A approves it");
+  const box = a.getByRole('region', { name: 'MCP servers waiting for approval' });
+  await box.locator('.mcp-item[data-mcp-name="proj"]').waitFor();
+  assert.ok((await box.textContent()).includes('.mcp.json'), 'the box does not say where the server comes from');
+  await box.getByRole('button', { name: 'Approve MCP server proj' }).click();
+  await box.waitFor({ state: 'hidden' });
+
   step('window B opens the same session');
   await login(b, NOVA_URL, NOVA_TOKEN);
   await b.goto(`${NOVA_URL}${path}`);

@@ -49,6 +49,9 @@ export const api = {
   // is down.
   approve: (sessionId, requestId, approved, remember) =>
     request('POST', `/api/chat/approve?session_id=${q(sessionId)}`, { request_id: requestId, approved, remember }),
+  // The project MCP servers session id waits to start, and the answer.
+  pendingMCP: (id) => request('GET', `/api/sessions/${q(id)}/mcp/pending`).then((d) => d.items || []),
+  approveMCP: (id, name, approved) => request('POST', `/api/sessions/${q(id)}/mcp/approve`, { name, approved }),
   interrupt: (sessionId) => request('POST', '/api/chat/interrupt', { session_id: sessionId }),
   answer: (sessionId, questionId, msg) =>
     request('POST', `/api/chat/answer?session_id=${q(sessionId)}`, { question_id: questionId, ...msg }),

@@ -9,6 +9,7 @@ import { Socket } from './socket.js';
 import { Transcript } from './transcript.js';
 import { WorkspacePicker, loadModels } from './pickers.js';
 import { Drawer, autosize, followViewport, sessionItems } from './layout.js';
+import { McpBox } from './mcp.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -63,6 +64,7 @@ const state = {
 };
 
 const picker = new WorkspacePicker();
+const mcp = new McpBox($('mcp-pending'), { announce });
 const drawer = new Drawer(el.sidebar, el.scrim, el.menu, $('close-menu'));
 
 function announce(text) {
@@ -207,6 +209,7 @@ function newSession(push = true) {
   state.loading = false;
   state.seen = 0;
   transcript.clear();
+  mcp.clear();
   transcript.welcome('Type what you want done to start a session. It runs in the workspace and with the model chosen under New session.');
   setRunning(false);
   el.context.hidden = true;
@@ -238,6 +241,7 @@ async function openSession(id, { push = true } = {}) {
   renderSessions();
   showError('');
   transcript.clear();
+  mcp.clear();
   let records;
   let status;
   try {
@@ -293,6 +297,7 @@ async function openSession(id, { push = true } = {}) {
   el.transcript.scrollTop = el.transcript.scrollHeight;
   if (socket.isOpen) subscribe(id, state.seen);
   loadContext(id);
+  mcp.load(id);
 }
 
 async function loadContext(id) {
@@ -391,6 +396,7 @@ function runEnded(id, done) {
   else announce('nova finished.');
   nameSession(id);
   refreshSessions();
+  if (id === state.current) mcp.load(id);
 }
 
 // nameSession gives a session made here its first prompt's first line as
