@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/config"
@@ -25,6 +26,8 @@ type Host struct {
 	open map[string]*Runtime
 	// mcpMu guards the open runtimes' MCPPending (host_mcp.go).
 	mcpMu sync.Mutex
+	// used is when each open session was last used (host_idle.go).
+	used map[string]time.Time
 }
 
 // NewHost returns a host whose sessions are built from base (NovaHome,
@@ -91,6 +94,7 @@ func (h *Host) Create(_ context.Context, spec Spec) (*Session, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.open[rt.Session.ID()] = rt
+	h.touchLocked(rt.Session.ID())
 	return rt.Live, nil
 }
 
@@ -109,6 +113,7 @@ func (h *Host) runtime(id string) (*Runtime, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if rt := h.open[id]; rt != nil {
+		h.touchLocked(id)
 		return rt, nil
 	}
 	tr, _, err := h.store().Load(id)
@@ -128,6 +133,7 @@ func (h *Host) runtime(id string) (*Runtime, error) {
 		return nil, err
 	}
 	h.open[id] = rt
+	h.touchLocked(id)
 	return rt, nil
 }
 
@@ -229,6 +235,7 @@ func (h *Host) Delete(id string, memories bool) error {
 	h.mu.Lock()
 	rt := h.open[id]
 	delete(h.open, id)
+	delete(h.used, id)
 	h.mu.Unlock()
 	if rt != nil {
 		_ = rt.Close()

@@ -62,6 +62,7 @@ type Session struct {
 	finishing bool
 	asks      map[string]*agent.PermissionAsk
 	questions questions // the AskUserQuestion questions pending (questions.go)
+	watch     watchers  // who follows the session across runs (host_idle.go)
 	closed    bool
 	runs      *RunRef // the current or last run, for watchers of every run (runs.go)
 }

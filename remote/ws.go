@@ -630,10 +630,12 @@ func (wc *wsConn) watch(sess *live.Session, r *live.RunRef, cursor int64, resync
 	wc.subs[sess.ID()] = w
 	wc.mu.Unlock()
 	wc.watchers.Add(1)
+	release := sess.Watch() // a followed session is not closed for being idle
 	go func() {
 		defer wc.watchers.Done()
 		defer close(w.done)
 		defer cancel()
+		defer release()
 		wc.follow(ctx, w, sess.ID(), r, cursor, resync)
 	}()
 }
