@@ -11,7 +11,6 @@ import (
 
 	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/llm/llmtest"
-	"github.com/nova-dev/nova/tools/mcp/mcptest"
 )
 
 // withProjectMCP makes the server's workspace a trusted project whose
@@ -19,12 +18,7 @@ import (
 func withProjectMCP(t *testing.T, ts *testServer) (name string) {
 	t.Helper()
 	name = fmt.Sprintf("remote-proj-%d-%d", os.Getpid(), time.Now().UnixNano())
-	env := map[string]string{}
-	for _, kv := range mcptest.StdioEnv(mcptest.Options{Name: name}) {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
-	doc, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"proj": map[string]any{"command": os.Args[0], "env": env}}})
+	doc, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"proj": stdioServer(name)}})
 	if err := os.WriteFile(filepath.Join(ts.o.Workdir, ".mcp.json"), doc, 0o644); err != nil {
 		t.Fatal(err)
 	}

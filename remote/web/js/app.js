@@ -205,6 +205,7 @@ function newSession(push = true) {
   if (state.current) socket.send({ type: 'unsubscribe', session_id: state.current });
   state.current = null;
   state.creating = null;
+  state.sent = [];
   state.guard = null;
   state.loading = false;
   state.seen = 0;
@@ -235,6 +236,7 @@ async function openSession(id, { push = true } = {}) {
   if (state.current) socket.send({ type: 'unsubscribe', session_id: state.current });
   state.current = id;
   state.creating = null;
+  state.sent = [];
   state.guard = null;
   state.loading = true;
   if (push) route(id);
