@@ -28,6 +28,9 @@ type Host struct {
 	mcpMu sync.Mutex
 	// used is when each open session was last used (host_idle.go).
 	used map[string]time.Time
+	// closing holds the sessions taken out of open whose runtime is still
+	// closing; each channel closes when its runtime has (see detachLocked).
+	closing map[string]chan struct{}
 }
 
 // NewHost returns a host whose sessions are built from base (NovaHome,
@@ -112,6 +115,7 @@ func (h *Host) Open(_ context.Context, id string) (*Session, error) {
 func (h *Host) runtime(id string) (*Runtime, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.waitClosedLocked(id)
 	if rt := h.open[id]; rt != nil {
 		h.touchLocked(id)
 		return rt, nil
@@ -196,10 +200,14 @@ func (h *Host) SetWorkspace(id, dir string) error {
 			h.mu.Unlock()
 			return ErrBusy
 		}
-		delete(h.open, id)
+	}
+	var closed func()
+	if rt != nil {
+		closed = h.detachLocked(id)
 	}
 	h.mu.Unlock()
 	if rt != nil {
+		defer closed()
 		if err := rt.Session.SetWorkspace(dir); err != nil {
 			rt.Close()
 			return err

@@ -75,6 +75,7 @@ func (h *Host) CloseIdle(idle time.Duration) (stop func()) {
 func (h *Host) reap(idle time.Duration, now time.Time) {
 	h.mu.Lock()
 	var closing []*Runtime
+	var dones []func()
 	for id, rt := range h.open {
 		if rt.Live.Watched() {
 			h.used[id] = now
@@ -87,13 +88,49 @@ func (h *Host) reap(idle time.Duration, now time.Time) {
 			h.used[id] = now
 			continue
 		}
-		delete(h.open, id)
-		delete(h.used, id)
 		closing = append(closing, rt)
+		dones = append(dones, h.detachLocked(id))
 	}
 	h.mu.Unlock()
-	for _, rt := range closing {
+	for i, rt := range closing {
 		_ = rt.Close()
+		dones[i]()
+	}
+}
+
+// detachLocked takes session id out of the open ones to be closed; h.mu
+// is held. Until closed is called (once the runtime has closed and let
+// the transcript's lock go) a request for the session waits, rather than
+// build a second runtime that would find the transcript locked.
+func (h *Host) detachLocked(id string) (closed func()) {
+	delete(h.open, id)
+	delete(h.used, id)
+	if h.closing == nil {
+		h.closing = map[string]chan struct{}{}
+	}
+	ch := make(chan struct{})
+	h.closing[id] = ch
+	return func() {
+		h.mu.Lock()
+		if h.closing[id] == ch {
+			delete(h.closing, id)
+		}
+		h.mu.Unlock()
+		close(ch)
+	}
+}
+
+// waitClosedLocked waits, h.mu held (and let go while waiting), until
+// session id is not closing.
+func (h *Host) waitClosedLocked(id string) {
+	for {
+		ch := h.closing[id]
+		if ch == nil {
+			return
+		}
+		h.mu.Unlock()
+		<-ch
+		h.mu.Lock()
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -71,7 +72,8 @@ func (r subagentRunner) Run(ctx context.Context, input llm.Message) <-chan agent
 // prompts and a prompt sent over HTTP (as a terminal's is, to the page);
 // a question asked by AskUserQuestion is answered in one page and closes
 // in the other; an approval given in one closes in the other; the
-// project's MCP server waiting for approval is approved in the page. Then a
+// project's MCP server waiting for approval is approved in the page; a
+// session the server closes under the pages is followed again. Then a
 // subagent's work shows nested in its Agent call's row, with its own
 // approval that says it is the subagent's.
 func TestWebUILive(t *testing.T) {
@@ -82,8 +84,9 @@ func TestWebUILive(t *testing.T) {
 		llmtest.Turn{Text: "Noted your choices."},
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "toolu_bash", Name: "Bash", Input: `{"command":"until [ -f release ]; do sleep 0.05; done; touch shared.txt && echo shared-ok"}`}}},
 		llmtest.Turn{Text: "Made it."},
-		llmtest.Turn{Text: "Heard you from afar."})
-	mcpName := withProjectMCP(t, ts)
+		llmtest.Turn{Text: "Heard you from afar."},
+		llmtest.Turn{Text: "Still here."})
+	mcpName := withProjectMCP(t, ts) // approved in the page (see /close)
 	fh := newFakeHost(t)
 	fh.wrap = func(r live.Runner) live.Runner { return subagentRunner{inner: r} }
 	fh.script.push(func(ctx context.Context, emit func(llm.StreamEvent)) error {
@@ -103,6 +106,22 @@ func TestWebUILive(t *testing.T) {
 			io.WriteString(w, "ok")
 			return
 		}
+		if r.URL.Path == "/close" {
+			// The MCP server approved in the page runs until the close.
+			if n := len(mcpProcs(t, mcpName)); n != 1 {
+				http.Error(w, fmt.Sprintf("%d processes of the MCP server approved in the page, want 1", n), http.StatusConflict)
+				return
+			}
+			// Moving the session to another workspace closes it under its
+			// subscribers, as an idle close does.
+			body, _ := json.Marshal(map[string]string{"workspace_dir": t.TempDir()})
+			if code, b, _ := ts.do("PUT", "/api/sessions/"+r.URL.Query().Get("session")+"/workspace", string(body)); code != 200 {
+				http.Error(w, b, code)
+				return
+			}
+			io.WriteString(w, "ok")
+			return
+		}
 		if r.URL.Path != "/prompt" {
 			http.NotFound(w, r)
 			return
@@ -112,8 +131,15 @@ func TestWebUILive(t *testing.T) {
 		req.Header.Set("Authorization", "Bearer "+testToken)
 		req.Header.Set("Content-Type", "application/json")
 		go func() {
-			if resp, err := http.DefaultClient.Do(req); err == nil {
-				resp.Body.Close()
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Logf("POST /api/chat from the control: %v", err)
+				return
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Logf("POST /api/chat from the control: %d %s", resp.StatusCode, b)
 			}
 		}()
 		io.WriteString(w, "ok")
@@ -142,7 +168,6 @@ func TestWebUILive(t *testing.T) {
 	default:
 		t.Error("the subagent's call approved in the page did not run")
 	}
-	waitMCPProcs(t, mcpName, 1) // approved in the page
 	reqs := model.Requests()
 	if len(reqs) < 3 || !strings.Contains(string(reqs[2].Body), "SQLite") {
 		t.Error("the model was not given the page's answer")

@@ -7,7 +7,8 @@
 //   NOVA_TOKEN   the token of both
 //   CONTROL_URL  GET /prompt?session=ID&text=T sends a prompt over HTTP,
 //                as another client (or the terminal) does; GET /release
-//                lets the approved Bash command finish
+//                lets the approved Bash command finish; GET /close?session=ID
+//                closes the session under its subscribers
 //   CHROMIUM     the browser to drive
 // It prints each step and exits non-zero with the reason on a failure.
 
@@ -105,6 +106,16 @@ async function twoWindows(browser, problems) {
     await p.locator('article.msg.assistant .markdown', { hasText: 'Heard you from afar.' }).waitFor();
     await idle(p);
     assert.equal(await p.locator('.user-text', { hasText: 'Typed elsewhere' }).count(), 1);
+  }
+
+  step('the server closes the session: both windows follow it again');
+  assert.equal((await fetch(`${CONTROL_URL}/close?session=${encodeURIComponent(id)}`)).status, 200);
+  assert.equal((await fetch(`${CONTROL_URL}/prompt?session=${encodeURIComponent(id)}&text=${encodeURIComponent('After the close')}`)).status, 200);
+  for (const p of [a, b]) {
+    await p.locator('.user-text', { hasText: 'After the close' }).waitFor();
+    await p.locator('article.msg.assistant .markdown', { hasText: 'Still here.' }).waitFor();
+    await idle(p);
+    assert.equal(await p.locator('.user-text', { hasText: 'First' }).count(), 1, 'the history is lost or doubled');
   }
   return a;
 }

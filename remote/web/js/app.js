@@ -6,7 +6,7 @@
 import { basename } from './dom.js';
 import { api } from './api.js';
 import { Socket } from './socket.js';
-import { Transcript } from './transcript.js';
+import { Transcript, typed } from './transcript.js';
 import { WorkspacePicker, loadModels } from './pickers.js';
 import { Drawer, autosize, followViewport, sessionItems } from './layout.js';
 import { McpBox } from './mcp.js';
@@ -269,7 +269,8 @@ async function openSession(id, { push = true } = {}) {
     });
     const tail = records.slice(last + 1);
     transcript.history(records.slice(0, last + 1));
-    state.guard = { mode: 'run', fresh: true, tail, turns: tail.filter((r) => r.role === 'assistant').length };
+    state.guard = { mode: 'run', fresh: true, tail, turns: tail.filter((r) => r.role === 'assistant').length,
+      prompt: last >= 0 ? typed(records[last].content) : null };
     state.seen = 0;
   } else {
     transcript.history(records);
@@ -472,7 +473,15 @@ function onRun(msg) {
   if ((Number(msg.from_seq) || 0) <= state.seen) return; // the page has this run
   const p = msg.prompt || { text: '' };
   const g = state.guard;
-  if (g && g.fresh && g.mode === 'run') return; // the run the history ends with: its prompt is shown
+  if (g && g.fresh && g.mode === 'run') {
+    if (g.prompt !== null && (p.text || '').trim() === g.prompt.trim()) return; // the run the history ends with: its prompt is shown
+    // The history was read just before this run began: the turn it ends
+    // with is a finished run, shown whole, and this run is new.
+    transcript.history(g.tail);
+    transcript.stopRows();
+    g.tail = [];
+    g.turns = 0;
+  }
   const own = state.sent.indexOf(p.text);
   if (own >= 0) {
     state.sent.splice(own, 1);
