@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/config"
@@ -23,6 +24,13 @@ type Host struct {
 	// host's own.
 	mu   sync.Mutex
 	open map[string]*Runtime
+	// mcpMu guards the open runtimes' MCPPending (host_mcp.go).
+	mcpMu sync.Mutex
+	// used is when each open session was last used (host_idle.go).
+	used map[string]time.Time
+	// closing holds the sessions taken out of open whose runtime is still
+	// closing; each channel closes when its runtime has (see detachLocked).
+	closing map[string]chan struct{}
 }
 
 // NewHost returns a host whose sessions are built from base (NovaHome,
@@ -89,6 +97,7 @@ func (h *Host) Create(_ context.Context, spec Spec) (*Session, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.open[rt.Session.ID()] = rt
+	h.touchLocked(rt.Session.ID())
 	return rt.Live, nil
 }
 
@@ -106,7 +115,9 @@ func (h *Host) Open(_ context.Context, id string) (*Session, error) {
 func (h *Host) runtime(id string) (*Runtime, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.waitClosedLocked(id)
 	if rt := h.open[id]; rt != nil {
+		h.touchLocked(id)
 		return rt, nil
 	}
 	tr, _, err := h.store().Load(id)
@@ -126,6 +137,7 @@ func (h *Host) runtime(id string) (*Runtime, error) {
 		return nil, err
 	}
 	h.open[id] = rt
+	h.touchLocked(id)
 	return rt, nil
 }
 
@@ -188,10 +200,14 @@ func (h *Host) SetWorkspace(id, dir string) error {
 			h.mu.Unlock()
 			return ErrBusy
 		}
-		delete(h.open, id)
+	}
+	var closed func()
+	if rt != nil {
+		closed = h.detachLocked(id)
 	}
 	h.mu.Unlock()
 	if rt != nil {
+		defer closed()
 		if err := rt.Session.SetWorkspace(dir); err != nil {
 			rt.Close()
 			return err
@@ -227,6 +243,7 @@ func (h *Host) Delete(id string, memories bool) error {
 	h.mu.Lock()
 	rt := h.open[id]
 	delete(h.open, id)
+	delete(h.used, id)
 	h.mu.Unlock()
 	if rt != nil {
 		_ = rt.Close()

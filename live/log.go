@@ -100,6 +100,13 @@ func (l *Log[T]) LastSeq() int64 {
 	return l.next - 1
 }
 
+// FirstSeq is the number the log's first frame has, or will have.
+func (l *Log[T]) FirstSeq() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.start
+}
+
 // Subscribers is how many watchers are attached (Follow's relays are
 // not watchers).
 func (l *Log[T]) Subscribers() int {

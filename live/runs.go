@@ -103,6 +103,16 @@ func (r *RunRef) LastSeq() int64 {
 	return r.log.LastSeq()
 }
 
+// FirstSeq is the number of the run's first frame, sent or to come (1
+// for the placeholder): a watcher that sends it has the run from its
+// start.
+func (r *RunRef) FirstSeq() int64 {
+	if r.log == nil {
+		return 1
+	}
+	return r.log.FirstSeq()
+}
+
 // Next waits for the run that started after this one and returns it. It
 // returns ErrClosed once the session is closed with no later run, and
 // ctx's error when ctx ends first.

@@ -61,6 +61,8 @@ type Session struct {
 	// for whoever watches, though its goroutine has not quite let go.
 	finishing bool
 	asks      map[string]*agent.PermissionAsk
+	questions questions // the AskUserQuestion questions pending (questions.go)
+	watch     watchers  // who follows the session across runs (host_idle.go)
 	closed    bool
 	runs      *RunRef // the current or last run, for watchers of every run (runs.go)
 }
@@ -140,6 +142,7 @@ func (s *Session) start(input llm.Message, relay, local bool) (*Sub[agent.Event]
 // next run at once (not be told the session is busy).
 func (s *Session) pump(log *Log[agent.Event], events <-chan agent.Event, cancel context.CancelFunc, done chan struct{}) {
 	for ev := range events {
+		s.questions.see(ev)
 		switch {
 		case ev.Type == agent.EventPermissionAsk && ev.Ask != nil:
 			s.mu.Lock()
@@ -162,6 +165,7 @@ func (s *Session) pump(log *Log[agent.Event], events <-chan agent.Event, cancel 
 	}
 	// The run's context ended with it: whatever was still asked is moot.
 	s.forgetAsk(func(*agent.PermissionAsk) bool { return true })
+	s.questions.forgetAll()
 	cancel()
 	close(done)
 	log.End()

@@ -12,6 +12,7 @@ import (
 	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tools"
 	"github.com/nova-dev/nova/tools/display"
 )
 
@@ -154,6 +155,52 @@ func TestChatStreamParsesWithAISDK(t *testing.T) {
 					t.Errorf("text after the retry = %q", text)
 				}
 			}},
+		{"subagent", subagentEvents(),
+			func(t *testing.T, p aiParse) {
+				if text := partText(p, "text"); text != "Reading first.The subagent found it." {
+					t.Errorf("the answer's text = %q: a subagent's text is not the answer", text)
+				}
+				sub := part(p, "data-nova-subagent")
+				if sub == nil {
+					t.Fatalf("no subagent part: %+v", p.Message)
+				}
+				data, _ := sub["data"].(map[string]any)
+				tools, _ := data["tools"].([]any)
+				if data["parentToolUseId"] != "toolu_agent" || data["text"] != "Looking. Found it in a.go." || len(tools) != 1 {
+					t.Fatalf("subagent data = %+v", data)
+				}
+				if tl, _ := tools[0].(map[string]any); tl["toolCallId"] != "toolu_sub_bash" || tl["state"] != "output-available" {
+					t.Errorf("subagent tool = %+v", tl)
+				}
+				agentRef, _ := data["agent"].(map[string]any)
+				if agentRef["type"] != "Explore" {
+					t.Errorf("agent = %+v", agentRef)
+				}
+				a := part(p, "data-nova-approval-required")
+				ad, _ := a["data"].(map[string]any)
+				if ad["parentToolUseId"] != "toolu_agent" || ad["requestId"] != "apr_sub" {
+					t.Errorf("subagent approval = %+v", ad)
+				}
+				if tool := part(p, "dynamic-tool", "tool-Agent"); tool == nil || tool["state"] != "output-available" {
+					t.Errorf("Agent tool part = %+v", tool)
+				}
+				if tool := part(p, "dynamic-tool", "tool-Bash"); tool != nil {
+					t.Errorf("the subagent's call is a tool part of the answer: %+v", tool)
+				}
+			}},
+		{"question", []agent.Event{turn(1), toolCall("call_q", "AskUserQuestion", `{}`),
+			{Type: agent.EventQuestion, Question: &agent.QuestionAsk{ID: "q1", Questions: []tools.Question{{Question: "Which?", Options: []tools.Option{{Label: "A"}, {Label: "B"}}}}}},
+			{Type: agent.EventAnswered, Answered: &agent.Answered{ID: "q1"}},
+			{Type: agent.EventToolResult, Result: &agent.ToolResult{ID: "call_q", Name: "AskUserQuestion", Output: "A"}},
+			doneEv(agent.Done{Subtype: agent.SubtypeSuccess})},
+			func(t *testing.T, p aiParse) {
+				q := part(p, "data-nova-question")
+				data, _ := q["data"].(map[string]any)
+				qs, _ := data["questions"].([]any)
+				if data["questionId"] != "q1" || len(qs) != 1 {
+					t.Errorf("question part = %+v", q)
+				}
+			}},
 	}
 	// The control: the parser does reject a malformed chunk.
 	bad := parseWithAISDK(t, []byte("data: {\"type\":\"start\"}\n\ndata: {\"type\":\"text-delta\",\"delta\":\"x\"}\n\n"+sseDone))
@@ -206,4 +253,32 @@ func partText(p aiParse, ty string) string {
 		}
 	}
 	return s
+}
+
+// subagentEvents is a run whose Agent call's subagent writes, asks for
+// a Bash call and runs it, as agent.Event's ParentToolUseID describes.
+func subagentEvents() []agent.Event {
+	ref := &agent.AgentRef{ID: "a1", Type: "Explore", Description: "Find the parser"}
+	sub := func(ev agent.Event) agent.Event {
+		ev.ParentToolUseID, ev.Agent = "toolu_agent", ref
+		return ev
+	}
+	return []agent.Event{
+		{Type: agent.EventTurnStart, Turn: 1},
+		{Type: agent.EventTextDelta, Text: "Reading first."},
+		toolCall("toolu_agent", "Agent", `{"description":"Find the parser","subagent_type":"Explore","prompt":"find it"}`),
+		sub(agent.Event{Type: agent.EventTurnStart, Turn: 1}),
+		sub(agent.Event{Type: agent.EventTextDelta, Text: "Looking. "}),
+		sub(toolCall("toolu_sub_bash", "Bash", `{"command":"grep -l parse *.go"}`)),
+		sub(agent.Event{Type: agent.EventPermissionAsk, Ask: &agent.PermissionAsk{ID: "toolu_sub_bash", RequestID: "apr_sub", Tool: "Bash",
+			Input: json.RawMessage(`{"command":"grep -l parse *.go"}`), Decision: permission.Decision{Reason: "Bash needs approval"}}}),
+		sub(agent.Event{Type: agent.EventAnswered, Answered: &agent.Answered{ID: "toolu_sub_bash", RequestID: "apr_sub", Allow: true}}),
+		sub(agent.Event{Type: agent.EventToolResult, Result: &agent.ToolResult{ID: "toolu_sub_bash", Name: "Bash", Output: "a.go"}}),
+		sub(agent.Event{Type: agent.EventTextDelta, Text: "Found it in a.go."}),
+		sub(agent.Event{Type: agent.EventTurnEnd, Turn: 1}),
+		{Type: agent.EventToolResult, Result: &agent.ToolResult{ID: "toolu_agent", Name: "Agent", Output: "The parser is in a.go."}},
+		{Type: agent.EventTurnStart, Turn: 2},
+		{Type: agent.EventTextDelta, Text: "The subagent found it."},
+		doneEv(agent.Done{Subtype: agent.SubtypeSuccess}),
+	}
 }

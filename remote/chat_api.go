@@ -11,13 +11,14 @@ import (
 	"github.com/nova-dev/nova/llm"
 )
 
-// chatRoutes registers chat, its stream, interrupt, approve and the
-// stream status.
+// chatRoutes registers chat, its stream, interrupt, approve, answer
+// (questions.go) and the stream status.
 func (s *Server) chatRoutes() {
 	s.mux.HandleFunc("POST /api/chat/stream", s.chatStream)
 	s.mux.HandleFunc("POST /api/chat", s.chat)
 	s.mux.HandleFunc("POST /api/chat/interrupt", s.interrupt)
 	s.mux.HandleFunc("POST /api/chat/approve", s.approve)
+	s.mux.HandleFunc("POST /api/chat/answer", s.answer)
 	s.mux.HandleFunc("GET /api/chat/stream/status", s.streamStatus)
 }
 

@@ -102,6 +102,9 @@ type fakeHost struct {
 	mu     sync.Mutex
 	open   map[string]*live.Session
 	n      int
+	// wrap, when set, wraps each session's agent (a test's scripted
+	// frontend events around a real run).
+	wrap func(live.Runner) live.Runner
 }
 
 func newFakeHost(t *testing.T) *fakeHost {
@@ -135,7 +138,11 @@ func (h *fakeHost) Create(ctx context.Context, _ live.Spec) (*live.Session, erro
 	defer h.mu.Unlock()
 	h.n++
 	id := "01TESTSESSION" + strconv.Itoa(h.n)
-	s := live.NewSession(context.Background(), id, a)
+	var runner live.Runner = a
+	if h.wrap != nil {
+		runner = h.wrap(a)
+	}
+	s := live.NewSession(context.Background(), id, runner)
 	h.open[id] = s
 	h.t.Cleanup(s.Close)
 	return s, nil

@@ -29,12 +29,7 @@ func TestMain(m *testing.M) {
 func withMCPServer(t *testing.T, ts *testServer) (name string) {
 	t.Helper()
 	name = fmt.Sprintf("remote-test-%d-%d", os.Getpid(), time.Now().UnixNano())
-	env := map[string]string{}
-	for _, kv := range mcptest.StdioEnv(mcptest.Options{Name: name}) {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
-	settings, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"t": map[string]any{"command": os.Args[0], "env": env}}})
+	settings, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"t": stdioServer(name)}})
 	if err := os.MkdirAll(ts.o.NovaHome, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -42,6 +37,17 @@ func withMCPServer(t *testing.T, ts *testServer) (name string) {
 		t.Fatal(err)
 	}
 	return name
+}
+
+// stdioServer is the configuration of a stdio MCP server that is the
+// test binary, called name.
+func stdioServer(name string) map[string]any {
+	env := map[string]string{}
+	for _, kv := range mcptest.StdioEnv(mcptest.Options{Name: name}) {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	return map[string]any{"command": os.Args[0], "env": env}
 }
 
 // mcpProcs are the pids of the running MCP server processes called name

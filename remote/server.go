@@ -220,6 +220,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /ws", s.serveWS)
 	s.sessionRoutes()
 	s.chatRoutes()
+	s.mcpRoutes()
 	s.configRoutes()
 }
 

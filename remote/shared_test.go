@@ -70,7 +70,9 @@ func TestSharedSessionBothWays(t *testing.T) {
 
 	for range e.rt.Live.Run(context.Background(), llm.UserText("hello")) {
 	}
-	if _, text := wantRun(t, frames(c.toDone(sid), sid), 1); text != "Hello terminal." {
+	// The terminal's prompt comes first: the page shows it as the
+	// person's message.
+	if _, text := wantRun(t, wantPrompt(t, c.toDone(sid), "hello"), 1); text != "Hello terminal." {
 		t.Errorf("the socket saw %q of the terminal's run", text)
 	}
 	own := e.rt.Live.LastRun()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/llm"
+	"github.com/nova-dev/nova/tools"
 	"github.com/nova-dev/nova/tools/display"
 )
 
@@ -39,6 +40,18 @@ type approvalData struct {
 	Input       json.RawMessage `json:"input"`
 	Reason      string          `json:"reason"`
 	Suggestions []string        `json:"suggestions,omitempty"`
+	// ParentToolUseID and Agent are set on a subagent's ask: the Agent
+	// call it works for, and which subagent it is.
+	ParentToolUseID string          `json:"parentToolUseId,omitempty"`
+	Agent           *agent.AgentRef `json:"agent,omitempty"`
+}
+
+// questionData is a data-nova-question part's data: what a client shows
+// before it calls POST /api/chat/answer with QuestionID.
+type questionData struct {
+	QuestionID      string           `json:"questionId"`
+	Questions       []tools.Question `json:"questions"`
+	ParentToolUseID string           `json:"parentToolUseId,omitempty"`
 }
 
 // toolOutput is the output of a tool-output-available part: the text the
@@ -57,6 +70,7 @@ type uiEncoder struct {
 	n                    int    // for part ids
 	text, reasoning      string // the open part's id, or ""
 	inStep               bool
+	subs                 map[string]*subagentData // by Agent call id (uistream_sub.go)
 }
 
 func newUIEncoder(messageID, sessionID string) *uiEncoder {
@@ -74,6 +88,9 @@ func (e *uiEncoder) start() []uiChunk {
 
 // event encodes one event; most give one part, some none, a few several.
 func (e *uiEncoder) event(ev agent.Event) []uiChunk {
+	if ev.ParentToolUseID != "" && ev.Type != agent.EventQuestion {
+		return e.subagentEvent(ev)
+	}
 	var out []uiChunk
 	switch ev.Type {
 	case agent.EventTurnStart:
@@ -124,25 +141,20 @@ func (e *uiEncoder) event(ev agent.Event) []uiChunk {
 			uiChunk{Type: "tool-input-delta", ToolCallID: c.ID, InputTextDelta: strPtr(string(in))},
 			uiChunk{Type: "tool-input-available", ToolCallID: c.ID, ToolName: c.Name, Input: in})
 	case agent.EventPermissionAsk:
-		if ev.Ask == nil {
+		out = append(out, e.approval(ev)...)
+	case agent.EventQuestion:
+		if ev.Question == nil {
 			break
 		}
 		out = append(out, e.closeParts()...)
-		a := ev.Ask
-		d := approvalData{RequestID: a.RequestID, ToolCallID: a.ID, ToolName: a.Tool, Input: llm.SafeInput(a.Input),
-			Reason: a.Decision.Reason, Suggestions: a.Suggestions}
-		var in struct {
-			Command string `json:"command"`
-		}
-		if json.Unmarshal(a.Input, &in) == nil {
-			d.Command = in.Command
-		}
-		out = append(out, uiChunk{Type: "data-nova-approval-required", ID: a.RequestID, Data: mustJSON(d)})
+		out = append(out, uiChunk{Type: "data-nova-question", ID: ev.Question.ID, Data: mustJSON(questionData{
+			QuestionID: ev.Question.ID, Questions: ev.Question.Questions, ParentToolUseID: ev.ParentToolUseID})})
 	case agent.EventToolResult:
 		if ev.Result == nil {
 			break
 		}
 		r := ev.Result
+		out = append(out, e.subagentDone(r.ID)...)
 		switch {
 		case r.Denied:
 			out = append(out, uiChunk{Type: "tool-output-error", ToolCallID: r.ID, ErrorText: nonEmpty("denied: "+r.Decision.Reason, r.Output)})
@@ -188,6 +200,24 @@ func (e *uiEncoder) event(ev agent.Event) []uiChunk {
 		out = append(out, e.done(ev.Done)...)
 	}
 	return out
+}
+
+// approval is a permission ask's data-nova-approval-required part.
+func (e *uiEncoder) approval(ev agent.Event) []uiChunk {
+	if ev.Ask == nil {
+		return nil
+	}
+	out := e.closeParts()
+	a := ev.Ask
+	d := approvalData{RequestID: a.RequestID, ToolCallID: a.ID, ToolName: a.Tool, Input: llm.SafeInput(a.Input),
+		Reason: a.Decision.Reason, Suggestions: a.Suggestions, ParentToolUseID: ev.ParentToolUseID, Agent: ev.Agent}
+	var in struct {
+		Command string `json:"command"`
+	}
+	if json.Unmarshal(a.Input, &in) == nil {
+		d.Command = in.Command
+	}
+	return append(out, uiChunk{Type: "data-nova-approval-required", ID: a.RequestID, Data: mustJSON(d)})
 }
 
 // done closes the stream's last step and says how the run ended: finish

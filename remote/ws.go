@@ -21,7 +21,8 @@ import (
 )
 
 // GET /ws (issue 14): one connection follows any number of sessions
-// (subscribe, unsubscribe) and drives them (prompt, approve, interrupt).
+// (subscribe, unsubscribe) and drives them (prompt, approve, answer,
+// interrupt).
 // docs/remote.md is the protocol; the names below follow it.
 
 // The WebSocket's defaults (wsConfig).
@@ -315,10 +316,14 @@ type wsIn struct {
 	RequestID string `json:"request_id"`
 	Approved  *bool  `json:"approved"`
 	Remember  bool   `json:"remember"`
+	// answer (questions.go)
+	QuestionID string   `json:"question_id"`
+	Answers    []string `json:"answers"`
+	Declined   bool     `json:"declined"`
 }
 
 // wsOut is a message to the client other than an event frame: ok, error,
-// session, resync, unsubscribed.
+// session, resync, unsubscribed, run.
 type wsOut struct {
 	Type        string          `json:"type"`
 	ID          json.RawMessage `json:"id,omitempty"`
@@ -327,6 +332,33 @@ type wsOut struct {
 	FromSeq     int64           `json:"from_seq,omitempty"`
 	Interrupted *bool           `json:"interrupted,omitempty"`
 	Detail      string          `json:"detail,omitempty"`
+	// Prompt is a run message's: what started the run, whoever sent it
+	// (the terminal, another browser, this client).
+	Prompt *wsPrompt `json:"prompt,omitempty"`
+}
+
+// wsPrompt is the prompt of a run: its text and its attached images as
+// data URLs (as GET /api/sessions/{id}/messages gives them).
+type wsPrompt struct {
+	Text   string   `json:"text"`
+	Images []string `json:"images,omitempty"`
+}
+
+// promptOf is the prompt of input.
+func promptOf(input llm.Message) *wsPrompt {
+	p := &wsPrompt{}
+	for _, part := range input.Parts {
+		switch part.Type {
+		case llm.PartText:
+			if p.Text != "" {
+				p.Text += "\n\n"
+			}
+			p.Text += part.Text
+		case llm.PartImage:
+			p.Images = append(p.Images, "data:"+part.MediaType+";base64,"+encodeBase64(part.Data))
+		}
+	}
+	return p
 }
 
 // wsFrame is one event of a session's run, numbered as live numbers it.
@@ -372,12 +404,14 @@ func (wc *wsConn) handle(in wsRead) {
 		err = wc.prompt(m)
 	case "approve":
 		err = wc.approve(m)
+	case "answer":
+		err = wc.answer(m)
 	case "interrupt":
 		err = wc.interrupt(m)
 	case "":
-		err = errors.New(`type is required: "subscribe", "unsubscribe", "prompt", "approve" or "interrupt"`)
+		err = errors.New(`type is required: "subscribe", "unsubscribe", "prompt", "approve", "answer" or "interrupt"`)
 	default:
-		err = fmt.Errorf(`unknown type %q: send "subscribe", "unsubscribe", "prompt", "approve" or "interrupt"`, m.Type)
+		err = fmt.Errorf(`unknown type %q: send "subscribe", "unsubscribe", "prompt", "approve", "answer" or "interrupt"`, m.Type)
 	}
 	if err != nil {
 		out := wsOut{Type: "error", ID: m.ID, Detail: err.Error()}
@@ -596,10 +630,12 @@ func (wc *wsConn) watch(sess *live.Session, r *live.RunRef, cursor int64, resync
 	wc.subs[sess.ID()] = w
 	wc.mu.Unlock()
 	wc.watchers.Add(1)
+	release := sess.Watch() // a followed session is not closed for being idle
 	go func() {
 		defer wc.watchers.Done()
 		defer close(w.done)
 		defer cancel()
+		defer release()
 		wc.follow(ctx, w, sess.ID(), r, cursor, resync)
 	}()
 }
@@ -647,12 +683,16 @@ func (wc *wsConn) relay(ctx context.Context, id string, r *live.RunRef, cursor i
 		}
 		pending := resync || lost
 		resync = false
+		first := r.FirstSeq()
 		emit := func(f live.Frame[agent.Event]) bool {
 			if pending {
 				if !wc.send(ctx, wsOut{Type: "resync", SessionID: id, Run: r.ID(), FromSeq: f.Seq}) {
 					return false
 				}
 				pending = false
+			}
+			if f.Seq == first && !wc.send(ctx, wsOut{Type: "run", SessionID: id, Run: r.ID(), FromSeq: f.Seq, Prompt: promptOf(r.Input())}) {
+				return false
 			}
 			if !wc.enqueue(ctx, encodeFrame(id, r.ID(), f)) {
 				return false
@@ -711,7 +751,8 @@ func encodeFrame(id, run string, f live.Frame[agent.Event]) []byte {
 			return b
 		}
 	}
-	fr.Event = agent.Event{Type: f.Value.Type, Turn: f.Value.Turn, Text: "nova could not encode this event: " + err.Error()}
+	fr.Event = agent.Event{Type: f.Value.Type, Turn: f.Value.Turn, Text: "nova could not encode this event: " + err.Error(),
+		ParentToolUseID: f.Value.ParentToolUseID, Agent: f.Value.Agent}
 	b, _ = json.Marshal(fr)
 	return b
 }

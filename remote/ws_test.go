@@ -135,6 +135,7 @@ type wsMsg struct {
 	Interrupted *bool           `json:"interrupted"`
 	Detail      string          `json:"detail"`
 	Event       *agent.Event    `json:"event"`
+	Prompt      *wsPrompt       `json:"prompt"`
 	raw         string
 }
 
@@ -255,6 +256,21 @@ func find(msgs []wsMsg, match func(wsMsg) bool) (wsMsg, bool) {
 	return wsMsg{}, false
 }
 
+// wantPrompt checks msgs open with the run message of a run started by
+// text, naming the run and the number of the frame after it; it returns
+// the messages after it.
+func wantPrompt(t *testing.T, msgs []wsMsg, text string) []wsMsg {
+	t.Helper()
+	if len(msgs) < 2 {
+		t.Fatalf("%d messages, want a run message and frames", len(msgs))
+	}
+	r, f := msgs[0], msgs[1]
+	if r.Type != "run" || r.Prompt == nil || r.Prompt.Text != text || r.Run != f.Run || r.FromSeq != f.Seq || r.SessionID != f.SessionID {
+		t.Fatalf("first message %s then %s, want the run message of prompt %q", r.raw, f.raw, text)
+	}
+	return msgs[1:]
+}
+
 // wantRun checks fs are one run's frames, numbered from first without a
 // gap, ending with a successful done; it returns the run and the text.
 func wantRun(t *testing.T, fs []wsMsg, first int64) (run, text string) {
@@ -293,7 +309,7 @@ func TestWSPromptStreamsToDone(t *testing.T) {
 	if ok := c.next(); !ok.is("ok", "7") || ok.SessionID != sid {
 		t.Fatalf("second answer %s, want ok", ok.raw)
 	}
-	msgs := c.toDone(sid)
+	msgs := wantPrompt(t, c.toDone(sid), "hi")
 	run1, text := wantRun(t, frames(msgs, sid), 1)
 	if text != "Hello there." || len(frames(msgs, sid)) != len(msgs) {
 		t.Errorf("run 1 streamed %q in %d messages (%d frames)", text, len(msgs), len(frames(msgs, sid)))
@@ -332,7 +348,7 @@ func TestWSSubscribeReplay(t *testing.T) {
 	if m := c.next(); !m.is("ok", "1") || m.SessionID != sid {
 		t.Fatalf("subscribe: %s", m.raw)
 	}
-	all := c.toDone(sid)
+	all := wantPrompt(t, c.toDone(sid), "hi")
 	run, text := wantRun(t, all, 1)
 	if text != "one two three four" {
 		t.Errorf("replayed text %q", text)
@@ -363,6 +379,9 @@ func TestWSSubscribeReplay(t *testing.T) {
 				}
 				msgs = msgs[1:]
 			}
+			if k.first == 1 {
+				msgs = wantPrompt(t, msgs, "hi")
+			}
 			wantRun(t, msgs, k.first)
 			if int64(len(msgs)) != n-k.first+1 {
 				t.Errorf("%d frames, want %d", len(msgs), n-k.first+1)
@@ -377,14 +396,14 @@ func TestWSSubscribeReplay(t *testing.T) {
 	if m := c.next(); !m.is("ok", "2") {
 		t.Fatalf("subscribe other: %s", m.raw)
 	}
-	if _, text := wantRun(t, c.toDone(other), 1); text != "other" {
+	if _, text := wantRun(t, wantPrompt(t, c.toDone(other), "hi"), 1); text != "other" {
 		t.Errorf("the other session replayed %q", text)
 	}
 	e.llm.Push(llmtest.Turn{Text: "from HTTP"})
 	if code, body, _ := e.do("POST", "/api/chat", fmt.Sprintf(`{"session_id":%q,"message":"again"}`, sid)); code != 200 {
 		t.Fatalf("POST /api/chat: %d %s", code, body)
 	}
-	run2, text := wantRun(t, frames(c.toDone(sid), sid), n+1)
+	run2, text := wantRun(t, wantPrompt(t, c.toDone(sid), "again"), n+1)
 	if run2 == run || text != "from HTTP" {
 		t.Errorf("the HTTP run: id %q (before %q), text %q", run2, run, text)
 	}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +21,8 @@ type serveOptions struct {
 	host  string
 	port  int
 	token string
+	// idle closes a session nobody used for that long (0: never).
+	idle time.Duration
 	// session is every flag that shapes the sessions the server builds.
 	session buildOptions
 }
@@ -41,6 +44,9 @@ the URL to open, with the token every request needs.`,
 			if opts.token == "" {
 				opts.token = opts.io.Getenv("NOVA_SERVER_TOKEN")
 			}
+			if opts.idle < 0 {
+				return usageErr("--idle-timeout %s: want a duration such as 30m, or 0 to keep sessions open", opts.idle)
+			}
 			if opts.port < 0 || opts.port > 65535 {
 				return usageErr("--port %d: want 0 (any free port) to 65535", opts.port)
 			}
@@ -60,6 +66,7 @@ the URL to open, with the token every request needs.`,
 	fl.StringVar(&opts.host, "host", "127.0.0.1", "address to listen on (a non-loopback one needs --token)")
 	fl.IntVar(&opts.port, "port", 8765, "port to listen on (0: any free port)")
 	fl.StringVar(&opts.token, "token", "", "the token requests must carry (default NOVA_SERVER_TOKEN, else a random one)")
+	fl.DurationVar(&opts.idle, "idle-timeout", 30*time.Minute, "close a session (and stop its MCP servers) after this long with no request, run or open page; the next request reopens it (0: never)")
 	o := &opts.session
 	fl.StringVar(&o.model, "model", "", "default model of new sessions, as provider:model")
 	fl.StringVar(&o.permissionMode, "permission-mode", "", "default, acceptEdits, plan or bypassPermissions")
@@ -91,6 +98,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	base := o.session.live(o.io, novaHome, workdir)
 	host := live.NewHost(ctx, base)
 	defer host.Close()
+	defer host.CloseIdle(o.idle)()
 	srv, err := remote.New(remote.Options{
 		Host: o.host, Token: token, NovaHome: novaHome, Home: o.io.Home, Workdir: workdir,
 		FrontendDir: o.io.Getenv("NOVA_FRONTEND_DIST"), Sessions: host, Getenv: o.io.Getenv,

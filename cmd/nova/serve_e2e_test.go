@@ -185,3 +185,11 @@ func TestServeRefusesOpenHostWithoutToken(t *testing.T) {
 		t.Errorf("exit %d: %s", r.code, r.stderr)
 	}
 }
+
+func TestServeRefusesNegativeIdleTimeout(t *testing.T) {
+	e := newE2E(t)
+	r := e.run("", "serve", "--port", "0", "--idle-timeout", "-1m")
+	if r.code != 2 || !strings.Contains(r.stderr, "--idle-timeout") {
+		t.Errorf("exit %d: %s", r.code, r.stderr)
+	}
+}

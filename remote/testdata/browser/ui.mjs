@@ -13,48 +13,11 @@
 import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { TIMEOUT, step, sleep, watch, login, connected, send, idle } from './common.mjs';
 
 const { NOVA_URL, NOVA_TOKEN, CONTROL_URL, CHROMIUM, SCREENSHOT_DIR } = process.env;
-const TIMEOUT = 20000;
-
-const step = (name) => console.log(`step: ${name}`);
 // current is the page under test, for what a failure prints.
 let current = null;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-// watch fails the test on an uncaught page error or a CSP violation:
-// the UI must run with nothing but its own scripts.
-function watch(page, problems) {
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && /Content.Security.Policy/i.test(msg.text())) problems.push(`CSP: ${msg.text()}`);
-  });
-}
-
-async function login(page) {
-  const resp = await page.goto(`${NOVA_URL}/?token=${encodeURIComponent(NOVA_TOKEN)}`);
-  assert.equal(resp.status(), 200);
-  const url = new URL(page.url());
-  assert.equal(url.search, '', `the token is still in the address bar: ${page.url()}`);
-  const csp = resp.headers()['content-security-policy'] || '';
-  assert.match(csp, /default-src 'self'/, 'no Content-Security-Policy on the page');
-  assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/, `the CSP allows inline code: ${csp}`);
-  await connected(page);
-}
-
-async function connected(page) {
-  await page.waitForFunction(() => document.getElementById('conn').dataset.state === 'open', null, { timeout: TIMEOUT });
-}
-
-// send types a prompt and sends it with Enter.
-async function send(page, text) {
-  await page.locator('#prompt').fill(text);
-  await page.locator('#prompt').press('Enter');
-}
-
-async function idle(page) {
-  await page.locator('#send').waitFor({ state: 'visible', timeout: TIMEOUT });
-}
 
 // noHorizontalScroll is the phone rule: nothing wider than the screen.
 async function noHorizontalScroll(page, where) {
@@ -108,7 +71,7 @@ async function desktop(browser) {
   watch(page, problems);
 
   step('open the UI with the token');
-  await login(page);
+  await login(page, NOVA_URL, NOVA_TOKEN);
   await labelled(page, 'desktop');
 
   step('the Markdown renderer keeps agent-written HTML and scripts out');
@@ -262,7 +225,7 @@ async function phone(browser) {
   watch(page, problems);
 
   step('phone: open the UI');
-  await login(page);
+  await login(page, NOVA_URL, NOVA_TOKEN);
   await noHorizontalScroll(page, 'phone, new session');
   await tapSized(page, 'phone, new session');
   await labelled(page, 'phone');

@@ -45,8 +45,14 @@ export const api = {
   fsList: (path) => request('GET', path ? `/api/fs/list?path=${q(path)}` : '/api/fs/list'),
   models: () => request('GET', '/api/models').then((d) => d.items || []),
   agent: (key) => request('GET', `/api/agents/${q(key)}`),
-  // The HTTP forms of approve and interrupt, for when the socket is down.
+  // The HTTP forms of approve, answer and interrupt, for when the socket
+  // is down.
   approve: (sessionId, requestId, approved, remember) =>
     request('POST', `/api/chat/approve?session_id=${q(sessionId)}`, { request_id: requestId, approved, remember }),
+  // The project MCP servers session id waits to start, and the answer.
+  pendingMCP: (id) => request('GET', `/api/sessions/${q(id)}/mcp/pending`).then((d) => d.items || []),
+  approveMCP: (id, name, approved) => request('POST', `/api/sessions/${q(id)}/mcp/approve`, { name, approved }),
   interrupt: (sessionId) => request('POST', '/api/chat/interrupt', { session_id: sessionId }),
+  answer: (sessionId, questionId, msg) =>
+    request('POST', `/api/chat/answer?session_id=${q(sessionId)}`, { question_id: questionId, ...msg }),
 };

@@ -6,9 +6,10 @@
 import { basename } from './dom.js';
 import { api } from './api.js';
 import { Socket } from './socket.js';
-import { Transcript } from './transcript.js';
+import { Transcript, typed } from './transcript.js';
 import { WorkspacePicker, loadModels } from './pickers.js';
 import { Drawer, autosize, followViewport, sessionItems } from './layout.js';
+import { McpBox } from './mcp.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -34,6 +35,7 @@ const el = {
   send: $('send'),
   stop: $('stop'),
   waiting: $('waiting'),
+  waitingText: $('waiting-text'),
   showAsk: $('show-ask'),
   error: $('composer-error'),
   conn: $('conn'),
@@ -55,12 +57,14 @@ const state = {
   workspace: '', // the workspace of new sessions; '' is the server's
   serverWorkspace: '',
   pendingAsks: [],
+  sent: [], // the prompts this page sent whose run message has not come (see onRun)
   titleFrom: new Map(), // session id -> the prompt that started it, for its title
   kick: 0,
   loadToken: 0,
 };
 
 const picker = new WorkspacePicker();
+const mcp = new McpBox($('mcp-pending'), { announce });
 const drawer = new Drawer(el.sidebar, el.scrim, el.menu, $('close-menu'));
 
 function announce(text) {
@@ -75,9 +79,11 @@ function showError(text) {
 
 const transcript = new Transcript(el.transcript, {
   answer: (ask, ans) => answerAsk(ask, ans),
+  answerQuestion: (q, answers) => answerQuestion(q, answers),
   asks: (pending) => {
     state.pendingAsks = pending;
     el.waiting.hidden = pending.length === 0;
+    el.waitingText.textContent = pending.some((p) => p.question) ? 'nova is waiting for your answer.' : 'nova is waiting for your approval.';
     if (pending.length && !el.prompt.value) pending[pending.length - 1].card.focusFirst();
   },
   context: showContext,
@@ -199,10 +205,12 @@ function newSession(push = true) {
   if (state.current) socket.send({ type: 'unsubscribe', session_id: state.current });
   state.current = null;
   state.creating = null;
+  state.sent = [];
   state.guard = null;
   state.loading = false;
   state.seen = 0;
   transcript.clear();
+  mcp.clear();
   transcript.welcome('Type what you want done to start a session. It runs in the workspace and with the model chosen under New session.');
   setRunning(false);
   el.context.hidden = true;
@@ -228,12 +236,14 @@ async function openSession(id, { push = true } = {}) {
   if (state.current) socket.send({ type: 'unsubscribe', session_id: state.current });
   state.current = id;
   state.creating = null;
+  state.sent = [];
   state.guard = null;
   state.loading = true;
   if (push) route(id);
   renderSessions();
   showError('');
   transcript.clear();
+  mcp.clear();
   let records;
   let status;
   try {
@@ -259,7 +269,8 @@ async function openSession(id, { push = true } = {}) {
     });
     const tail = records.slice(last + 1);
     transcript.history(records.slice(0, last + 1));
-    state.guard = { mode: 'run', fresh: true, tail, turns: tail.filter((r) => r.role === 'assistant').length };
+    state.guard = { mode: 'run', fresh: true, tail, turns: tail.filter((r) => r.role === 'assistant').length,
+      prompt: last >= 0 ? typed(records[last].content) : null };
     state.seen = 0;
   } else {
     transcript.history(records);
@@ -289,6 +300,7 @@ async function openSession(id, { push = true } = {}) {
   el.transcript.scrollTop = el.transcript.scrollHeight;
   if (socket.isOpen) subscribe(id, state.seen);
   loadContext(id);
+  mcp.load(id);
 }
 
 async function loadContext(id) {
@@ -314,6 +326,11 @@ function showContext(u) {
 // skipCovered says a replayed frame of a run is already on the page from
 // the history: the run's finished turns, and results the history has.
 function skipCovered(ev, g) {
+  if (ev.parent_tool_use_id) {
+    // A subagent's work: covered when its Agent call has its result.
+    const row = transcript.rows.get(ev.parent_tool_use_id);
+    return !!row && row.state !== 'running' && row.state !== 'asking';
+  }
   if (ev.turn && ev.turn <= g.turns && ['turn_start', 'text_delta', 'thinking_delta', 'tool_call', 'turn_end'].includes(ev.type)) return true;
   if (ev.type === 'tool_result' && ev.result) {
     const row = transcript.rows.get(ev.result.id);
@@ -346,6 +363,12 @@ function onFrame(msg) {
 }
 
 function show(ev, id) {
+  if (ev.type === 'prompt') {
+    // A run's prompt sent from elsewhere (see onRun).
+    transcript.addUser(ev.text, ev.images);
+    announce('A message was sent from another window.');
+    return;
+  }
   if (ev.type !== 'done' && !state.running) setRunning(true);
   transcript.apply(ev);
   if (ev.type === 'done') runEnded(id, ev.done || {});
@@ -358,7 +381,7 @@ function show(ev, id) {
 // call the page has never seen shows at once that the run is new.
 function holdSuspect(g, ev, id) {
   g.held.push(ev);
-  const fresh = ev.type === 'tool_call' && ev.tool_call && !transcript.rows.has(ev.tool_call.id);
+  const fresh = ev.type === 'tool_call' && ev.tool_call && !ev.parent_tool_use_id && !transcript.rows.has(ev.tool_call.id);
   if (!fresh && ev.type !== 'done') return;
   const old = ev.type === 'done' && ((ev.done && ev.done.result) || '').trim() === g.lastAnswer.trim();
   const held = g.held;
@@ -376,6 +399,7 @@ function runEnded(id, done) {
   else announce('nova finished.');
   nameSession(id);
   refreshSessions();
+  if (id === state.current) mcp.load(id);
 }
 
 // nameSession gives a session made here its first prompt's first line as
@@ -423,12 +447,49 @@ function onMessage(msg) {
       }
       break;
     }
+    case 'run':
+      onRun(msg);
+      break;
+    case 'unsubscribed':
+      // The server closed the session (idle, deleted, or reopened in
+      // another workspace): load it again, which opens it, or says it
+      // is gone.
+      if (msg.session_id === state.current && !state.loading) openSession(state.current, { push: false });
+      break;
     case 'error':
       if (msg.detail) showError(msg.detail);
       break;
     default:
       break;
   }
+}
+
+// onRun shows the prompt of a run that starts, whoever sent it: the
+// terminal the session is shared from, another browser, or this page
+// (whose own prompt is on the page already and is not shown twice).
+function onRun(msg) {
+  if (state.creating && state.current === null && msg.session_id) adopt(msg.session_id);
+  if (msg.session_id !== state.current || state.loading) return;
+  if ((Number(msg.from_seq) || 0) <= state.seen) return; // the page has this run
+  const p = msg.prompt || { text: '' };
+  const g = state.guard;
+  if (g && g.fresh && g.mode === 'run') {
+    if (g.prompt !== null && (p.text || '').trim() === g.prompt.trim()) return; // the run the history ends with: its prompt is shown
+    // The history was read just before this run began: the turn it ends
+    // with is a finished run, shown whole, and this run is new.
+    transcript.history(g.tail);
+    transcript.stopRows();
+    g.tail = [];
+    g.turns = 0;
+  }
+  const own = state.sent.indexOf(p.text);
+  if (own >= 0) {
+    state.sent.splice(own, 1);
+    return;
+  }
+  const ev = { type: 'prompt', text: p.text || '', images: p.images || [] };
+  if (g && g.suspect) g.held.push(ev);
+  else show(ev, msg.session_id);
 }
 
 // adopt makes the session a prompt created the page's own.
@@ -473,6 +534,7 @@ async function sendPrompt() {
     state.creating = { text };
   }
   transcript.addUser(text);
+  state.sent.push(text);
   el.prompt.value = '';
   autosize(el.prompt);
   setRunning(true);
@@ -486,6 +548,8 @@ async function sendPrompt() {
       state.kick = setTimeout(() => state.current === sid && subscribe(sid, state.seen, true), 2000);
     }
   } catch (err) {
+    const k = state.sent.lastIndexOf(text);
+    if (k >= 0) state.sent.splice(k, 1);
     state.creating = null;
     setRunning(false);
     showError(`nova did not take the message: ${err.message}`);
@@ -513,6 +577,13 @@ function answerAsk(ask, ans) {
     return socket.request({ type: 'approve', session_id: id, request_id: ask.request_id, approved: ans.approved, remember: ans.remember });
   }
   return api.approve(id, ask.request_id, ans.approved, ans.remember);
+}
+
+function answerQuestion(q, answers) {
+  const id = state.current;
+  const msg = answers ? { answers } : { declined: true };
+  if (socket.isOpen) return socket.request({ type: 'answer', session_id: id, question_id: q.id, ...msg });
+  return api.answer(id, q.id, msg);
 }
 
 
@@ -558,7 +629,8 @@ el.workspace.addEventListener('click', pickWorkspace);
 el.showAsk.addEventListener('click', () => {
   const a = state.pendingAsks[state.pendingAsks.length - 1];
   if (!a) return;
-  a.row.el.open = true;
+  for (const r of a.outer || []) r.el.open = true;
+  if (a.row) a.row.el.open = true;
   a.card.scrollIntoView({ block: 'center' });
   a.card.focusFirst();
 });

@@ -24,11 +24,18 @@ function verb(tool) {
   }
 }
 
-// approvalCard builds the dialog for ask (an agent PermissionAsk).
-// answer({approved, remember}) sends the answer and resolves when the
-// server took it; until then the buttons are disabled, and a failure is
-// shown in the dialog with the buttons back.
-export function approvalCard(ask, answer) {
+// who names whose call it is: nova's own, or a subagent's (an event's
+// agent: {id, type, description}).
+export function who(agent) {
+  return agent ? `The ${agent.type || 'subagent'} subagent` : 'nova';
+}
+
+// approvalCard builds the dialog for ask (an agent PermissionAsk) of
+// agent (null for nova's own). answer({approved, remember}) sends the
+// answer and resolves when the server took it; until then the buttons
+// are disabled, and a failure is shown in the dialog with the buttons
+// back. card.settle(text) closes it when the ask was answered elsewhere.
+export function approvalCard(ask, answer, agent = null) {
   const titleId = uid('ask-title');
   const reasonId = uid('ask-reason');
   const errorEl = h('p', { class: 'ask-error', role: 'alert' });
@@ -61,11 +68,17 @@ export function approvalCard(ask, answer) {
     'aria-describedby': reasonId,
     'data-request-id': ask.request_id,
   },
-  h('h3', { id: titleId, class: 'ask-title', text: `nova wants to ${verb(ask.tool)}` }),
+  h('h3', { id: titleId, class: 'ask-title', text: `${who(agent)} wants to ${verb(ask.tool)}` }),
+  agent && agent.description ? h('p', { class: 'meta', text: `Subagent task: ${agent.description}` }) : null,
   h('p', { id: reasonId, class: 'ask-reason', text: reason }),
   inputView(ask.tool, ask.input),
   h('div', { class: 'ask-buttons' }, buttons),
   errorEl);
   card.focusFirst = () => allow.focus({ preventScroll: false });
+  card.settle = (text) => {
+    if (card.classList.contains('answered')) return;
+    card.classList.add('answered');
+    card.replaceChildren(h('p', { class: 'meta', text }));
+  };
   return card;
 }

@@ -165,13 +165,26 @@ export class ToolRow {
       this.statusEl);
     this.askEl = h('div', { class: 'tool-ask' });
     this.outEl = h('div', { class: 'tool-output' });
+    this.subEl = null; // a subagent's work, when this call is one's (nest)
+    this.body = h('div', { class: 'tool-body' },
+      h('div', { class: 'tool-section-label', text: 'Input' }),
+      inputView(call.name, call.input),
+      this.outEl);
     this.el = h('details', { class: 'tool running', 'data-call-id': call.id },
       this.summary,
       this.askEl,
-      h('div', { class: 'tool-body' },
-        h('div', { class: 'tool-section-label', text: 'Input' }),
-        inputView(call.name, call.input),
-        this.outEl));
+      this.body);
+  }
+
+  // nest makes the place where the work of the subagent this call runs
+  // is shown (its text and its own tool calls), collapsible, between the
+  // call's input and its output; it returns the element to render into.
+  nest(label) {
+    if (this.subEl) return this.subEl.lastChild;
+    const body = h('div', { class: 'subagent-body' });
+    this.subEl = h('details', { class: 'subagent', open: true }, h('summary', { text: label }), body);
+    this.body.insertBefore(this.subEl, this.outEl);
+    return body;
   }
 
   // setStatus names how the call stands, as text and as a class.
@@ -222,10 +235,10 @@ export class ToolRow {
     }
   }
 
-  // showAsk puts an approval card in the row and opens it.
-  showAsk(card) {
+  // showAsk puts an approval card (or a question) in the row and opens it.
+  showAsk(card, label = 'needs approval') {
     this.askEl.replaceChildren(card);
-    this.setStatus('asking', 'needs approval');
+    this.setStatus('asking', label);
     this.el.open = true;
   }
 

@@ -3,12 +3,15 @@
 // rendered into one list of messages. User messages are plain text; the
 // agent's text is Markdown (rendered safely, see markdown.js), its
 // thinking a collapsed block, its tool calls rows (tools.js) that take an
-// approval in place (approval.js).
+// approval in place (approval.js) or a question (question.js). A
+// subagent's work (events with parent_tool_use_id) is a Transcript of its
+// own inside the row of the Agent call it works for.
 
 import { h } from './dom.js';
 import { renderMarkdown } from './markdown.js';
 import { ToolRow, todoList } from './tools.js';
-import { approvalCard } from './approval.js';
+import { approvalCard, who } from './approval.js';
+import { questionCard } from './question.js';
 
 // CONTEXT_BLOCK is a block of the context message nova puts before a
 // session's first prompt (agent.ContextSource: the environment, the
@@ -27,13 +30,17 @@ export function typed(content) {
 
 // Transcript renders into el (the scrolling list). hooks:
 //   answer(ask, {approved, remember}) -> Promise  sends an approval
-//   asks(pending)   the asks waiting now changed (an array)
+//   answerQuestion(q, answers|null) -> Promise    sends a question's answers
+//   asks(pending)   the asks and questions waiting now changed (an array)
 //   context(usage)  a context event's usage
 //   announce(text)  for the screen reader's status line
+// sub, for a subagent's transcript: {parentId, agent, row} (the Agent
+// call's id and row).
 export class Transcript {
-  constructor(el, hooks) {
+  constructor(el, hooks, sub = null) {
     this.el = el;
     this.hooks = hooks;
+    this.sub = sub;
     this.clear();
   }
 
@@ -41,7 +48,9 @@ export class Transcript {
   clear() {
     this.el.replaceChildren();
     this.rows = new Map(); // tool call id -> ToolRow
-    this.asks = new Map(); // request id -> {ask, row, card}
+    this.asks = new Map(); // request id -> {ask, row, card, outer}
+    this.questions = new Map(); // question id -> {question, row, card, outer}
+    this.subs = new Map(); // Agent call id -> its subagent's Transcript
     this.article = null; // the agent's message being written
     this.seg = null; // its open text or thinking segment
     this.todos = null;
@@ -69,6 +78,7 @@ export class Transcript {
   // stick keeps the view at the bottom while it grows, unless the reader
   // scrolled up to read something.
   stick(fn) {
+    if (this.sub) return this.root().stick(fn); // the page scrolls, not the row
     const s = this.el;
     const atBottom = s.scrollHeight - s.scrollTop - s.clientHeight < 120;
     fn();
@@ -92,7 +102,8 @@ export class Transcript {
   ensureArticle() {
     this.dropWelcome();
     if (!this.article) {
-      this.article = h('article', { class: 'msg assistant', 'aria-label': 'nova' }, h('div', { class: 'who', text: 'nova' }));
+      const name = this.sub ? who(this.sub.agent) : 'nova';
+      this.article = h('article', { class: `msg assistant${this.sub ? ' subagent-msg' : ''}`, 'aria-label': name }, h('div', { class: 'who', text: name }));
       this.stick(() => this.el.append(this.article));
     }
     return this.article;
@@ -213,6 +224,11 @@ export class Transcript {
 
   // apply renders one live event.
   apply(ev) {
+    const pid = ev.parent_tool_use_id;
+    if (pid && !(this.sub && this.sub.parentId === pid)) {
+      this.subagent(pid, ev.agent).apply(ev);
+      return;
+    }
     switch (ev.type) {
       case 'turn_start':
         this.ensureArticle();
@@ -258,12 +274,55 @@ export class Transcript {
       case 'question':
         if (ev.question) this.question(ev.question);
         break;
+      case 'answered':
+        if (ev.answered) this.answered(ev.answered);
+        break;
       case 'done':
         this.done(ev.done || {});
         break;
       default:
         break; // turn_end and kinds this UI does not know
     }
+  }
+
+  // owner is the transcript, this one or a subagent's within it, that
+  // has the call id's row.
+  owner(id) {
+    if (this.rows.has(id)) return this;
+    for (const t of this.subs.values()) {
+      const o = t.owner(id);
+      if (o) return o;
+    }
+    return null;
+  }
+
+  // subagent is the transcript of the subagent working for the Agent
+  // call id, made in that call's row on its first event.
+  subagent(id, agent) {
+    const holder = this.owner(id) || this;
+    let t = holder.subs.get(id);
+    if (t) return t;
+    let row = holder.rows.get(id);
+    if (!row) row = holder.addRow({ id, name: 'Agent', input: agent && agent.description ? { description: agent.description } : {} });
+    const label = agent ? `${agent.type || 'Subagent'}${agent.description ? `: ${agent.description}` : ''}` : 'Subagent';
+    const hooks = { ...this.hooks, asks: () => this.root().hooks.asks(this.root().pending()), context: () => {} };
+    t = new Transcript(row.nest(label), hooks, { parentId: id, agent: agent || null, row, parent: holder });
+    holder.subs.set(id, t);
+    return t;
+  }
+
+  root() {
+    let t = this;
+    while (t.sub) t = t.sub.parent;
+    return t;
+  }
+
+  // outerRows are the rows of the Agent calls this subagent works
+  // within, innermost first: they open with its asks.
+  outerRows() {
+    const out = [];
+    for (let t = this; t.sub; t = t.sub.parent) out.push(t.sub.row);
+    return out;
   }
 
   // ask shows an approval in the call's row (a row is made for an ask
@@ -273,23 +332,61 @@ export class Transcript {
     let row = this.rows.get(ask.id);
     if (!row) row = this.addRow({ id: ask.id, name: ask.tool, input: ask.input });
     if (row.state !== 'running' && row.state !== 'asking') return; // answered already
-    const card = approvalCard(ask, (ans) => this.hooks.answer(ask, ans));
+    const agent = this.sub ? this.sub.agent : null;
+    const card = approvalCard(ask, (ans) => this.hooks.answer(ask, ans), agent);
     row.showAsk(card);
-    this.asks.set(ask.request_id, { ask, row, card });
-    this.hooks.asks(this.pending());
-    this.hooks.announce(`Approval needed: nova wants to use ${ask.tool}.`);
+    const outer = this.outerRows();
+    outer.forEach((r) => (r.el.open = true));
+    this.asks.set(ask.request_id, { ask, row, card, outer });
+    this.hooks.asks(this.root().pending());
+    this.hooks.announce(`Approval needed: ${who(agent)} wants to use ${ask.tool}.`);
   }
 
-  // question shows what AskUserQuestion asks. The protocol has no way
-  // to answer it from here yet, so the page says what the person can do.
+  // question shows what AskUserQuestion asks, in its call's row (the
+  // last such call still running) or on its own.
   question(q) {
-    const text = (q.questions || []).map((x) => x.question).filter(Boolean).join(' ');
-    this.note(`nova asks: ${text} This page cannot answer questions yet: stop the run and answer in your next message.`, 'notice question');
-    this.hooks.announce('nova asked a question.');
+    if (this.questions.has(q.id)) return;
+    const agent = this.sub ? this.sub.agent : null;
+    const card = questionCard(q, (answers) => this.hooks.answerQuestion(q, answers), agent);
+    const row = [...this.rows.values()].reverse().find((r) => r.name === 'AskUserQuestion' && r.state === 'running');
+    if (row) row.showAsk(card, 'waiting for your answer');
+    else {
+      this.closeSeg();
+      const art = this.ensureArticle();
+      this.stick(() => art.append(card));
+    }
+    const outer = this.outerRows();
+    outer.forEach((r) => (r.el.open = true));
+    this.questions.set(q.id, { question: q, row: row || null, card, outer });
+    this.hooks.asks(this.root().pending());
+    this.hooks.announce(`${who(agent)} asks you a question.`);
   }
 
+  // answered closes an ask or a question answered, here or elsewhere
+  // (the terminal, another browser): the first answer is the one taken.
+  answered(a) {
+    if (a.request_id) {
+      const p = this.asks.get(a.request_id);
+      if (!p) return;
+      p.card.settle(a.allow ? 'Allowed (answered elsewhere)' : 'Denied (answered elsewhere)');
+      this.asks.delete(a.request_id);
+      // The note stays until the call's result replaces it.
+      if (p.row.state === 'asking') p.row.setStatus('running', 'running');
+    } else {
+      const p = this.questions.get(a.id);
+      if (!p) return;
+      p.card.settle('Answered (elsewhere)');
+      this.questions.delete(a.id);
+      if (p.row && p.row.state === 'asking') p.row.setStatus('running', 'running');
+    }
+    this.root().hooks.asks(this.root().pending());
+  }
+
+  // pending is every ask and question waiting, a subagent's included.
   pending() {
-    return [...this.asks.values()];
+    const out = [...this.asks.values(), ...this.questions.values()];
+    for (const t of this.subs.values()) out.push(...t.pending());
+    return out;
   }
 
   // settleAsks forgets the asks of a call that has its result, or of a
@@ -302,14 +399,30 @@ export class Transcript {
         changed = true;
       }
     }
-    if (changed) this.hooks.asks(this.pending());
+    for (const [id, q] of this.questions) {
+      if (match(q)) {
+        this.questions.delete(id);
+        changed = true;
+      }
+    }
+    if (changed) this.root().hooks.asks(this.root().pending());
   }
 
   result(r) {
     let row = this.rows.get(r.id);
     if (!row) row = this.addRow({ id: r.id, name: r.name, input: {} });
     row.result(r);
-    this.settleAsks((a) => a.ask.id === r.id);
+    this.settleAsks((a) => (a.ask ? a.ask.id === r.id : a.row === row));
+    const t = this.subs.get(r.id);
+    if (t) t.finish(); // the Agent call's result ends its subagent's work
+  }
+
+  // finish ends a subagent's work: what it left running was stopped.
+  finish() {
+    this.closeSeg();
+    this.stopRows();
+    for (const t of this.subs.values()) t.finish();
+    this.settleAsks(() => true);
   }
 
   showTodos(todos) {
@@ -343,6 +456,7 @@ export class Transcript {
   done(d) {
     this.closeSeg();
     this.stopRows();
+    for (const t of this.subs.values()) t.finish();
     this.settleAsks(() => true);
     if (d.subtype === 'interrupted') this.note('Stopped.', 'notice stopped');
     else if (d.is_error && d.error && !this.lastErrorIs(d.error)) this.note(d.error, 'error');

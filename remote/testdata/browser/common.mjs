@@ -1,0 +1,45 @@
+// What the browser scripts (ui.mjs, live.mjs) share: how a person opens
+// the UI, sends a prompt and waits for nova, and the watch that fails a
+// page on an error or a CSP violation.
+
+import assert from 'node:assert/strict';
+
+export const TIMEOUT = 20000;
+
+export const step = (name) => console.log(`step: ${name}`);
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// watch fails the test on an uncaught page error or a CSP violation:
+// the UI must run with nothing but its own scripts.
+export function watch(page, problems) {
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && /Content.Security.Policy/i.test(msg.text())) problems.push(`CSP: ${msg.text()}`);
+  });
+}
+
+// login opens the UI at base with the token, as the printed URL does.
+export async function login(page, base, token, path = '/') {
+  const resp = await page.goto(`${base}${path}?token=${encodeURIComponent(token)}`);
+  assert.equal(resp.status(), 200);
+  const url = new URL(page.url());
+  assert.equal(url.search, '', `the token is still in the address bar: ${page.url()}`);
+  const csp = resp.headers()['content-security-policy'] || '';
+  assert.match(csp, /default-src 'self'/, 'no Content-Security-Policy on the page');
+  assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/, `the CSP allows inline code: ${csp}`);
+  await connected(page);
+}
+
+export async function connected(page) {
+  await page.waitForFunction(() => document.getElementById('conn').dataset.state === 'open', null, { timeout: TIMEOUT });
+}
+
+// send types a prompt and sends it with Enter.
+export async function send(page, text) {
+  await page.locator('#prompt').fill(text);
+  await page.locator('#prompt').press('Enter');
+}
+
+export async function idle(page) {
+  await page.locator('#send').waitFor({ state: 'visible', timeout: TIMEOUT });
+}
