@@ -42,6 +42,9 @@ func (m *Model) commandList() []command {
 	if _, ok := m.b.(MCPServers); ok {
 		cs = append(cs, command{name: "/mcp", args: "[approve|reject <server>|all]", help: "MCP servers: their state and tools; approve a project's servers", run: (*Model).cmdMCP})
 	}
+	if _, ok := m.b.(Team); ok {
+		cs = append(cs, command{name: "/team", help: "the teammates and the task board of the team you lead (--team)", run: (*Model).cmdTeam})
+	}
 	if _, ok := m.b.(Memory); ok {
 		cs = append(cs, command{name: "/memory", help: "instruction files and memory in effect", run: (*Model).cmdMemory})
 	}
@@ -224,6 +227,12 @@ func (m *Model) cmdModel(arg string) tea.Cmd {
 
 func (m *Model) cmdDoctor(string) tea.Cmd {
 	out, err := m.b.(Doctor).Doctor()
+	m.info(out, err)
+	return nil
+}
+
+func (m *Model) cmdTeam(string) tea.Cmd {
+	out, err := m.b.(Team).Team()
 	m.info(out, err)
 	return nil
 }

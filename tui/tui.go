@@ -43,6 +43,13 @@ type Backend interface {
 	Shell(ctx context.Context, command string) (string, error)
 }
 
+// Team is an optional Backend capability behind /team.
+type Team interface {
+	// Team returns the teammates and the task board of the team the
+	// session leads, as nova team status prints them.
+	Team() (string, error)
+}
+
 // Doctor is an optional Backend capability behind /doctor.
 type Doctor interface {
 	// Doctor returns what `nova doctor` prints.

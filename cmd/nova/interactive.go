@@ -21,6 +21,7 @@ import (
 	"github.com/nova-dev/nova/memory"
 	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/session"
+	"github.com/nova-dev/nova/team"
 	"github.com/nova-dev/nova/tools"
 	"github.com/nova-dev/nova/tui"
 )
@@ -370,6 +371,21 @@ func (b *interactiveBackend) SetModel(id string) error {
 func (b *interactiveBackend) Doctor() (string, error) {
 	var buf bytes.Buffer
 	err := runDoctor(b.ctx, b.io, &buf, b.opts)
+	return buf.String(), err
+}
+
+// Team implements tui.Team: the teammates and the board of the team the
+// session leads (--team), as nova team status prints them.
+func (b *interactiveBackend) Team() (string, error) {
+	if b.opts.team == "" {
+		return "", errors.New("this session leads no team: start nova with --team NAME to lead one (see " + config.DocsBase + "teams.md)")
+	}
+	t, err := team.Open(b.runtime().NovaHome, b.opts.team)
+	if err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	err = team.WriteStatus(&buf, t)
 	return buf.String(), err
 }
 

@@ -283,3 +283,27 @@ func TestTeamFlagMakesTheSessionLead(t *testing.T) {
 		t.Errorf("a bad team name: exit %d, stderr %s", bad.code, bad.stderr)
 	}
 }
+
+// In the terminal UI a subagent's work shows nested under its Agent call
+// (the real tool, not a fabricated event), and /team prints the board of
+// the team the session leads.
+func TestTUISubagentAndTeam(t *testing.T) {
+	e := newE2E(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "Agent", Input: jsonInput(map[string]any{"description": "Find the greeting", "prompt": "Where is the greeting? (task-T)", "subagent_type": "Explore"})}}},
+		llmtest.Turn{Match: "task-T", ToolCalls: []llmtest.ToolCall{{ID: "c2", Name: "Read", Input: jsonInput(map[string]any{"file_path": "greet.txt"})}}},
+		llmtest.Turn{Match: "task-T", Text: "It is in greet.txt."},
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "c3", Name: "TaskCreate", Input: jsonInput(map[string]any{"subject": "Translate the greeting", "description": "to French"})}}},
+		llmtest.Turn{Text: "Planned."},
+	)
+	initRepo(t, e)
+	e.write("greet.txt", "hello world\n")
+	tm := e.startTUI("--team", "t7")
+	tm.waitFor("Ask nova anything")
+	tm.typeText("find the greeting and plan")
+	tm.keys("Enter")
+	tm.waitFor("Planned.")
+	tm.waitForText("Explore(Find the greeting) · 1 tool use")
+	tm.typeText("/team")
+	tm.keys("Enter")
+	tm.waitForText("#1 [pending]: Translate the greeting")
+}
