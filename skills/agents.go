@@ -78,36 +78,13 @@ func (d Dirs) AgentRoots() []Root {
 // instructions.
 func LoadAgents(d Dirs) *AgentSet {
 	s := &AgentSet{}
-	seen := map[string]bool{}
 	names := map[string]bool{}
-	for _, r := range d.AgentRoots() {
-		real := r.Dir
-		if p, err := filepath.EvalSymlinks(r.Dir); err == nil {
-			real = p
+	s.Warnings, s.Ignored = visitRoots(d.AgentRoots(), d.Trusted, scanAgents, func(a AgentFile) string { return a.Name }, func(a AgentFile) {
+		if !names[a.Name] {
+			names[a.Name] = true
+			s.Agents = append(s.Agents, a)
 		}
-		if seen[real] {
-			continue
-		}
-		seen[real] = true
-		found, warns := scanAgents(r)
-		if r.Scope == ScopeProject && !d.Trusted {
-			if len(found) > 0 {
-				ig := Ignored{Dir: r.Dir, Kind: KindAgent}
-				for _, a := range found {
-					ig.Names = append(ig.Names, a.Name)
-				}
-				s.Ignored = append(s.Ignored, ig)
-			}
-			continue
-		}
-		s.Warnings = append(s.Warnings, warns...)
-		for _, a := range found {
-			if !names[a.Name] {
-				names[a.Name] = true
-				s.Agents = append(s.Agents, a)
-			}
-		}
-	}
+	})
 	sort.Slice(s.Agents, func(i, j int) bool { return s.Agents[i].Name < s.Agents[j].Name })
 	return s
 }

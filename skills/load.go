@@ -79,8 +79,20 @@ type Ignored struct {
 // Load reads every root of d.
 func Load(d Dirs) *Set {
 	s := &Set{byName: map[string]*Skill{}, aliases: map[string]*Skill{}}
-	seen := map[string]bool{} // a workspace at ~ has ~/.claude as its .claude
-	for _, r := range d.Roots() {
+	s.Warnings, s.Ignored = visitRoots(d.Roots(), d.Trusted, scan, func(sk *Skill) string { return sk.Name }, s.add)
+	sort.Slice(s.list, func(i, j int) bool { return s.list[i].Name < s.list[j].Name })
+	return s
+}
+
+// visitRoots scans each root once (a workspace at ~ has ~/.claude as its
+// .claude) and keeps what it finds, in root order; a project's roots are
+// only listed as ignored in an untrusted workspace. It returns the
+// warnings of the roots it kept and the roots it ignored.
+func visitRoots[T any](roots []Root, trusted bool, scan func(Root) ([]T, []string), name func(T) string, keep func(T)) ([]string, []Ignored) {
+	var warnings []string
+	var ignored []Ignored
+	seen := map[string]bool{}
+	for _, r := range roots {
 		real := r.Dir
 		if p, err := filepath.EvalSymlinks(r.Dir); err == nil {
 			real = p
@@ -90,23 +102,22 @@ func Load(d Dirs) *Set {
 		}
 		seen[real] = true
 		found, warns := scan(r)
-		if r.Scope == ScopeProject && !d.Trusted {
+		if r.Scope == ScopeProject && !trusted {
 			if len(found) > 0 {
 				ig := Ignored{Dir: r.Dir, Kind: r.Kind}
-				for _, sk := range found {
-					ig.Names = append(ig.Names, sk.Name)
+				for _, f := range found {
+					ig.Names = append(ig.Names, name(f))
 				}
-				s.Ignored = append(s.Ignored, ig)
+				ignored = append(ignored, ig)
 			}
 			continue
 		}
-		s.Warnings = append(s.Warnings, warns...)
-		for _, sk := range found {
-			s.add(sk)
+		warnings = append(warnings, warns...)
+		for _, f := range found {
+			keep(f)
 		}
 	}
-	sort.Slice(s.list, func(i, j int) bool { return s.list[i].Name < s.list[j].Name })
-	return s
+	return warnings, ignored
 }
 
 // add keeps sk unless an earlier root gave its name already.
