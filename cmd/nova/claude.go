@@ -27,6 +27,9 @@ type claudeOptions struct {
 	debug                string // -d/--debug [filter]
 	debugFile            string // --debug-file
 	sessionID            string // --session-id as given
+	jsonSchema           string // --json-schema as given
+	// structured is --json-schema's structured output, checked.
+	structured *headless.StructuredOutput
 	// refused are Claude Code's flags nova knows and cannot honour yet,
 	// each with why; set ones are refused by complete.
 	refused map[string]string
@@ -47,7 +50,6 @@ var refusedClaudeFlags = []struct {
 }{
 	{"settings", "string", "refused: a further settings file or JSON", "nova reads its settings files only (NOVA_HOME/settings.json, .nova/settings.json, .nova/settings.local.json)"},
 	{"setting-sources", "string", "refused: which settings layers to load", "nova always loads its user, project and local settings"},
-	{"json-schema", "string", "refused: structured output", "nova cannot hold the final answer to a JSON schema yet"},
 }
 
 // addClaudeFlags adds Claude Code's flags to the root command, and the
@@ -64,6 +66,7 @@ func addClaudeFlags(cmd *cobra.Command, opts *rootOptions) {
 	fl.StringVarP(&c.debug, "debug", "d", "", "print nova's own events as JSON lines on stderr")
 	fl.Lookup("debug").NoOptDefVal = "all"
 	fl.StringVar(&c.debugFile, "debug-file", "", "write nova's own events as JSON lines to this file")
+	fl.StringVar(&c.jsonSchema, "json-schema", "", "structured output: the model answers through a tool whose input must match this JSON schema; the result's structured_output holds it")
 	fl.StringVar(&c.sessionID, "session-id", "", "the id of the new session: a UUID (or a nova session id); one that exists is refused")
 	fl.StringVar(&o.fallbackModel, "fallback-model", "", "the model (or comma-separated models) to switch to for the rest of a turn when the session's is overloaded or unavailable")
 	fl.BoolVar(&o.noPersistence, "no-session-persistence", false, "keep no transcript: the session's files are removed when nova exits, so it cannot be resumed")
@@ -78,7 +81,7 @@ func addClaudeFlags(cmd *cobra.Command, opts *rootOptions) {
 		c.refused[r.name] = r.why
 	}
 	for _, name := range []string{"input-format", "include-partial-messages", "permission-prompt-tool", "await-initialize",
-		"allow-dangerously-skip-permissions", "debug", "debug-file", "max-budget-usd", "session-id", "no-session-persistence", "fallback-model"} {
+		"allow-dangerously-skip-permissions", "debug", "debug-file", "max-budget-usd", "session-id", "json-schema", "no-session-persistence", "fallback-model"} {
 		_ = fl.SetAnnotation(name, printOnly, []string{"true"})
 	}
 	for _, r := range refusedClaudeFlags {
@@ -111,6 +114,13 @@ func (o *rootOptions) completeClaude(fl *pflag.FlagSet) error {
 		if fl.Changed(name) {
 			return usageErr("--%s: %s; nova cannot honour it yet (docs/sdk.md lists what it supports)", name, why)
 		}
+	}
+	if fl.Changed("json-schema") {
+		s, err := headless.NewStructuredOutput([]byte(c.jsonSchema))
+		if err != nil {
+			return usageErr("--json-schema: %v", err)
+		}
+		c.structured = s
 	}
 	if err := o.session.sessionIDs(c.sessionID); err != nil {
 		return err
