@@ -48,8 +48,9 @@ type SubagentType struct {
 
 // neverForSubagents are the tools no subagent is given: it starts no
 // subagents of its own, switches no plan mode of its parent's, and asks
-// the person no questions of its own (its permission asks do reach them).
-var neverForSubagents = []string{"Agent", "EnterPlanMode", "ExitPlanMode", "AskUserQuestion"}
+// the person no questions of its own (its permission asks do reach them),
+// and gives no structured answer: that is the main turn's (--json-schema).
+var neverForSubagents = []string{"Agent", "EnterPlanMode", "ExitPlanMode", "AskUserQuestion", "StructuredOutput"}
 
 // readOnlyTools are the tools of the read-only built-in types.
 var readOnlyTools = []string{"Read", "Glob", "Grep", "LS", "Bash", "BashOutput", "KillShell", "WebFetch", "WebSearch", "TodoWrite", "Skill"}

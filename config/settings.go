@@ -139,9 +139,18 @@ func SettingsFiles(novaHome, projectDir string) []string {
 // home is the user's home directory, which "~/" in directory settings
 // stands for; "" leaves such paths as written.
 func LoadSettings(novaHome, projectDir, home string, trusted bool) (*Settings, []string, error) {
+	return LoadSettingsLayers(novaHome, projectDir, home, trusted, SettingsLayers{})
+}
+
+// LoadSettingsLayers is LoadSettings with the layers l chooses: only the
+// file layers l.Sources names, then l.Flag's settings over them all.
+func LoadSettingsLayers(novaHome, projectDir, home string, trusted bool, l SettingsLayers) (*Settings, []string, error) {
 	merged := &Settings{Env: map[string]string{}, Sources: map[string]string{}}
 	var loaded []string
 	for i, path := range SettingsFiles(novaHome, projectDir) {
+		if !l.loads(settingSourceNames[i]) {
+			continue
+		}
 		data, err := os.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -159,8 +168,18 @@ func LoadSettings(novaHome, projectDir, home string, trusted bool) (*Settings, [
 		}
 		merged.merge(s, path, projectDir, home)
 	}
-	if err := merged.loadClaudeHooks(projectDir, home, trusted); err != nil {
+	if err := merged.loadClaudeHooks(projectDir, home, trusted, l); err != nil {
 		return nil, loaded, err
+	}
+	if l.Flag != "" {
+		path, s, err := l.flagSettings()
+		if err != nil {
+			return nil, loaded, err
+		}
+		// The command line is the user's own words: what it grants
+		// applies in an untrusted folder too.
+		loaded = append(loaded, path)
+		merged.merge(s, path, projectDir, home)
 	}
 	return merged, loaded, nil
 }
@@ -183,12 +202,16 @@ func ClaudeHookFiles(projectDir, home string) []string {
 // loadClaudeHooks adds the hooks of ClaudeHookFiles, the project's only
 // when trusted (or listed in Ignored). A file that does not parse is an
 // error: a guard in it would otherwise be silently off.
-func (m *Settings) loadClaudeHooks(projectDir, home string, trusted bool) error {
+func (m *Settings) loadClaudeHooks(projectDir, home string, trusted bool, l SettingsLayers) error {
 	seen := map[string]bool{}
 	for i, path := range ClaudeHookFiles(projectDir, home) {
 		// In the home directory itself, the project's file is the user's.
 		project := i > 0 || home == ""
-		if seen[path] {
+		layer := i
+		if home == "" {
+			layer++ // no user file: the list starts with the project's
+		}
+		if seen[path] || !l.loads(settingSourceNames[layer]) {
 			continue
 		}
 		seen[path] = true

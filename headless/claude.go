@@ -262,6 +262,9 @@ type Result struct {
 	// because the folder is not trusted; empty when none.
 	IgnoredProjectSettings []IgnoredSetting `json:"ignored_project_settings"`
 	Model                  string           `json:"model,omitempty"`
+	// StructuredOutput is the turn's answer as the JSON schema asked
+	// (--json-schema); absent without one or when the model gave none.
+	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`
 }
 
 // newUUID returns a random (version 4) UUID.

@@ -64,7 +64,10 @@ type Options struct {
 	// IgnoredProjectSettings are the project grants left out because the
 	// folder is not trusted; the result lists them.
 	IgnoredProjectSettings []IgnoredSetting
-	Stdout, Stderr         io.Writer
+	// Structured, when set, holds the answer to its JSON schema: the run
+	// ends with the model's call of its tool, and the result carries it.
+	Structured     *StructuredOutput
+	Stdout, Stderr io.Writer
 }
 
 // IgnoredSetting is a grant of a project settings file that was not
@@ -97,6 +100,9 @@ func Run(ctx context.Context, r Runner, opts Options) int {
 	if opts.Format == FormatStreamJSON {
 		enc.init()
 	}
+	if opts.Structured != nil {
+		r = structuredRunner{r: r, s: opts.Structured}
+	}
 	var done *agent.Done
 	for ev := range r.Run(ctx, llm.UserText(opts.Prompt)) {
 		if ev.Type == agent.EventDone && ev.ParentToolUseID == "" {
@@ -119,6 +125,9 @@ func Run(ctx context.Context, r Runner, opts Options) int {
 	if opts.IgnoredProjectSettings != nil {
 		res.IgnoredProjectSettings = opts.IgnoredProjectSettings
 	}
+	if opts.Structured != nil {
+		res.StructuredOutput = opts.Structured.take()
+	}
 	switch opts.Format {
 	case FormatJSON, FormatStreamJSON:
 		if !out.json(res) && !out.broken {
@@ -130,7 +139,12 @@ func Run(ctx context.Context, r Runner, opts Options) int {
 				IgnoredProjectSettings: []IgnoredSetting{}, Model: opts.Model, UUID: newUUID()})
 		}
 	default:
-		if done.Result != "" && !done.IsError {
+		switch {
+		case done.IsError:
+		case res.StructuredOutput != nil:
+			// The answer the schema asked for is what a script wants.
+			out.write(append(append([]byte(nil), res.StructuredOutput...), '\n'))
+		case done.Result != "":
 			out.write([]byte(done.Result + "\n"))
 		}
 	}

@@ -43,7 +43,10 @@ type SDKOptions struct {
 	Debug io.Writer
 	// OnTurn, when set, is told the text of each user message as its
 	// turn starts (print mode names the session after the first).
-	OnTurn         func(text string)
+	OnTurn func(text string)
+	// Structured, when set, holds each turn's answer to its JSON schema
+	// (--json-schema, initialize's jsonSchema), as print mode's does.
+	Structured     *StructuredOutput
 	Stdout, Stderr io.Writer
 }
 
@@ -149,6 +152,9 @@ type server struct {
 // one turn each, in order; every control request is answered.
 func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 	w := &writer{w: o.Stdout}
+	if o.Structured != nil {
+		r = structuredRunner{r: r, s: o.Structured}
+	}
 	s := &server{r: r, o: o, w: w, enc: newEncoder(w, o.Session, o.Partial), asks: map[string]*agent.PermissionAsk{}, hookCalls: map[string]*hookCall{}}
 	if o.Debug != nil {
 		s.enc.debug = &writer{w: o.Debug}
@@ -540,7 +546,11 @@ func (s *server) finish() {
 	if done == nil {
 		done = &agent.Done{Subtype: agent.SubtypeError, IsError: true, Error: "the agent ended without a result"}
 	}
-	s.w.json(s.enc.result(done, time.Since(s.runStart)))
+	res := s.enc.result(done, time.Since(s.runStart))
+	if s.o.Structured != nil {
+		res.StructuredOutput = s.o.Structured.take()
+	}
+	s.w.json(res)
 	s.cancelRun()
 	s.running, s.events, s.cancelRun = false, nil, nil
 	s.state("idle")

@@ -205,6 +205,15 @@ func (r *InitializeRequest) AgentDefinitions() (map[string]AgentDefinition, erro
 	return out, nil
 }
 
+// Schema is the structured output's JSON schema (the SDK's outputFormat);
+// nil for none.
+func (r *InitializeRequest) Schema() []byte {
+	if t := bytes.TrimSpace(r.JSONSchema); len(t) > 0 && string(t) != "null" {
+		return t
+	}
+	return nil
+}
+
 // Unsupported says what of the request nova cannot honour; nil when it
 // can honour all of it. Each is refused rather than ignored: a hook or a
 // schema the caller relies on must not silently do nothing.
@@ -212,9 +221,6 @@ func (r *InitializeRequest) Unsupported() error {
 	var what []string
 	if len(r.SDKMCPServers) > 0 {
 		what = append(what, "in-process SDK MCP servers (createSdkMcpServer: "+strings.Join(r.SDKMCPServers, ", ")+")")
-	}
-	if t := bytes.TrimSpace(r.JSONSchema); len(t) > 0 && string(t) != "null" {
-		what = append(what, "structured output (outputFormat / jsonSchema)")
 	}
 	if len(r.Plugins) > 0 {
 		what = append(what, "plugins")

@@ -53,6 +53,8 @@ type Options struct {
 	// Workdir. A teammate works in its own worktree under the lead's
 	// project's rules: .nova/settings.local.json is in no worktree.
 	ProjectDir string
+	// Settings chooses the settings layers: --setting-sources, --settings.
+	Settings config.SettingsLayers
 
 	Model           string // "provider:model"; "" takes the configured default
 	MaxTurns        int

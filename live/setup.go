@@ -114,7 +114,7 @@ func LoadSetup(ctx context.Context, o Options, scratch string) (*Setup, error) {
 	if err != nil {
 		return nil, configErr("%v", err)
 	}
-	st, files, err := config.LoadSettings(o.NovaHome, o.projectDir(), o.Home, ts.Trusted)
+	st, files, err := config.LoadSettingsLayers(o.NovaHome, o.projectDir(), o.Home, ts.Trusted, o.Settings)
 	if err != nil {
 		return nil, configErr("%v", err)
 	}

@@ -471,6 +471,47 @@ var sdkScenarios = []sdkScenario{
 		}
 		wantResult(t, r.conv[1][6], "success", "Done.")
 	}},
+	{name: "structured", turns: func(string) []llmtest.Turn {
+		return []llmtest.Turn{
+			{ToolCalls: []llmtest.ToolCall{{ID: "so_1", Name: "StructuredOutput", Input: `{"city":"Paris"}`}}},
+			{ToolCalls: []llmtest.ToolCall{{ID: "so_2", Name: "StructuredOutput", Input: `{"city":"Paris","population":2100000}`}}},
+			{Text: "Done."},
+		}
+	}, check: func(t *testing.T, r sdkRun) {
+		wantKinds(t, r.conv[1], "system/init assistant user assistant user assistant result")
+		res := r.conv[1][len(r.conv[1])-1]
+		wantResult(t, res, "success", "Done.")
+		if got, _ := json.Marshal(res["structured_output"]); string(got) != `{"city":"Paris","population":2100000}` {
+			t.Errorf("structured_output = %s, want the valid answer", got)
+		}
+		if s, _ := json.Marshal(r.reqs[0].JSON()["tools"]); !strings.Contains(string(s), `"StructuredOutput"`) || !strings.Contains(string(s), `"population"`) {
+			t.Errorf("tools offered = %s, want StructuredOutput with the schema", s)
+		}
+		if !strings.Contains(string(r.reqs[1].Body), "does not match the schema") {
+			t.Error("the answer without population was not refused to the model")
+		}
+	}},
+	{name: "settings", turns: func(string) []llmtest.Turn {
+		return []llmtest.Turn{
+			{ToolCalls: []llmtest.ToolCall{{ID: "toolu_1", Name: "Bash", Input: jsonInput(map[string]any{"command": "touch pwned.txt"})}}},
+			{ToolCalls: []llmtest.ToolCall{{ID: "toolu_2", Name: "Bash", Input: jsonInput(map[string]any{"command": "touch ok.txt"})}}},
+			{Text: "Done."},
+		}
+	}, setup: func(e *e2e) {
+		// Left out by settingSources: its deny would stop the control.
+		e.write(".nova/settings.json", `{"permissions": {"deny": ["Bash(touch ok*)"]}}`)
+	}, check: func(t *testing.T, r sdkRun) {
+		for f, want := range map[string]bool{"pwned.txt": false, "ok.txt": true} {
+			if _, err := os.Stat(filepath.Join(r.ws, f)); (err == nil) != want {
+				t.Errorf("%s exists = %v, want %v: the settings' deny holds, the project file is not read", f, err == nil, want)
+			}
+		}
+		res := r.conv[1][len(r.conv[1])-1]
+		wantResult(t, res, "success", "Done.")
+		if ds, _ := res["permission_denials"].([]any); len(ds) != 1 || ds[0].(map[string]any)["tool_use_id"] != "toolu_1" {
+			t.Errorf("permission_denials = %v, want the touch pwned.txt", res["permission_denials"])
+		}
+	}},
 	{name: "system", turns: func(string) []llmtest.Turn { return []llmtest.Turn{{Text: "Arr."}} },
 		check: func(t *testing.T, r sdkRun) {
 			wantKinds(t, r.conv[1], "system/init assistant result")

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/hooks"
 	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/team"
@@ -57,6 +58,9 @@ type buildOptions struct {
 	sessionSource string
 	// team is --team: the session leads that team (docs/teams.md).
 	team string
+	// settings are --setting-sources and --settings; a relative
+	// --settings path starts in the workspace.
+	settings config.SettingsLayers
 }
 
 // live is o as the session core takes it, for the workspace and NOVA_HOME
@@ -72,6 +76,7 @@ func (o buildOptions) live(s *IOStreams, novaHome, workdir string) live.Options 
 		Continue: o.cont, Resume: o.resume, Sandbox: o.sandbox, NoSandbox: o.noSandbox, Trust: o.trust,
 		AddDirs: o.addDirs, Interactive: o.interactive, FreshProbe: o.freshProbe, Version: version,
 		MCPConfigs: o.mcpConfigs, StrictMCPConfig: o.strictMCPConfig, SessionSource: o.sessionSource,
+		Settings: config.SettingsLayers{Sources: o.settings.Sources, Flag: o.settings.Flag, Dir: workdir},
 	}
 }
 

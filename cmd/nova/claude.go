@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/headless"
 	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/permission"
@@ -27,6 +28,10 @@ type claudeOptions struct {
 	debug                string // -d/--debug [filter]
 	debugFile            string // --debug-file
 	sessionID            string // --session-id as given
+	jsonSchema           string // --json-schema as given
+	settingSources       string // --setting-sources as given
+	// structured is --json-schema's structured output, checked.
+	structured *headless.StructuredOutput
 	// refused are Claude Code's flags nova knows and cannot honour yet,
 	// each with why; set ones are refused by complete.
 	refused map[string]string
@@ -41,14 +46,11 @@ const (
 )
 
 // refusedClaudeFlags are Claude Code's flags nova cannot honour yet: each
-// is refused, saying so, rather than silently ignored.
+// is refused, saying so, rather than silently ignored. None today; the
+// table stays for the next one Claude Code adds.
 var refusedClaudeFlags = []struct {
 	name, value, usage, why string
-}{
-	{"settings", "string", "refused: a further settings file or JSON", "nova reads its settings files only (NOVA_HOME/settings.json, .nova/settings.json, .nova/settings.local.json)"},
-	{"setting-sources", "string", "refused: which settings layers to load", "nova always loads its user, project and local settings"},
-	{"json-schema", "string", "refused: structured output", "nova cannot hold the final answer to a JSON schema yet"},
-}
+}{}
 
 // addClaudeFlags adds Claude Code's flags to the root command, and the
 // check of them that runs before the command's own (completeClaude).
@@ -64,6 +66,9 @@ func addClaudeFlags(cmd *cobra.Command, opts *rootOptions) {
 	fl.StringVarP(&c.debug, "debug", "d", "", "print nova's own events as JSON lines on stderr")
 	fl.Lookup("debug").NoOptDefVal = "all"
 	fl.StringVar(&c.debugFile, "debug-file", "", "write nova's own events as JSON lines to this file")
+	fl.StringVar(&c.jsonSchema, "json-schema", "", "structured output: the model answers through a tool whose input must match this JSON schema; the result's structured_output holds it")
+	fl.StringVar(&o.settings.Flag, "settings", "", "a settings file, or the settings JSON itself, merged over the settings files (its values win); it applies in an untrusted folder too")
+	fl.StringVar(&c.settingSources, "setting-sources", "", `the settings files to load: "user", "project", "local", comma-separated; "" for none (default all)`)
 	fl.StringVar(&c.sessionID, "session-id", "", "the id of the new session: a UUID (or a nova session id); one that exists is refused")
 	fl.StringVar(&o.fallbackModel, "fallback-model", "", "the model (or comma-separated models) to switch to for the rest of a turn when the session's is overloaded or unavailable")
 	fl.BoolVar(&o.noPersistence, "no-session-persistence", false, "keep no transcript: the session's files are removed when nova exits, so it cannot be resumed")
@@ -78,7 +83,7 @@ func addClaudeFlags(cmd *cobra.Command, opts *rootOptions) {
 		c.refused[r.name] = r.why
 	}
 	for _, name := range []string{"input-format", "include-partial-messages", "permission-prompt-tool", "await-initialize",
-		"allow-dangerously-skip-permissions", "debug", "debug-file", "max-budget-usd", "session-id", "no-session-persistence", "fallback-model"} {
+		"allow-dangerously-skip-permissions", "debug", "debug-file", "max-budget-usd", "session-id", "json-schema", "settings", "setting-sources", "no-session-persistence", "fallback-model"} {
 		_ = fl.SetAnnotation(name, printOnly, []string{"true"})
 	}
 	for _, r := range refusedClaudeFlags {
@@ -111,6 +116,23 @@ func (o *rootOptions) completeClaude(fl *pflag.FlagSet) error {
 		if fl.Changed(name) {
 			return usageErr("--%s: %s; nova cannot honour it yet (docs/sdk.md lists what it supports)", name, why)
 		}
+	}
+	if fl.Changed("json-schema") {
+		s, err := headless.NewStructuredOutput([]byte(c.jsonSchema))
+		if err != nil {
+			return usageErr("--json-schema: %v", err)
+		}
+		c.structured = s
+	}
+	if fl.Changed("setting-sources") {
+		src, err := config.ParseSettingSources(c.settingSources)
+		if err != nil {
+			return usageErr("--setting-sources: %v", err)
+		}
+		o.session.settings.Sources = src
+	}
+	if fl.Changed("settings") && strings.TrimSpace(o.session.settings.Flag) == "" {
+		return usageErr("--settings: empty; give a settings file or the settings JSON itself")
 	}
 	if err := o.session.sessionIDs(c.sessionID); err != nil {
 		return err

@@ -19,6 +19,9 @@ func runPrint(ctx context.Context, opts *rootOptions) error {
 			fmt.Fprintf(opts.io.ErrOut, "nova: %v\n", err)
 		}
 	}()
+	if err := offerStructured(rt, opts.claude.structured); err != nil {
+		return err
+	}
 	for _, w := range rt.Warnings {
 		fmt.Fprintf(opts.io.ErrOut, "nova: warning: %s\n", w)
 	}
@@ -44,7 +47,7 @@ func runPrint(ctx context.Context, opts *rootOptions) error {
 		Model: rt.Selection.ID(), Tools: rt.Registry.Names(), PermissionMode: string(rt.Checker.Mode()), Cwd: rt.Workdir,
 		MCPServers: info.MCPServers, Commands: info.Commands, Version: version, ContextWindow: info.ContextWindow, MaxOutput: info.MaxOutput,
 		Partial: opts.claude.includePartial, Debug: debug,
-		IgnoredProjectSettings: ignored, Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
+		IgnoredProjectSettings: ignored, Structured: opts.claude.structured, Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
 	})
 	if rt.Session.Meta().Title == "" {
 		// Print mode names the session after its prompt rather than pay

@@ -51,6 +51,11 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 			return err
 		}
 	}
+	structured, err := sdkStructured(opts.claude.structured, init)
+	if err != nil {
+		headless.RefuseInitialize(opts.io.Out, init, err)
+		return err
+	}
 	// Asks go to the SDK only when it said it answers them.
 	o.interactive = opts.claude.permissionPromptTool == "stdio"
 	rt, err := build(ctx, opts.io, o)
@@ -63,6 +68,9 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 			fmt.Fprintf(opts.io.ErrOut, "nova: %v\n", err)
 		}
 	}()
+	if err := offerStructured(rt, structured); err != nil {
+		return err
+	}
 	var warnings []string
 	warnings = append(warnings, rt.Warnings...)
 	warnings = append(warnings, rt.WaitMCP(ctx)...)
@@ -83,7 +91,7 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 		SetPermissionMode: func(mode string) (string, error) {
 			return setMode(rt, mode, startMode == permission.ModeBypass || opts.claude.allowSkipPermissions)
 		},
-		Rules: rt.Checker, Hooks: bridge, Init: initReply(rt, opts.io), Warnings: warnings, Debug: debug, Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
+		Rules: rt.Checker, Hooks: bridge, Init: initReply(rt, opts.io), Warnings: warnings, Debug: debug, Structured: structured, Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
 		OnTurn: func(text string) {
 			// As print mode does: the session is named after its first
 			// prompt, unless it has a name.

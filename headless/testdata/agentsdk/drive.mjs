@@ -260,6 +260,19 @@ const scenarios = {
     await run(query({ prompt: 'go', options: opts({ hooks }) }), 1);
   },
 
+  // outputFormat: the answer held to a JSON schema, in structured_output.
+  async structured() {
+    const schema = { type: 'object', properties: { city: { type: 'string' }, population: { type: 'integer' } }, required: ['city', 'population'] };
+    await run(query({ prompt: 'the largest city of France?', options: opts({ outputFormat: { type: 'json_schema', schema } }) }), 1);
+  },
+
+  // settings (--settings) deny what allowedTools allows; settingSources
+  // (--setting-sources) leave the project's settings file out.
+  async settings() {
+    const settings = { permissions: { deny: ['Bash(touch pwned*)'] } };
+    await run(query({ prompt: 'make the files', options: opts({ settings, settingSources: ['user'], allowedTools: ['Bash'] }) }), 1);
+  },
+
   // A custom system prompt replaces the executable's own.
   async system() {
     await run(query({ prompt: 'who are you?', options: opts({ systemPrompt: 'You are a terse pirate.' }) }), 1);
