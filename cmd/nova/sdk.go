@@ -85,6 +85,13 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 	var waitSDKMCP func(context.Context) []string
 	if mcpBridge != nil && rt.MCP != nil {
 		for _, s := range mcpBridge.Servers() {
+			// Manager.Add keeps the first of a name: a configured server
+			// must not stand in silently for the host's.
+			if slices.ContainsFunc(rt.MCP.Statuses(), func(st mcp.Status) bool { return st.Name == s.Name }) {
+				err := fmt.Errorf("the SDK's in-process MCP server %q has the name of a configured MCP server: rename one (or pass strictMcpConfig)", s.Name)
+				headless.RefuseInitialize(opts.io.Out, init, err)
+				return usageErr("%v", err)
+			}
 			rt.MCP.Add(mcp.Server{Name: s.Name, Transport: mcp.TransportSDK, SDK: s.Link, CallTimeout: s.CallTimeout})
 		}
 		waitSDKMCP = func(ctx context.Context) []string {
