@@ -30,6 +30,13 @@ type SDKOptions struct {
 	// Hooks, when set, carries the SDK's hook callbacks (initialize's
 	// hooks, made hooks of the session by HookBridge.Hooks).
 	Hooks *HookBridge
+	// MCP, when set, carries the SDK's in-process MCP servers.
+	MCP *MCPBridge
+	// WaitMCP, when set, runs while Serve carries the in-process
+	// servers' handshakes: no turn starts before it returns (their tools
+	// must be in the first request); what it returns is said as
+	// Warnings are.
+	WaitMCP func(ctx context.Context) []string
 	// Rules, when set, takes the allow rules of the SDK's answers
 	// (updatedPermissions' addRules).
 	Rules Rules
@@ -144,6 +151,10 @@ type server struct {
 	initialized bool
 	// hookCalls are the hook_callback requests sent and not answered.
 	hookCalls map[string]*hookCall
+	// mcpCalls are the mcp_message requests sent and not answered.
+	mcpCalls map[string]*mcpCall
+	// mcpWait, while WaitMCP runs, gets what it returns.
+	mcpWait chan []string
 }
 
 // Serve runs a session over Claude Code's stream-json protocol until the
@@ -155,7 +166,7 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 	if o.Structured != nil {
 		r = structuredRunner{r: r, s: o.Structured}
 	}
-	s := &server{r: r, o: o, w: w, enc: newEncoder(w, o.Session, o.Partial), asks: map[string]*agent.PermissionAsk{}, hookCalls: map[string]*hookCall{}}
+	s := &server{r: r, o: o, w: w, enc: newEncoder(w, o.Session, o.Partial), asks: map[string]*agent.PermissionAsk{}, hookCalls: map[string]*hookCall{}, mcpCalls: map[string]*mcpCall{}}
 	if o.Debug != nil {
 		s.enc.debug = &writer{w: o.Debug}
 	}
@@ -170,6 +181,16 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 		hookCalls = o.Hooks.calls
 		defer close(o.Hooks.gone)
 		defer s.failHooks(errors.New("the SDK's session ended before it answered the hook"))
+	}
+	var mcpCalls <-chan *mcpCall
+	if o.MCP != nil {
+		mcpCalls = o.MCP.calls
+		defer o.MCP.close()
+		defer s.failMCP(errors.New("the SDK's session ended before its in-process MCP server answered"))
+	}
+	if o.WaitMCP != nil {
+		s.mcpWait = make(chan []string, 1)
+		go func() { s.mcpWait <- o.WaitMCP(ctx) }()
 	}
 	go func() {
 		defer close(inbox)
@@ -198,10 +219,12 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 			// Nobody reads the output any more: stop the turn.
 			s.cancelRun()
 		}
-		if !s.running && !interrupted && len(s.queue) > 0 && !w.broken {
+		if !s.running && !interrupted && len(s.queue) > 0 && !w.broken && s.mcpWait == nil {
 			s.start(ctx)
 		}
-		if !s.running && (eof || interrupted || w.broken) {
+		// At the end of input, queued turns still wait for the in-process
+		// servers' handshakes (which fail now, unanswered).
+		if !s.running && (interrupted || w.broken || (eof && (s.mcpWait == nil || len(s.queue) == 0))) {
 			break
 		}
 		var ctxDone <-chan struct{}
@@ -215,6 +238,7 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 				// Nobody is left to answer what was asked.
 				s.denyAsks("the SDK closed nova's input: nobody can answer the permission request")
 				s.failHooks(errors.New("the SDK closed nova's input before it answered the hook"))
+				s.failMCP(errors.New("the SDK closed nova's input before its in-process MCP server answered"))
 				continue
 			}
 			s.handle(m)
@@ -224,6 +248,15 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 				continue
 			}
 			s.hookCallback(c)
+		case c := <-mcpCalls:
+			if eof || w.broken {
+				c.reply <- mcpReply{err: errors.New("the SDK closed nova's input: nobody runs the in-process MCP server")}
+				continue
+			}
+			s.mcpMessage(c)
+		case warns := <-s.mcpWait:
+			s.mcpWait = nil
+			s.o.Warnings = append(s.o.Warnings, warns...)
 		case ev, ok := <-s.events:
 			if !ok {
 				s.finish()
@@ -305,7 +338,7 @@ func (s *server) control(m *inMessage) {
 		default:
 			// An initialize after another message: what it sets up the
 			// session with came too late.
-			if req.System() != "" || req.AppendSystemPrompt != "" || len(req.MCPServers) > 0 || len(req.Hooks) > 0 {
+			if req.System() != "" || req.AppendSystemPrompt != "" || len(req.MCPServers) > 0 || len(req.SDKMCPServers) > 0 || len(req.Hooks) > 0 {
 				s.w.json(controlError(m.RequestID, "initialize must be the first message of nova's input to set the system prompt, MCP servers or hooks"))
 				return
 			}
@@ -341,11 +374,11 @@ func (s *server) control(m *inMessage) {
 			return
 		}
 		s.w.json(controlSuccess(m.RequestID, map[string]any{"mode": mode}))
+	case "mcp_message":
+		s.mcpFromSDK(m)
 	case "mcp_status":
 		s.w.json(controlSuccess(m.RequestID, map[string]any{"mcpServers": s.o.Session.mcpServers()}))
 	default:
-		// mcp_message among them: in-process SDK MCP servers are not
-		// wired into nova yet.
 		s.w.json(controlError(m.RequestID, fmt.Sprintf("nova does not support the control request %q yet (docs/sdk.md lists what it supports)", sub)))
 	}
 }
@@ -477,7 +510,7 @@ func (s *server) answer(m *inMessage) {
 		fmt.Fprintf(s.o.Stderr, "nova: a control response does not decode: %v\n", err)
 		return
 	}
-	if s.hookAnswer(r.RequestID, r.Subtype, r.Response, r.Error) {
+	if s.hookAnswer(r.RequestID, r.Subtype, r.Response, r.Error) || s.mcpAnswer(r.RequestID, r.Subtype, r.Response, r.Error) {
 		return
 	}
 	a, ok := s.asks[r.RequestID]

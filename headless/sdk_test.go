@@ -217,7 +217,7 @@ func TestServeControlRequests(t *testing.T) {
 		{"an unknown mode", `{"subtype":"set_permission_mode","mode":"auto"}`, "error", "auto"},
 		{"a second initialize", `{"subtype":"initialize"}`, "error", "already initialized"},
 		{"hook_callback", `{"subtype":"hook_callback","callback_id":"h1","input":{}}`, "error", "does not support the control request"},
-		{"mcp_message", `{"subtype":"mcp_message","server_name":"s","message":{}}`, "error", "does not support the control request"},
+		{"mcp_message for no server of the session", `{"subtype":"mcp_message","server_name":"s","message":{}}`, "error", `no in-process MCP server \"s\"`},
 		{"mcp_status", `{"subtype":"mcp_status"}`, "success", "mcpServers"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -105,13 +105,18 @@ type InitializeRequest struct {
 	MCPServers map[string]json.RawMessage `json:"mcpServers"`
 	// Title names the session.
 	Title string `json:"title"`
+	// SDKMCPServers name the host's in-process MCP servers
+	// (createSdkMcpServer), carried by MCPBridge; SDKMCPServerConfigs
+	// are their settings, by name. (sdkMcpServerManifests, a cache of
+	// their handshake, is not read: nova performs the handshake.)
+	SDKMCPServers       []string                   `json:"sdkMcpServers"`
+	SDKMCPServerConfigs map[string]json.RawMessage `json:"sdkMcpServerConfigs"`
 
 	// What nova cannot honour yet; Unsupported names it.
-	Hooks         map[string]json.RawMessage `json:"hooks"`
-	SDKMCPServers []string                   `json:"sdkMcpServers"`
-	JSONSchema    json.RawMessage            `json:"jsonSchema"`
-	Agents        map[string]json.RawMessage `json:"agents"`
-	Plugins       []json.RawMessage          `json:"plugins"`
+	Hooks      map[string]json.RawMessage `json:"hooks"`
+	JSONSchema json.RawMessage            `json:"jsonSchema"`
+	Agents     map[string]json.RawMessage `json:"agents"`
+	Plugins    []json.RawMessage          `json:"plugins"`
 
 	RawSystemPrompt json.RawMessage `json:"systemPrompt"`
 }
@@ -219,9 +224,6 @@ func (r *InitializeRequest) Schema() []byte {
 // schema the caller relies on must not silently do nothing.
 func (r *InitializeRequest) Unsupported() error {
 	var what []string
-	if len(r.SDKMCPServers) > 0 {
-		what = append(what, "in-process SDK MCP servers (createSdkMcpServer: "+strings.Join(r.SDKMCPServers, ", ")+")")
-	}
 	if len(r.Plugins) > 0 {
 		what = append(what, "plugins")
 	}

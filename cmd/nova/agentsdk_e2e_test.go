@@ -58,6 +58,7 @@ type sdkRun struct {
 	all       []map[string]any
 	canUse    []map[string]any
 	hooks     []map[string]any // the SDK hook callbacks called
+	sdkTools  []map[string]any // the in-process MCP server's tool calls
 	controls  map[string]any   // control name -> response
 	errors    []string
 	ended     bool
@@ -119,6 +120,10 @@ func driveSDK(t *testing.T, e *e2e, dir, scenario, exe string, env []string) sdk
 			var m map[string]any
 			_ = json.Unmarshal([]byte(l), &m)
 			r.hooks = append(r.hooks, m)
+		case "sdkTool":
+			var m map[string]any
+			_ = json.Unmarshal([]byte(l), &m)
+			r.sdkTools = append(r.sdkTools, m)
 		case "control":
 			r.controls[line.Name] = line.Response
 		case "error":
@@ -299,6 +304,12 @@ var sdkScenarios = []sdkScenario{
 			t.Errorf("the MCP tool's result = %v", res)
 		}
 	}},
+	{name: "sdkmcp", turns: func(string) []llmtest.Turn {
+		return []llmtest.Turn{
+			{ToolCalls: []llmtest.ToolCall{{ID: "toolu_add", Name: "mcp__calc__add", Input: jsonInput(map[string]any{"a": 2, "b": 40})}}},
+			{Text: "It is 42."},
+		}
+	}, check: checkSDKMCP},
 	{name: "budget", turns: func(string) []llmtest.Turn {
 		// $0.30 a turn at claude-sonnet-4-5's $3 a million input tokens.
 		glob := func(id string) llmtest.Turn {
@@ -520,6 +531,80 @@ var sdkScenarios = []sdkScenario{
 				t.Errorf("system prompt sent = %s, want the SDK's in place of nova's", sys)
 			}
 		}},
+}
+
+// checkSDKMCP: the SDK's in-process server is one of the session's MCP
+// servers, its tool ran in the SDK's process (allowed by allowedTools),
+// and its result reached the model.
+func checkSDKMCP(t *testing.T, r sdkRun) {
+	t.Helper()
+	wantKinds(t, r.conv[1], "system/init assistant user assistant result")
+	init := r.conv[1][0]
+	servers, _ := init["mcp_servers"].([]any)
+	var calc map[string]any
+	for _, s := range servers {
+		if m := s.(map[string]any); m["name"] == "calc" {
+			calc = m
+		}
+	}
+	if calc == nil || calc["status"] != "connected" {
+		t.Errorf("init mcp_servers = %v, want calc connected", init["mcp_servers"])
+	}
+	if tl, _ := init["tools"].([]any); !slices.Contains(tl, any("mcp__calc__add")) {
+		t.Errorf("init tools %v lack mcp__calc__add", tl)
+	}
+	if len(r.sdkTools) != 1 || fmt.Sprint(r.sdkTools[0]["input"]) != "map[a:2 b:40]" {
+		t.Errorf("the SDK's add tool ran %v, want once with a=2 b=40", r.sdkTools)
+	}
+	if len(r.canUse) != 0 {
+		t.Errorf("allowedTools should let mcp__calc__add run without canUseTool: %v", r.canUse)
+	}
+	if len(r.reqs) != 2 {
+		t.Fatalf("the provider got %d requests, want 2", len(r.reqs))
+	}
+	if first := string(r.reqs[0].Body); !strings.Contains(first, `"mcp__calc__add"`) {
+		t.Errorf("the first request does not offer mcp__calc__add: %.2000s", first)
+	}
+	res := toolResultIn(t, r.reqs[1].Body, "toolu_add")
+	if !strings.Contains(res, "sum=42") {
+		t.Errorf("the model got %q for mcp__calc__add, want the SDK tool's sum=42", res)
+	}
+	wantResult(t, r.conv[1][4], "success", "It is 42.")
+}
+
+// toolResultIn is the text of the tool result for id in a provider
+// request (Anthropic's Messages body).
+func toolResultIn(t *testing.T, body []byte, id string) string {
+	t.Helper()
+	var req struct {
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatalf("the provider request does not decode: %v", err)
+	}
+	for _, m := range req.Messages {
+		var blocks []struct {
+			Type      string          `json:"type"`
+			ToolUseID string          `json:"tool_use_id"`
+			Content   json.RawMessage `json:"content"`
+			IsError   bool            `json:"is_error"`
+		}
+		if json.Unmarshal(m.Content, &blocks) != nil {
+			continue
+		}
+		for _, b := range blocks {
+			if b.Type == "tool_result" && b.ToolUseID == id {
+				if b.IsError {
+					t.Errorf("the tool result for %s is an error: %s", id, b.Content)
+				}
+				return string(b.Content)
+			}
+		}
+	}
+	t.Fatalf("no tool result for %s in %s", id, body)
+	return ""
 }
 
 func twoAnswers(string) []llmtest.Turn {

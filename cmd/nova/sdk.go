@@ -41,6 +41,13 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 		}
 		o.extraHooks = hs
 	}
+	var mcpBridge *headless.MCPBridge
+	if init != nil && len(init.SDKMCPServers) > 0 {
+		if mcpBridge, err = headless.NewMCPBridge(init); err != nil {
+			headless.RefuseInitialize(opts.io.Out, init, err)
+			return usageErr("%v", err)
+		}
+	}
 	if init != nil {
 		if err := init.Unsupported(); err != nil {
 			headless.RefuseInitialize(opts.io.Out, init, err)
@@ -80,6 +87,29 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 	for _, w := range warnings {
 		fmt.Fprintf(opts.io.ErrOut, "nova: warning: %s\n", w)
 	}
+	// The SDK's in-process servers join the session's MCP servers now:
+	// their handshakes need Serve, which carries them, so Serve waits
+	// for them before the first turn.
+	var waitSDKMCP func(context.Context) []string
+	if mcpBridge != nil && rt.MCP != nil {
+		for _, s := range mcpBridge.Servers() {
+			// Manager.Add keeps the first of a name: a configured server
+			// must not stand in silently for the host's.
+			if slices.ContainsFunc(rt.MCP.Statuses(), func(st mcp.Status) bool { return st.Name == s.Name }) {
+				err := fmt.Errorf("the SDK's in-process MCP server %q has the name of a configured MCP server: rename one (or pass strictMcpConfig)", s.Name)
+				headless.RefuseInitialize(opts.io.Out, init, err)
+				return usageErr("%v", err)
+			}
+			rt.MCP.Add(mcp.Server{Name: s.Name, Transport: mcp.TransportSDK, SDK: s.Link, CallTimeout: s.CallTimeout})
+		}
+		waitSDKMCP = func(ctx context.Context) []string {
+			out := sdkMCPWarnings(ctx, rt, mcpBridge)
+			for _, w := range out {
+				fmt.Fprintf(opts.io.ErrOut, "nova: warning: %s\n", w)
+			}
+			return out
+		}
+	}
 	debug, closeDebug, err := debugOutput(opts)
 	if err != nil {
 		return err
@@ -91,7 +121,8 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 		SetPermissionMode: func(mode string) (string, error) {
 			return setMode(rt, mode, startMode == permission.ModeBypass || opts.claude.allowSkipPermissions)
 		},
-		Rules: rt.Checker, Hooks: bridge, Init: initReply(rt, opts.io), Warnings: warnings, Debug: debug, Structured: structured, Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
+		Rules: rt.Checker, Hooks: bridge, MCP: mcpBridge, WaitMCP: waitSDKMCP, Init: initReply(rt, opts.io), Warnings: warnings, Debug: debug, Structured: structured,
+		Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
 		OnTurn: func(text string) {
 			// As print mode does: the session is named after its first
 			// prompt, unless it has a name.
@@ -104,6 +135,19 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 		return &exitError{code: code}
 	}
 	return nil
+}
+
+// sdkMCPWarnings waits for the SDK's in-process servers to connect and
+// says, in words, those that did not.
+func sdkMCPWarnings(ctx context.Context, rt *live.Runtime, b *headless.MCPBridge) []string {
+	rt.MCP.Wait(ctx)
+	var out []string
+	for _, st := range rt.MCP.Statuses() {
+		if st.State == mcp.StateFailed && slices.ContainsFunc(b.Servers(), func(s headless.SDKServer) bool { return s.Name == st.Name }) {
+			out = append(out, fmt.Sprintf("the SDK's in-process MCP server %q failed to start: %s", st.Name, st.Error))
+		}
+	}
+	return out
 }
 
 // applyInitialize makes what the initialize request sets up part of o.

@@ -52,12 +52,18 @@ type Server struct {
 	Headers map[string]string
 	// CallTimeout bounds one tool call; 0 means the manager's default.
 	CallTimeout time.Duration
+	// SDK carries an in-process server of the Agent SDK's host
+	// (TransportSDK).
+	SDK SDKLink
 }
 
 // Target is what the server runs or reaches, for a person to read.
 func (s Server) Target() string {
-	if s.Transport == TransportStdio || s.Transport == "" {
+	switch s.Transport {
+	case TransportStdio, "":
 		return strings.TrimSpace(s.Command + " " + strings.Join(s.Args, " "))
+	case TransportSDK:
+		return "in-process server of the Agent SDK"
 	}
 	return s.URL
 }
@@ -112,6 +118,8 @@ func dial(ctx context.Context, s Server, tail *tailBuffer, oauth *transport.OAut
 			return nil, err
 		}
 		return c, nil
+	case TransportSDK:
+		return dialSDK(ctx, s)
 	case TransportSSE:
 		opts := []transport.ClientOption{transport.WithHeaders(s.Headers), transport.WithSSELogger(quietLogger())}
 		if oauth != nil {

@@ -12,7 +12,8 @@
 // node drive.mjs <scenario>, with EXECUTABLE (the nova binary) and WS (the
 // working directory) in the environment; the rest of the environment is
 // the executable's.
-import { query } from '@anthropic-ai/claude-agent-sdk';
+import { createSdkMcpServer, query, tool } from '@anthropic-ai/claude-agent-sdk';
+import { z } from 'zod';
 
 const exe = process.env.EXECUTABLE;
 const ws = process.env.WS;
@@ -180,6 +181,18 @@ const scenarios = {
   async mcp() {
     const mcpServers = JSON.parse(process.env.MCP_SERVERS || '{}');
     await run(query({ prompt: 'echo it', options: opts({ mcpServers, allowedTools: ['mcp__t__echo'] }) }), 1);
+  },
+
+  // An in-process MCP server (createSdkMcpServer) with one tool, add,
+  // that the model calls: its JSON-RPC travels in mcp_message control
+  // requests. The tool reports each call as a kind:"sdkTool" line.
+  async sdkmcp() {
+    const add = tool('add', 'Adds two numbers', { a: z.number(), b: z.number() }, async ({ a, b }) => {
+      out({ kind: 'sdkTool', tool: 'add', input: { a, b } });
+      return { content: [{ type: 'text', text: `sum=${a + b}` }] };
+    });
+    const calc = createSdkMcpServer({ name: 'calc', version: '1.0.0', tools: [add] });
+    await run(query({ prompt: 'add them', options: opts({ mcpServers: { calc }, allowedTools: ['mcp__calc__add'] }) }), 1);
   },
 
   // maxBudgetUsd stops the query once it has cost that much.
