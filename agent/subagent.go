@@ -141,12 +141,12 @@ func (s *Subagents) types() []SubagentType {
 // List returns the types there are now, in the order the model is told.
 func (s *Subagents) List() []SubagentType { return s.types() }
 
-// Lookup returns the type called name ("" is general-purpose).
-func (s *Subagents) Lookup(name string) (SubagentType, bool) {
+// lookup returns the type of types called name ("" is general-purpose).
+func lookup(types []SubagentType, name string) (SubagentType, bool) {
 	if name == "" {
 		name = "general-purpose"
 	}
-	for _, t := range s.types() {
+	for _, t := range types {
 		if t.Name == name {
 			return t, true
 		}
@@ -174,7 +174,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // allowed reports whether type t may use the tool called name.
 func allowed(t SubagentType, name string) bool {
-	if slices.Contains(neverForSubagents, name) || name == "Task" {
+	if slices.Contains(neverForSubagents, name) {
 		return false
 	}
 	if slices.ContainsFunc(t.DisallowedTools, func(d string) bool { return toolNameMatch(d, name) }) {
@@ -222,10 +222,12 @@ func (s *Subagents) RunSubagent(ctx context.Context, task tools.SubagentTask, en
 	if s.parent == nil {
 		return tools.Errorf("subagents are not available in this session"), nil
 	}
-	t, ok := s.Lookup(task.Type)
+	// The agent files are read once per call.
+	types := s.types()
+	t, ok := lookup(types, task.Type)
 	if !ok {
 		var names []string
-		for _, t := range s.types() {
+		for _, t := range types {
 			names = append(names, t.Name)
 		}
 		return tools.Errorf("unknown agent type %q; the types are: %s", task.Type, strings.Join(names, ", ")), nil

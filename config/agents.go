@@ -89,7 +89,18 @@ func (s *AgentStore) List() ([]Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []Agent{main}
+	others, err := s.Others()
+	if err != nil {
+		return nil, err
+	}
+	return append([]Agent{main}, others...), nil
+}
+
+// Others returns the agents other than main, by key: the ones derived
+// from it, which are the Agent tool's types too. It resolves no model,
+// so it reads nothing but the store.
+func (s *AgentStore) Others() ([]Agent, error) {
+	var out []Agent
 	entries, err := os.ReadDir(filepath.Join(s.novaHome, "agents"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("list agents: %w", err)

@@ -54,12 +54,10 @@ func (rt *Runtime) subagentTypes() []agent.SubagentType {
 		add(agent.SubagentType{Name: f.Name, Description: f.Description, Tools: f.Tools, DisallowedTools: f.DisallowedTools,
 			Model: f.Model, Mode: permission.Mode(f.PermissionMode), MaxTurns: f.MaxTurns, Prompt: f.Prompt, Source: f.Path})
 	}
-	if list, err := config.NewAgentStore(rt.NovaHome, func(string) string { return "" }).List(); err == nil {
+	// Others resolves no model, so the store needs no environment.
+	if list, err := config.NewAgentStore(rt.NovaHome, nil).Others(); err == nil {
 		general := agent.BuiltinTypes()[0]
 		for _, a := range list {
-			if a.Key == config.MainAgentKey {
-				continue
-			}
 			model := ""
 			if a.Model != "" {
 				model = a.Model
