@@ -158,7 +158,7 @@ type Runtime struct {
 	EndReason string
 
 	noPersist bool          // remove the session's files on Close
-	engine    *hooks.Engine // nil when no hook is configured
+	engine    *hooks.Engine // the session's, made even with no hook configured (a skill may bring some); nil before Build made it
 	scratch   string        // removed on Close
 	// extraAgents are Options.ExtraAgents.
 	extraAgents []agent.SubagentType
