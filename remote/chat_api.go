@@ -172,6 +172,11 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	var text strings.Builder
 	for f := range own.C() {
 		ev := f.Value
+		if ev.ParentToolUseID != "" && ev.Type != agent.EventPermissionAsk {
+			// A subagent's work is not the answer; its asks wait for
+			// the caller like the run's own.
+			continue
+		}
 		switch ev.Type {
 		case agent.EventTurnStart:
 			text.Reset()
