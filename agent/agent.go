@@ -380,7 +380,9 @@ func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 			done.Result = tr.text
 		}
 		switch {
-		case tr.err != nil && ctx.Err() != nil:
+		case tr.err != nil && ctx.Err() != nil, tr.stopped:
+			// A person who denied a call and stopped the turn interrupted
+			// it, whenever the run's cancellation arrives.
 			return a.interrupted(done, "interrupted")
 		case tr.err != nil:
 			a.send(Event{Type: EventError, Turn: turn, Text: tr.err.Error()})

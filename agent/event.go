@@ -133,6 +133,9 @@ type PermissionAnswer struct {
 	Rule   string `json:"rule,omitempty"`
 	// Message goes to the model with a denial.
 	Message string `json:"message,omitempty"`
+	// Interrupt, with a denial, also ends the run at once, as an
+	// interrupt does (the TUI's "No"); nothing after the call runs.
+	Interrupt bool `json:"interrupt,omitempty"`
 	// UpdatedInput, with Allow, is the input to run in place of the
 	// model's (the Agent SDK's updatedInput); the call is checked again
 	// with it, so what the checker denies outright stays denied.
@@ -141,7 +144,7 @@ type PermissionAnswer struct {
 
 // approval is what the pipeline does with the answer.
 func (a PermissionAnswer) approval() tools.Approval {
-	ap := tools.Approval{Allow: a.Allow, Message: a.Message}
+	ap := tools.Approval{Allow: a.Allow, Message: a.Message, Stop: !a.Allow && a.Interrupt}
 	if a.Allow && len(a.UpdatedInput) > 0 {
 		ap.Input = a.UpdatedInput
 	}

@@ -135,3 +135,27 @@ func TestAskAnsweredOnceAndAnnounced(t *testing.T) {
 		t.Errorf("answered = %+v, want the ask c1 (%s) allowed", ans, askID)
 	}
 }
+
+// A denial that interrupts ends the run there and then, with nothing of
+// the turn after it run and the model not asked again, though the run's
+// context is never cancelled (the TUI's "No", whose cancellation may
+// come later).
+func TestDenialThatInterruptsEndsTheRun(t *testing.T) {
+	first := &fakeTool{name: "Fake", kind: permission.KindExec}
+	h := newHarness(t, permission.ModeDefault, true, first)
+	h.client.add(reply("", call("c1", "Fake", `{}`), call("c2", "Fake", `{}`)), reply("asked again"))
+	asks := 0
+	evs := drain(h.agent.Run(context.Background(), llm.UserText("go")), func(a *PermissionAsk) {
+		asks++
+		a.Answer(PermissionAnswer{Message: "stop", Interrupt: true})
+	})
+	if d := last(evs); d.Subtype != SubtypeInterrupted {
+		t.Errorf("done = %+v, want interrupted", d)
+	}
+	if n := len(h.client.requests()); n != 1 {
+		t.Errorf("the model was asked %d times, want once", n)
+	}
+	if asks != 1 {
+		t.Errorf("%d asks, want 1: the second call must not run", asks)
+	}
+}

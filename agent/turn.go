@@ -18,7 +18,9 @@ type turnResult struct {
 	// hookStop is the reason a tool call's hook gave for stopping the
 	// run ("continue": false), or nil.
 	hookStop *string
-	err      error
+	// stopped says the person denied a call and stopped the turn with it.
+	stopped bool
+	err     error
 }
 
 // pending is a tool call of the current turn. A call that is allowed
@@ -185,11 +187,12 @@ func (a *Agent) turn(ctx context.Context, turn int, done *Done) turnResult {
 		if p.done != nil {
 			continue
 		}
-		if toolCtx.Err() != nil {
+		if toolCtx.Err() != nil || res.stopped {
 			p.out = tools.Outcome{Call: tools.Call{ID: p.call.ID, Name: p.call.Name, Input: p.call.Input},
 				Result: tools.Result{Output: "not run: the turn was interrupted", IsError: true}}
 		} else {
 			p.out = p.prep.Execute(toolCtx)
+			res.stopped = p.out.Stopped
 		}
 		a.shapeAndSend(ctx, turn, budget, p)
 	}

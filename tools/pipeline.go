@@ -43,6 +43,9 @@ type Outcome struct {
 	// Hook is what hooks said of the call besides its result: notices
 	// for the person, and whether the run must stop after it.
 	Hook *HookNote `json:"hook,omitempty"`
+	// Stopped says the person denied the call and stopped the run with
+	// it (Approval.Stop): nothing runs after it.
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 // Pipeline is the one execution path of tool calls:
@@ -353,6 +356,7 @@ func (pr *Prepared) ask(ctx context.Context) bool {
 	if !ans.Allow {
 		d := permission.Decision{Behavior: permission.Deny, Layer: permission.LayerAsk, Reason: "the user denied it"}
 		pr.deny(d, ans.Message)
+		pr.done.Stopped = ans.Stop
 		return false
 	}
 	if ans.Input != nil && !pr.replaceInput(ctx, ans.Input) {

@@ -155,6 +155,10 @@ type Approval struct {
 	Rule string
 	// Message goes to the model with a denial.
 	Message string
+	// Stop, with a denial, also ends the run: the person said no and
+	// stopped the turn (the TUI's "No"), which holds however soon the
+	// run's cancellation arrives.
+	Stop bool
 	// Input, with Allow, replaces the call's input (an Agent SDK host's
 	// updatedInput); the pipeline checks it again before it runs.
 	Input json.RawMessage

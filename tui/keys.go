@@ -118,8 +118,8 @@ func (m *Model) typed(k tea.KeyPressMsg) tea.Cmd {
 
 // answered follows a permission dialog the person closed. A denial
 // with words for nova shows them in the transcript, as a prompt is; a
-// plain denial stops the turn (the run is cancelled first, so the model
-// is not asked again, then the ask is denied) and nova waits for the
+// plain denial stops the turn (the denial says so, and the run is
+// cancelled too, so the model is not asked again) and nova waits for the
 // person, as Claude Code does.
 func (m *Model) answered(pd *permissionDialog) {
 	if pd.said != "" {
@@ -127,8 +127,10 @@ func (m *Model) answered(pd *permissionDialog) {
 		m.tr.toBottom()
 	}
 	if pd.stop {
+		// The answer itself stops the run: the cancellation below
+		// arrives in its own time.
+		pd.ask.Answer(agent.PermissionAnswer{Message: "The person denied this call and stopped the turn.", Interrupt: true})
 		m.interrupt()
-		pd.ask.Answer(agent.PermissionAnswer{Message: "The person denied this call and stopped the turn."})
 	}
 }
 
