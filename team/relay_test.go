@@ -37,7 +37,8 @@ func TestRelayProcessesOnceRecorded(t *testing.T) {
 	defer cancel2()
 	var mu sync.Mutex
 	var texts []string
-	recorded := make(chan struct{})
+	// Buffered: the relay may record m1 before this goroutine waits.
+	recorded := make(chan struct{}, 1)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
