@@ -379,13 +379,14 @@ func expandValue(v any, vars map[string]string) any {
 }
 
 // callInput is the JSON input of c with placeholders expanded. Bash calls
-// get a 20 s timeout unless they set one, so a hung attack cannot stall
-// the corpus.
+// get a 90 s timeout unless they set one, so a hung attack cannot stall
+// the corpus; a go test compiling while the whole suite runs under -race
+// on two cores took over 20 s.
 func callInput(c toolCall, vars map[string]string) (json.RawMessage, error) {
 	in := expandValue(c.Input, vars).(map[string]any)
 	if c.Tool == "Bash" {
 		if _, ok := in["timeout"]; !ok {
-			in["timeout"] = 20000
+			in["timeout"] = 90000
 		}
 	}
 	return json.Marshal(in)
