@@ -145,7 +145,7 @@ func (m *shellManager) stateDir(env *Env) (string, int, error) {
 func (m *shellManager) start(env *Env, script, cwd string, out io.Writer, foreground bool, o runOpts) (*shellProc, error) {
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = cwd
-	cmd.Env = commandEnv(env.ExtraEnv)
+	cmd.Env = commandEnv(env)
 	release := func() {}
 	if env.Sandbox != nil && !o.unsandboxed {
 		r, err := env.Sandbox.Confine(cmd)
@@ -177,10 +177,11 @@ func (m *shellManager) start(env *Env, script, cwd string, out io.Writer, foregr
 	return p, nil
 }
 
-// commandEnv is nova's environment with extra set over it, sorted by name
-// so a command sees the same environment however the map iterates.
-func commandEnv(extra map[string]string) []string {
-	out := os.Environ()
+// commandEnv is nova's environment as env's policy leaves it, with the
+// settings' variables (env.ExtraEnv) set over it, sorted by name so a
+// command sees the same environment however the map iterates.
+func commandEnv(env *Env) []string {
+	out, extra := env.EnvPolicy.Commands(os.Environ()), env.ExtraEnv
 	if len(extra) == 0 {
 		return out
 	}

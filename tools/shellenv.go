@@ -21,7 +21,7 @@ func (m *shellManager) carried(env *Env) []string {
 		return nil
 	}
 	base := map[string]string{}
-	for _, kv := range commandEnv(env.ExtraEnv) {
+	for _, kv := range commandEnv(env) {
 		k, v, _ := strings.Cut(kv, "=")
 		base[k] = v
 	}

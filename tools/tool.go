@@ -83,8 +83,13 @@ type Env struct {
 	// they return. nil means nothing is denied.
 	DeniedRead func(p string) bool
 	// ExtraEnv are variables set for every command the shell runs, over
-	// nova's own environment (the settings' "env"); nil means none.
+	// nova's own environment as EnvPolicy leaves it (the settings' "env":
+	// the user's or a trusted project's words, so they all pass); nil
+	// means none.
 	ExtraEnv map[string]string
+	// EnvPolicy is what of nova's own environment commands inherit; the
+	// zero policy drops secret-named variables.
+	EnvPolicy EnvPolicy
 	// Sandbox wraps commands when the OS sandbox is on; nil means none.
 	// It is the one record of whether commands are confined: the
 	// permission check learns it from the tool's request.
