@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -209,6 +210,32 @@ func Providers(f *File, getenv func(string) string) []Provider {
 	for _, p := range env {
 		if !have[p.Key] {
 			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ProviderEnv are the environment variables Providers reads: what a nova
+// that nova starts (a teammate) needs to reach the same providers.
+func ProviderEnv() []string {
+	return []string{"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OLLAMA_HOST"}
+}
+
+// CredentialEnv are the variables of ProviderEnv that hold keys: nova's
+// own credentials, which no command it starts inherits (tools.EnvPolicy).
+func CredentialEnv() []string { return []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY"} }
+
+// Secrets are the credentials provs hold, as values: each key, and each
+// base URL that carries credentials (https://user:token@host). A variable
+// holding one of them is nova's credential whatever its name.
+func Secrets(provs []Provider) []string {
+	var out []string
+	for _, p := range provs {
+		if p.APIKey != "" {
+			out = append(out, p.APIKey)
+		}
+		if u, err := url.Parse(p.BaseURL); err == nil && u.User != nil {
+			out = append(out, p.BaseURL)
 		}
 	}
 	return out

@@ -53,6 +53,28 @@ func TestConfigFileWinsOverEnvironment(t *testing.T) {
 	}
 }
 
+// TestSecrets: the values nova holds as credentials are the keys of
+// config.json and of the environment, and a base URL that carries
+// credentials; an ordinary base URL is not one.
+func TestSecrets(t *testing.T) {
+	f := &File{Providers: []Provider{
+		{Key: "work", Type: llm.ProviderOpenAICompatible, APIKey: "sk-config-key", BaseURL: "https://proxy.example/v1"},
+		{Key: "gate", Type: llm.ProviderAnthropic, BaseURL: "https://user:pass@gate.example"},
+		{Key: "local", Type: llm.ProviderOllama, BaseURL: "http://127.0.0.1:11434/v1"},
+	}}
+	env := map[string]string{"ANTHROPIC_API_KEY": "sk-ant-env", "OPENAI_BASE_URL": "https://tok@openai-proxy.example/v1"}
+	got := Secrets(Providers(f, envOf(env)))
+	want := []string{"sk-config-key", "https://user:pass@gate.example", "sk-ant-env", "https://tok@openai-proxy.example/v1"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("Secrets = %q, want %q", got, want)
+	}
+	for _, name := range CredentialEnv() {
+		if !strings.Contains(strings.Join(ProviderEnv(), " "), name) {
+			t.Errorf("credential variable %s is not among the provider variables a teammate is given", name)
+		}
+	}
+}
+
 func TestSelect(t *testing.T) {
 	ps := []Provider{
 		{Key: "anthropic", Type: llm.ProviderAnthropic},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,6 +24,13 @@ type Settings struct {
 	Permissions Permissions       `json:"permissions"`
 	Sandbox     SandboxSettings   `json:"sandbox"`
 	Env         map[string]string `json:"env,omitempty"`
+	// EnvPassthrough names, or path.Match globs ("AWS_*"), the variables
+	// of nova's environment that reach commands although their names look
+	// secret (tools.EnvPolicy); the lists of all files add up. It is not
+	// "env.passthrough": "env" is Claude Code's map of variables to set,
+	// string to string, and a list inside it would break Claude Code's
+	// reading of the same files.
+	EnvPassthrough []string `json:"envPassthrough,omitempty"`
 	// EnableAllProjectMcpServers starts every server of the project's
 	// .mcp.json without asking (Claude Code's key); nil leaves earlier
 	// files' value alone.
@@ -276,6 +284,11 @@ func parseSettings(path string, data []byte, project bool) (*Settings, error) {
 			}
 		}
 	}
+	for _, p := range s.EnvPassthrough {
+		if !validPassthrough(p) {
+			return nil, fmt.Errorf("settings %s: envPassthrough %q is not a variable name or a glob (*, ?, [...]); write it as GITHUB_TOKEN or AWS_*", at(p), p)
+		}
+	}
 	if m := s.Permissions.DefaultMode; m != "" {
 		if _, ok := permission.ParseMode(m); !ok {
 			return nil, fmt.Errorf("settings %s: unknown defaultMode %q (want default, acceptEdits, plan or bypassPermissions)", at(m), m)
@@ -287,6 +300,13 @@ func parseSettings(path string, data []byte, project bool) (*Settings, error) {
 		}
 	}
 	return &s, nil
+}
+
+// validPassthrough reports whether p is an envPassthrough entry: a name,
+// or a glob in the syntax the policy matches with (path.Match).
+func validPassthrough(p string) bool {
+	_, err := path.Match(p, "")
+	return p != "" && err == nil
 }
 
 // merge folds s, read from path, into the merged settings: lists add up,
@@ -319,6 +339,7 @@ func (m *Settings) merge(s *Settings, path, projectDir, home string) {
 	for k, v := range s.Env {
 		m.Env[k] = v
 	}
+	m.EnvPassthrough = appendNew(m.EnvPassthrough, s.EnvPassthrough)
 	if s.EnableAllProjectMcpServers != nil {
 		m.EnableAllProjectMcpServers = s.EnableAllProjectMcpServers
 		m.Sources["enableAllProjectMcpServers"] = path

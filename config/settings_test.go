@@ -75,6 +75,9 @@ func TestLoadSettingsErrors(t *testing.T) {
 		{"bad rule", "project", "{\"permissions\": {\n\"deny\": [\"Bash(\"]}}", "line 2, column 10"},
 		{"bad mode", "local", `{"permissions": {"defaultMode": "yolo"}}`, "unknown defaultMode"},
 		{"committed bypass", "project", `{"permissions": {"defaultMode": "bypassPermissions"}}`, "only in user or local"},
+		{"bad passthrough glob", "user", "{\"envPassthrough\": [\"GITHUB_TOKEN\",\n \"AWS_[\"]}", "line 2, column 2"},
+		{"empty passthrough", "local", `{"envPassthrough": [""]}`, "not a variable name or a glob"},
+		{"passthrough not a list", "user", `{"envPassthrough": "GITHUB_TOKEN"}`, "line 1, column"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -71,6 +71,13 @@ func projectGrants() []projectGrant {
 			s.Env = nil
 			return strings.Join(names, ", ")
 		}},
+		// Passing a secret-named variable to every command is the
+		// user's choice, not a repository's.
+		{"envPassthrough", func(s *Settings) string {
+			v := strings.Join(s.EnvPassthrough, ", ")
+			s.EnvPassthrough = nil
+			return v
+		}},
 		{"sandbox.enabled", func(s *Settings) string { return takeBool(&s.Sandbox.Enabled, false) }},
 		{"sandbox.network", func(s *Settings) string { return takeBool(&s.Sandbox.Network, true) }},
 		{"sandbox.autoAllow", func(s *Settings) string { return takeBool(&s.Sandbox.AutoAllow, true) }},
