@@ -87,11 +87,12 @@ func (e *Engine) runCommand(ctx context.Context, h *Hook, ev Event, payload []by
 	return r
 }
 
-// environ is nova's environment, the settings' env, the project
+// environ is nova's environment as the session's policy leaves it for
+// hooks (without nova's own credentials), the settings' env, the project
 // directory under Claude Code's name and nova's, and what h's source
 // adds (a skill's directory).
 func (e *Engine) environ(h *Hook) []string {
-	env := os.Environ()
+	env := e.s.EnvPolicy.Hooks(os.Environ())
 	for k, v := range e.s.Env {
 		env = append(env, k+"="+v)
 	}

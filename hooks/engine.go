@@ -24,6 +24,10 @@ type Session struct {
 	// Env are variables set for command hooks over nova's own
 	// environment (the settings' "env").
 	Env map[string]string
+	// EnvPolicy says what of nova's own environment command hooks
+	// inherit (tools.EnvPolicy.Hooks): the user's environment, without
+	// nova's credentials.
+	EnvPolicy tools.EnvPolicy
 	// Getenv reads the variables an http hook's headers may name; nil
 	// reads none.
 	Getenv func(string) string

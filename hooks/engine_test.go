@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nova-dev/nova/tools"
 )
 
 // world is one test's project directory and the engine over a settings
@@ -115,6 +117,34 @@ open(os.path.join(os.environ["CLAUDE_PROJECT_DIR"], "seen.json"), "w").write(jso
 	for k, v := range map[string]string{"CLAUDE_PROJECT_DIR": w.dir, "NOVA_PROJECT_DIR": w.dir, "FROM_SETTINGS": "yes", "NOVA_TEST_INHERITED": "inherited"} {
 		if env[k] != v {
 			t.Errorf("$%s = %v, want %v", k, env[k], v)
+		}
+	}
+}
+
+// TestCommandHookEnvironment: a hook is the user's own program and keeps
+// the user's environment, secret-named variables included, without nova's
+// own credentials (its provider key, the remote's token).
+func TestCommandHookEnvironment(t *testing.T) {
+	w := newWorld(t)
+	for k, v := range map[string]string{"ANTHROPIC_API_KEY": "sk-ant-sentinel", "NOVA_SERVER_TOKEN": "remote-sentinel",
+		"GITHUB_TOKEN": "ghp-visible", "DB_PASSWORD": "db-visible", "NOVA_PLAIN": "visible"} {
+		t.Setenv(k, v)
+	}
+	e := w.engine(cmdHooks("PreToolUse", "Bash", "env > hook-env.txt"), func(s *Session) {
+		s.EnvPolicy = tools.EnvPolicy{Credentials: []string{"ANTHROPIC_API_KEY"}}
+	})
+	if o := e.Fire(context.Background(), bashCall); o.Ran != 1 || o.Block || len(o.Notices) != 0 {
+		t.Fatalf("outcome = %+v", o)
+	}
+	got := w.read("hook-env.txt")
+	for _, s := range []string{"sk-ant-sentinel", "remote-sentinel"} {
+		if strings.Contains(got, s) {
+			t.Errorf("the hook saw %s:\n%s", s, got)
+		}
+	}
+	for _, want := range []string{"GITHUB_TOKEN=ghp-visible", "DB_PASSWORD=db-visible", "NOVA_PLAIN=visible", "FROM_SETTINGS=yes"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the hook's environment lacks %s:\n%s", want, got)
 		}
 	}
 }

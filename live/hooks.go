@@ -70,6 +70,7 @@ func (rt *Runtime) startHooks(ctx context.Context, o Options, st *config.Setting
 		ProjectDir:     o.Workdir,
 		Mode:           func() string { return string(rt.Checker.Mode()) },
 		Env:            st.Env,
+		EnvPolicy:      rt.Env.EnvPolicy,
 		Getenv:         o.Getenv,
 		Home:           o.Home,
 		Client:         client,

@@ -26,7 +26,7 @@ func (rt *Runtime) startMCP(o Options, tr *Setup, version string) error {
 	if err != nil {
 		return configErr("%v", err)
 	}
-	opts := mcp.Options{Registry: rt.Registry, Version: version, AuthDir: MCPAuthDir(o.NovaHome)}
+	opts := mcp.Options{Registry: rt.Registry, Version: version, AuthDir: MCPAuthDir(o.NovaHome), EnvPolicy: tr.EnvPolicy}
 	if opts.StartTimeout, err = envMillis(o.Getenv, "MCP_TIMEOUT"); err != nil {
 		return err
 	}
@@ -145,7 +145,11 @@ func ProbeMCP(ctx context.Context, s config.ConfiguredMCP, novaHome, workdir str
 	if err != nil {
 		return 0, err
 	}
-	m := mcp.NewManager([]mcp.Server{MCPServer(s, workdir)}, mcp.Options{Registry: tools.NewRegistry(), StartTimeout: start, AuthDir: MCPAuthDir(novaHome)})
+	policy, err := envPolicyHere(novaHome, workdir, getenv)
+	if err != nil {
+		return 0, err
+	}
+	m := mcp.NewManager([]mcp.Server{MCPServer(s, workdir)}, mcp.Options{Registry: tools.NewRegistry(), StartTimeout: start, AuthDir: MCPAuthDir(novaHome), EnvPolicy: policy})
 	defer m.Close()
 	m.Start()
 	m.Wait(ctx)

@@ -291,6 +291,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 		env.Sandbox = tr.Sandbox
 	}
 	env.SandboxUnavailable = tr.SandboxUnavailable
+	env.EnvPolicy = tr.EnvPolicy
 	if len(tr.Settings.Env) > 0 {
 		// The user's env always, the project's only when trusted: the
 		// settings were merged that way.

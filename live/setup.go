@@ -9,6 +9,7 @@ import (
 	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/sandbox"
+	"github.com/nova-dev/nova/tools"
 )
 
 // SandboxChoice is how the sandbox of a run was decided.
@@ -98,6 +99,9 @@ type Setup struct {
 	// at start.
 	SandboxErr error
 	Notice     string
+	// EnvPolicy is what of nova's environment the programs it starts
+	// inherit (EnvPolicy).
+	EnvPolicy tools.EnvPolicy
 }
 
 // ProbeCacheFile is where a sandbox probe that worked is remembered.
@@ -118,7 +122,11 @@ func LoadSetup(ctx context.Context, o Options, scratch string) (*Setup, error) {
 	if err != nil {
 		return nil, configErr("%v", err)
 	}
-	t := &Setup{Settings: st, Files: files, Trust: ts, Choice: chooseSandbox(st, o)}
+	file, err := config.LoadFile(o.NovaHome)
+	if err != nil {
+		return nil, configErr("%v", err)
+	}
+	t := &Setup{Settings: st, Files: files, Trust: ts, Choice: chooseSandbox(st, o), EnvPolicy: EnvPolicy(file, o.Getenv, st)}
 	available := false
 	if t.Choice.On() {
 		r := sandbox.ProbeCached(ctx, ProbeCacheFile(o.NovaHome), o.FreshProbe)

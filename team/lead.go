@@ -73,8 +73,9 @@ type Lead struct {
 	Team *Team
 	// Repo is the lead's working directory, in a git repository.
 	Repo string
-	// Exe is the nova binary teammates run; Env their environment (nil is
-	// this process's).
+	// Exe is the nova binary teammates run; Env their environment, which
+	// ForLead passes through the session's policy (nil is this process's
+	// whole environment).
 	Exe string
 	Env []string
 	// Inherit is what every teammate takes from the lead.
@@ -269,15 +270,21 @@ func FormatIncoming(msgs []Message) string {
 // ForLead makes the session of rt (built from o) the lead of team name:
 // it registers the lead's tools in rt's registry, and every teammate it
 // starts runs exe (nova) with env under o's permission mode, tool rules,
-// sandbox choice, trust and project. The lead's own claims are kept alive
-// until ctx ends. A frontend calls it once after live.Build, and
-// Lead.Incoming before each of the lead's prompts.
+// sandbox choice, trust and project. env (nil: this process's) is passed
+// as rt's environment policy leaves it for a nova (tools.EnvPolicy.Nova):
+// a teammate gets the provider variables it needs and no other secret.
+// The lead's own claims are kept alive until ctx ends. A frontend calls
+// it once after live.Build, and Lead.Incoming before each of the lead's
+// prompts.
 func ForLead(ctx context.Context, rt *live.Runtime, o live.Options, name, exe string, env []string) (*Lead, error) {
 	tm, err := Open(o.NovaHome, name)
 	if err != nil {
 		return nil, err
 	}
-	l := &Lead{Team: tm, Repo: o.Workdir, Exe: exe, Env: env, Inherit: Inherit{
+	if env == nil {
+		env = os.Environ()
+	}
+	l := &Lead{Team: tm, Repo: o.Workdir, Exe: exe, Env: rt.Env.EnvPolicy.Nova(env), Inherit: Inherit{
 		ProjectDir: cmp.Or(o.ProjectDir, o.Workdir), PermissionMode: string(rt.Checker.Mode()),
 		AllowedTools: o.AllowedTools, DisallowedTools: o.DisallowedTools,
 		Sandbox: o.Sandbox, NoSandbox: o.NoSandbox, Trust: o.Trust, AddDirs: o.AddDirs,

@@ -62,6 +62,11 @@ type Options struct {
 	// mode measures them against.
 	ToolSearch    SearchMode
 	ContextWindow int
+	// EnvPolicy is what of nova's environment a stdio server inherits,
+	// under the configured env of its entry (which passes whole: it is
+	// the user's words, or a trusted project's); the zero policy drops
+	// secret-named variables.
+	EnvPolicy tools.EnvPolicy
 }
 
 // Manager connects MCP servers in the background and keeps their tools in
@@ -280,7 +285,7 @@ func (c *conn) dialAndList(ctx context.Context) (*client.Client, error) {
 	sctx, cancel := context.WithTimeout(ctx, c.m.opts.StartTimeout)
 	defer cancel()
 	c.tail = &tailBuffer{}
-	cl, err := dial(ctx, c.srv, c.tail, c.oauthConfig())
+	cl, err := dial(ctx, c.srv, c.m.opts.EnvPolicy, c.tail, c.oauthConfig())
 	if err != nil {
 		if ln := c.loginNeeded(err); ln != nil {
 			return nil, ln

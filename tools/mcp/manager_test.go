@@ -387,3 +387,45 @@ func TestCrashSSE(t *testing.T) {
 		t.Errorf("after the stream broke the server is %s", st.State)
 	}
 }
+
+// TestStdioServerEnvironment: a stdio server starts with nova's
+// environment as the policy leaves it (no secret-named variable, no
+// provider key), the variables its entry configures over it (the user's
+// words: they pass, secret-named or not), and a passthrough name back.
+func TestStdioServerEnvironment(t *testing.T) {
+	for k, v := range map[string]string{"ANTHROPIC_API_KEY": "sk-ant-sentinel", "GITHUB_TOKEN": "ghp-sentinel",
+		"NOVA_SERVER_TOKEN": "remote-sentinel", "DB_PASSWORD": "db-sentinel", "NOVA_PLAIN": "visible"} {
+		t.Setenv(k, v)
+	}
+	srv := stdioServer("t", mcptest.Options{})
+	srv.Env["SERVICE_API_KEY"] = "configured"
+	for _, tt := range []struct {
+		name        string
+		passthrough []string
+		want, not   []string
+	}{
+		{name: "default", want: []string{"NOVA_PLAIN=visible", "SERVICE_API_KEY=configured"},
+			not: []string{"sk-ant-sentinel", "ghp-sentinel", "remote-sentinel", "db-sentinel"}},
+		{name: "passthrough", passthrough: []string{"GITHUB_TOKEN"}, want: []string{"GITHUB_TOKEN=ghp-sentinel", "NOVA_PLAIN=visible"},
+			not: []string{"sk-ant-sentinel", "remote-sentinel", "db-sentinel"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t, Options{EnvPolicy: tools.EnvPolicy{Credentials: []string{"ANTHROPIC_API_KEY"}, Passthrough: tt.passthrough}}, srv)
+			w.wait(t)
+			out := w.call(t, "mcp__t__environ", map[string]any{})
+			if out.Result.IsError {
+				t.Fatalf("environ: %s", out.Result.Output)
+			}
+			for _, s := range tt.want {
+				if !strings.Contains(out.Result.Output, s) {
+					t.Errorf("the server's environment lacks %s:\n%s", s, out.Result.Output)
+				}
+			}
+			for _, s := range tt.not {
+				if strings.Contains(out.Result.Output, s) {
+					t.Errorf("the server's environment holds %s:\n%s", s, out.Result.Output)
+				}
+			}
+		})
+	}
+}

@@ -20,6 +20,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpapi "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/nova-dev/nova/tools"
 )
 
 // Transports.
@@ -42,7 +44,7 @@ type Server struct {
 	Name      string
 	Transport string // TransportStdio, TransportHTTP or TransportSSE
 	// Command, Args and Env start a stdio server in Dir (the workspace);
-	// Env is added to nova's own environment.
+	// Env is set over nova's own environment as Options.EnvPolicy leaves it.
 	Command string
 	Args    []string
 	Env     map[string]string
@@ -74,10 +76,11 @@ func (s Server) Target() string {
 func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // dial makes a client for s and starts its transport. The transport lives
-// as long as ctx: a stdio server is killed when ctx ends. What a stdio
+// as long as ctx: a stdio server is killed when ctx ends, and starts with
+// nova's environment as policy leaves it and s.Env over it. What a stdio
 // server writes to stderr is kept in tail. oauth, when not nil, authorizes
 // an HTTP or SSE server's requests (oauth.go).
-func dial(ctx context.Context, s Server, tail *tailBuffer, oauth *transport.OAuthConfig) (*client.Client, error) {
+func dial(ctx context.Context, s Server, policy tools.EnvPolicy, tail *tailBuffer, oauth *transport.OAuthConfig) (*client.Client, error) {
 	switch s.Transport {
 	case TransportStdio, "":
 		if s.Command == "" {
@@ -89,7 +92,8 @@ func dial(ctx context.Context, s Server, tail *tailBuffer, oauth *transport.OAut
 		}
 		start := func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
 			cmd := exec.CommandContext(ctx, command, args...)
-			cmd.Env = append(os.Environ(), env...)
+			// The configured variables come last: the last of a name wins.
+			cmd.Env = append(policy.Commands(os.Environ()), env...)
 			cmd.Dir = s.Dir
 			detach(cmd)
 			return cmd, nil

@@ -300,6 +300,9 @@ func checkContent(t *testing.T, s *session) {
 	if got := text(t, s.call(t, "annotated", nil), 0); got != "ok" {
 		t.Errorf("annotated = %q", got)
 	}
+	if got, want := text(t, s.call(t, "environ", nil), 0), "PATH="+os.Getenv("PATH"); !strings.Contains(got, want) {
+		t.Errorf("environ = %q, want it to hold %s", got, want)
+	}
 }
 
 // checkProgress shows progress notifications reach OnNotification, in order

@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -77,7 +79,7 @@ const (
 const progressInterval = 20 * time.Millisecond
 
 // ToolNames lists the tools New registers, in the order they are documented.
-var ToolNames = []string{"echo", "image", "links", "weather", "progress", "fail", "add_tool", "crash", "hang", "annotated"}
+var ToolNames = []string{"echo", "image", "links", "weather", "progress", "fail", "add_tool", "crash", "hang", "annotated", "environ"}
 
 // crashKey carries, in a tool call's context, how the transport serving the
 // call dies: the stdio server exits, the HTTP servers drop the connection.
@@ -99,6 +101,7 @@ func withCrash(ctx context.Context, crash func()) context.Context {
 //	crash {}               -> stdio (MainIfRequested): exit status 3 mid-call; HTTP: the connection carrying the response is closed; elsewhere an error result
 //	hang {}                -> blocks until the call's context is done or its session ends, then writes Options.CancelledFile
 //	annotated {}           -> annotations title "Annotated", readOnlyHint true, destructiveHint false; answers "ok"
+//	environ {}             -> the serving process's environment, NAME=value a line, sorted (what a stdio server was started with)
 //
 // Only "annotated" carries annotations: mcp.NewTool's defaults
 // (destructiveHint true and so on) are cleared from the others. There is one
@@ -272,6 +275,12 @@ func (st *state) addTools(s *server.MCPServer) {
 				})),
 			Handler: func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return mcp.NewToolResultText("ok"), nil
+			},
+		},
+		server.ServerTool{
+			Tool: plain("environ", mcp.WithDescription("Returns the server's environment.")),
+			Handler: func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.NewToolResultText(strings.Join(slices.Sorted(slices.Values(os.Environ())), "\n")), nil
 			},
 		},
 	)
