@@ -51,6 +51,8 @@ func TestFileTools(t *testing.T) {
 		{"read outside", "", Rules{}, read("/etc/hosts"), Ask, LayerPath, []string{"Read(//etc/**)"}},
 		{"read ssh key", "", Rules{}, read("~/.ssh/id_ed25519"), Ask, LayerPath, nil},
 		{"read ssh key bypass", ModeBypass, Rules{}, read("/home/u/.ssh/id_ed25519"), Ask, LayerPath, nil},
+		{"read Claude Code's MCP headers bypass", ModeBypass, Rules{}, read("/home/u/.claude.json"), Ask, LayerPath, nil},
+		{"read nova's MCP logins bypass", ModeBypass, Rules{}, read("/home/u/.nova/mcp-auth/api.json"), Ask, LayerPath, nil},
 		{"read outside bypass", ModeBypass, Rules{}, read("/etc/hosts"), Allow, LayerMode, nil},
 		{"edit asks by default", "", Rules{}, edit("Edit", "/work/ws/src/pkg/a.go"), Ask, LayerMode, []string{"Edit(src/pkg/**)"}},
 		{"write root file suggestion", "", Rules{}, edit("Write", "/work/ws/main.go"), Ask, LayerMode, []string{"Edit(./main.go)"}},

@@ -188,14 +188,6 @@ func systemPath(p string) bool {
 	return false
 }
 
-// credentialPaths are the files and directories, relative to the home
-// directory, that hold secrets: reading them always asks.
-func credentialPaths() []string {
-	return []string{".ssh", ".gnupg", ".aws", ".netrc", ".docker/config.json", ".kube", ".config/gh", ".local/share/keyrings",
-		".password-store", ".config/gcloud", ".azure", ".git-credentials", ".config/git/credentials", ".npmrc", ".pypirc",
-		".cargo/credentials", ".cargo/credentials.toml", ".terraform.d/credentials.tfrc.json", ".claude/.credentials.json"}
-}
-
 // sensitive returns why p must never be touched without asking, or "".
 // Reads are sensitive only for secrets; writes also for files that run
 // code or change nova's own permissions.
@@ -204,15 +196,10 @@ func (c *Checker) sensitive(p string, write bool) string {
 		return ""
 	}
 	home := c.home
-	if home != "" {
-		for _, s := range credentialPaths() {
-			if within(p, filepath.Join(home, s)) {
-				return p + " holds credentials"
-			}
+	for _, s := range CredentialPaths(home, c.novaHome) {
+		if within(p, s) {
+			return p + " holds credentials"
 		}
-	}
-	if within(p, filepath.Join(c.novaHome, "config.json")) {
-		return p + " holds nova's provider keys"
 	}
 	for _, s := range c.cfg.SensitiveReads {
 		if within(p, s) {

@@ -5,56 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/nova-dev/nova/permission"
 )
 
-// credentialNames are the credential stores under the home directory,
-// relative to it.
-func credentialNames() []string {
-	return []string{
-		".ssh",
-		".aws",
-		".gnupg",
-		".config/gh",
-		".netrc",
-		".docker/config.json",
-		".kube",
-		".local/share/keyrings",
-		".password-store",
-		".config/gcloud",
-		".azure",
-		".git-credentials",
-		".config/git/credentials",
-		".npmrc",
-		".pypirc",
-		".cargo/credentials",
-		".cargo/credentials.toml",
-		".terraform.d/credentials.tfrc.json",
-		".claude/.credentials.json",
-	}
-}
-
-// CredentialPaths returns the absolute paths of the files and directories
-// that hold credentials and that a sandboxed command cannot read: the usual
-// stores under home (ssh and gpg keys, cloud and registry tokens) and nova's
-// own novaHome/config.json, which can hold API keys. An empty novaHome means
-// home/.nova; an empty home leaves out the stores under it.
-func CredentialPaths(home, novaHome string) []string {
-	var out []string
-	if home != "" {
-		for _, name := range credentialNames() {
-			out = append(out, filepath.Join(home, name))
-		}
-		if novaHome == "" {
-			novaHome = filepath.Join(home, ".nova")
-		}
-	}
-	if novaHome != "" {
-		out = append(out, filepath.Join(novaHome, "config.json"))
-	}
-	return out
-}
-
-// maskCandidates returns the cleaned paths to mask, dropping (with a
+// maskCandidates returns the cleaned paths to mask (the credentials,
+// permission.CredentialPaths, and extra), dropping (with a
 // warning) those that would hide a writable directory: making the
 // workspace unreadable is not a sandbox the user can work in, and a
 // workspace inside ~/.config/gh is the user's choice.
@@ -65,7 +21,7 @@ func maskCandidates(home, novaHome string, extra, writable []string) ([]string, 
 			return nil, nil, fmt.Errorf("sandbox: path to mask %q is not absolute", m)
 		}
 	}
-	for _, m := range append(CredentialPaths(home, novaHome), extra...) {
+	for _, m := range append(permission.CredentialPaths(home, novaHome), extra...) {
 		m = filepath.Clean(m)
 		if slices.Contains(out, m) {
 			continue

@@ -25,6 +25,12 @@ func TestBwrapCredentialsMasked(t *testing.T) {
 	writeFile(t, filepath.Join(home, ".netrc"), "machine example.com password "+secret+"\n")
 	mkdir(t, home, ".nova")
 	writeFile(t, filepath.Join(home, ".nova", "config.json"), `{"providers":[{"api_key":"`+secret+`"}]}`)
+	// MCP servers' headers and env, in Claude Code's file and nova's, and
+	// nova's stored OAuth logins.
+	writeFile(t, filepath.Join(home, ".claude.json"), `{"mcpServers":{"api":{"headers":{"Authorization":"Bearer `+secret+`"}}}}`)
+	writeFile(t, filepath.Join(home, ".nova", "settings.json"), `{"mcpServers":{"api":{"env":{"API_KEY":"`+secret+`"}}}}`)
+	mkdir(t, home, ".nova/mcp-auth")
+	writeFile(t, filepath.Join(home, ".nova", "mcp-auth", "api.json"), `{"token":{"access_token":"`+secret+`"}}`)
 	// A credential that is a link elsewhere: what it points to is hidden
 	// too, however it is named. Outside /tmp where possible, since the
 	// private /tmp would hide it anyway.
@@ -45,6 +51,9 @@ func TestBwrapCredentialsMasked(t *testing.T) {
 		filepath.Join(home, ".aws", "credentials"),
 		filepath.Join(home, ".netrc"),
 		filepath.Join(home, ".nova", "config.json"),
+		filepath.Join(home, ".claude.json"),
+		filepath.Join(home, ".nova", "settings.json"),
+		filepath.Join(home, ".nova", "mcp-auth", "api.json"),
 		filepath.Join(home, ".git-credentials"),
 		filepath.Join(elsewhere, "git-credentials"),
 		filepath.Join(vault, "token"),
@@ -66,15 +75,15 @@ func TestBwrapCredentialsMasked(t *testing.T) {
 	}
 	// Files read as empty, not as an error: tools that find a credential
 	// file carry on as if it held nothing.
-	for _, p := range []string{filepath.Join(home, ".netrc"), filepath.Join(home, ".nova", "config.json")} {
+	for _, p := range []string{filepath.Join(home, ".netrc"), filepath.Join(home, ".nova", "config.json"), filepath.Join(home, ".claude.json")} {
 		out, err := run(t, sb, "", "sh", "-c", `test -f "$1" && test ! -s "$1" && cat "$1"`, "sh", p)
 		if err != nil || out != "" {
 			t.Errorf("%s: want an empty readable file, got %v: %q", p, err, out)
 		}
 	}
 	// Directories read as empty.
-	out, err := run(t, sb, "", "ls", "-A", filepath.Join(home, ".ssh"), filepath.Join(vault))
-	if err != nil || strings.Contains(out, "id_rsa") || strings.Contains(out, "token") {
+	out, err := run(t, sb, "", "ls", "-A", filepath.Join(home, ".ssh"), filepath.Join(vault), filepath.Join(home, ".nova", "mcp-auth"))
+	if err != nil || strings.Contains(out, "id_rsa") || strings.Contains(out, "token") || strings.Contains(out, "api.json") {
 		t.Errorf("masked directories list %v: %q", err, out)
 	}
 	// Nor can anything be written there.

@@ -48,11 +48,12 @@ type Config struct {
 	// overlaps the workspace or an added directory; empty means there is
 	// none to protect (the read-only root still covers it).
 	Home string
-	// NovaHome is nova's own directory, whose config.json can hold API
-	// keys and is masked; empty means Home/.nova.
+	// NovaHome is nova's own directory, whose files that hold secrets
+	// (config.json, settings.json, mcp-auth) are masked; empty means
+	// Home/.nova.
 	NovaHome string
 	// Mask lists further absolute paths that read as empty inside the
-	// sandbox (setting sandbox.mask), on top of CredentialPaths.
+	// sandbox (setting sandbox.mask), on top of permission.CredentialPaths.
 	Mask []string
 	// Probed is the Report of an earlier Probe to trust instead of probing
 	// again; nil means New probes the machine itself.

@@ -397,27 +397,6 @@ func TestWarningsForMaskHoldingWorkspace(t *testing.T) {
 	}
 }
 
-func TestCredentialPaths(t *testing.T) {
-	got := CredentialPaths("/h", "/n")
-	for _, want := range []string{"/h/.ssh", "/h/.aws", "/h/.config/gh", "/h/.netrc", "/h/.docker/config.json",
-		"/h/.claude/.credentials.json", "/h/.cargo/credentials.toml", "/n/config.json"} {
-		if !slices.Contains(got, want) {
-			t.Errorf("CredentialPaths lacks %s: %q", want, got)
-		}
-	}
-	for _, p := range got {
-		if !filepath.IsAbs(p) {
-			t.Errorf("%s is not absolute", p)
-		}
-	}
-	if got := CredentialPaths("/h", ""); !slices.Contains(got, "/h/.nova/config.json") {
-		t.Errorf("empty novaHome: %q lacks /h/.nova/config.json", got)
-	}
-	if got := CredentialPaths("", ""); len(got) != 0 {
-		t.Errorf("no home, no nova home: %q", got)
-	}
-}
-
 func TestWritableDirsDedup(t *testing.T) {
 	root := realTempDir(t)
 	ws := mkdir(t, root, "ws")
