@@ -12,6 +12,7 @@ import (
 	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/memory"
 	"github.com/nova-dev/nova/sandbox"
+	"github.com/nova-dev/nova/tools"
 )
 
 // doctorOptions are what nova doctor describes: the runtime these flags
@@ -152,6 +153,11 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 	default:
 		fmt.Fprintf(w, "  Bash commands run unsandboxed, under the permission rules alone.\n")
 	}
+	var environ []string
+	if s.Environ != nil {
+		environ = s.Environ()
+	}
+	printEnvPolicy(w, tr.EnvPolicy, environ)
 	printProfiles(w, profileBase{mode: string(tr.Config.Mode), allow: allow, ask: ask, deny: deny, hooks: cfg.Len(),
 		sandbox: sandboxInForce(tr, workdir, home), trust: tr.Trust.Describe(workdir)})
 	printInstructions(w, novaHome, workdir, home)
@@ -164,6 +170,22 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 		return usageErr("the default model: %v", selErr)
 	}
 	return nil
+}
+
+// printEnvPolicy says which variables of environ (nova's own
+// environment) the programs a session here starts would not inherit, by
+// name only, and what the settings let through.
+func printEnvPolicy(w io.Writer, p tools.EnvPolicy, environ []string) {
+	fmt.Fprintf(w, "\nEnvironment of Bash, !cmd, skills' ! lines, MCP stdio servers and teammates:\n")
+	if dropped := p.Dropped(environ); len(dropped) > 0 {
+		fmt.Fprintf(w, "  left out: %s\n", strings.Join(dropped, ", "))
+	} else {
+		fmt.Fprintf(w, "  left out: none (no credential of nova's or secret-named variable is set)\n")
+	}
+	if len(p.Passthrough) > 0 {
+		fmt.Fprintf(w, "  envPassthrough: %s\n", strings.Join(p.Passthrough, ", "))
+	}
+	fmt.Fprintf(w, "  hooks get your environment without nova's credentials; teammates also get their provider's variables\n")
 }
 
 // profileBase is what every entry point of a session here starts from.

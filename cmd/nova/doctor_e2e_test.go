@@ -49,3 +49,26 @@ func TestDoctorEntryPoints(t *testing.T) {
 		}
 	}
 }
+
+// TestDoctorEnvironment: nova doctor names the variables commands would
+// not inherit here (never their values), and what envPassthrough lets
+// through.
+func TestDoctorEnvironment(t *testing.T) {
+	e := newE2E(t)
+	withSecrets(e)
+	e.userSettings(`{"envPassthrough": ["GITHUB_TOKEN"]}`)
+	r := e.run("", "doctor", "--no-sandbox")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"left out: ANTHROPIC_API_KEY, DB_PASSWORD, MY_SERVICE_SECRET, NOVA_SERVER_TOKEN\n", "envPassthrough: GITHUB_TOKEN\n"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	for _, v := range envSecrets() {
+		if strings.Contains(r.stdout, v) {
+			t.Errorf("doctor printed a secret's value %s:\n%s", v, r.stdout)
+		}
+	}
+}
