@@ -350,6 +350,11 @@ func (c *Checker) decideTool(req Request, accs []access) Decision {
 	if mode == ModePlan && (mcp || req.Kind == KindEdit || req.Kind == KindExec) {
 		return Decision{Behavior: Deny, Layer: LayerMode, Reason: "plan mode is read-only: present the plan with ExitPlanMode first"}
 	}
+	// What runs later outside the sandbox asks in every mode but
+	// bypassPermissions, unless an allow rule names it.
+	if d, ok := c.laterAsk(req, req.Tool+" writes", c.laterHits(accs), func(r Rule, _ laterHit) bool { return matches(r, true) }); ok {
+		return d
+	}
 	if r, ok := firstRule(c.allow, func(r Rule) bool { return matches(r, true) }); ok {
 		return ruleDecision(Allow, r, req.Tool)
 	}
