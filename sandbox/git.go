@@ -37,6 +37,10 @@ const (
 	// entryUnread is missing and git does not read it there (the hooks
 	// of a linked worktree's git directory are the common directory's).
 	entryUnread
+	// entryPlaceholderDir is a missing path that runs later (.vscode,
+	// .mcp.json): nova makes an empty placeholder directory there, binds
+	// it read-only and removes it after the command (placeholder_dir.go).
+	entryPlaceholderDir
 )
 
 // gitEntry is one protected path.
@@ -71,7 +75,7 @@ type gitPlan struct {
 func (g gitPlan) placeholders() []gitEntry {
 	var out []gitEntry
 	for _, e := range g.entries {
-		if e.state == entryPlaceholder {
+		if e.state == entryPlaceholder || e.state == entryPlaceholderDir {
 			out = append(out, e)
 		}
 	}
@@ -142,6 +146,7 @@ func planGit(writable []string, home string) gitPlan {
 				p.worktreeGit(filepath.Join(w, v.value))
 			}
 		}
+		p.laterTops(w)
 	}
 	return p.finish()
 }
