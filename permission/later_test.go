@@ -173,3 +173,26 @@ func TestRunsLaterList(t *testing.T) {
 		seen[e.Rel] = true
 	}
 }
+
+// TestWorktreeRoot checks that a call made in a worktree nova made for it
+// (Request.Worktree) may write there as in the workspace, and that the
+// paths that run later ask there too.
+func TestWorktreeRoot(t *testing.T) {
+	c := newTestChecker(t, Config{Mode: ModeAcceptEdits})
+	write := func(p, wt string) Decision {
+		return c.Check(context.Background(), Request{Tool: "Write", Kind: KindEdit, Worktree: wt, Workdir: wt,
+			Paths: []Access{{Path: p, Write: true}}})
+	}
+	if d := write("/nova/worktrees/ws-1/agent-a/x.go", ""); d.Behavior != Ask {
+		t.Errorf("outside the workspace, no worktree: %s (%s)", d.Behavior, d.Reason)
+	}
+	if d := write("/nova/worktrees/ws-1/agent-a/x.go", "/nova/worktrees/ws-1/agent-a"); d.Behavior != Allow {
+		t.Errorf("in its worktree: %s (%s)", d.Behavior, d.Reason)
+	}
+	if d := write("/nova/worktrees/ws-1/agent-a/.claude/settings.json", "/nova/worktrees/ws-1/agent-a"); d.Behavior != Ask {
+		t.Errorf("the worktree's .claude: %s (%s)", d.Behavior, d.Reason)
+	}
+	if d := write("/nova/worktrees/ws-1/agent-b/x.go", "/nova/worktrees/ws-1/agent-a"); d.Behavior != Ask {
+		t.Errorf("another agent's worktree: %s (%s)", d.Behavior, d.Reason)
+	}
+}
