@@ -376,7 +376,11 @@ func (p *gitPlanner) hookLinks(dir string) {
 // missing protects a path that does not exist in writable directory root
 // from being created: an empty read-only directory at the highest missing
 // directory on its way.
-func (p *gitPlanner) missing(root, path string) {
+func (p *gitPlanner) missing(root, path string) { p.missingAs(root, path, entryEmptyDir) }
+
+// missingAs is missing with the state the highest missing directory gets
+// (entryEmptyDir in git directories, entryPlaceholderDir elsewhere).
+func (p *gitPlanner) missingAs(root, path string, state gitEntryState) {
 	top := path
 	for d := filepath.Dir(path); d != root && within(d, root); d = filepath.Dir(d) {
 		if _, err := os.Lstat(d); err == nil {
@@ -385,7 +389,7 @@ func (p *gitPlanner) missing(root, path string) {
 		top = d
 	}
 	p.pinParents(root, top)
-	p.entry(top, entryEmptyDir, "")
+	p.entry(top, state, "")
 }
 
 // protectFile keeps a file git reads (an included config) from being

@@ -97,15 +97,7 @@ func (p *gitPlanner) laterLink(link string) {
 		p.pinParents(root, target)
 		p.readOnly(target)
 	default:
-		top := target
-		for d := filepath.Dir(target); d != root && within(d, root); d = filepath.Dir(d) {
-			if _, err := os.Lstat(d); err == nil {
-				break
-			}
-			top = d
-		}
-		p.pinParents(root, top)
-		p.entry(top, entryPlaceholderDir, "")
+		p.missingAs(root, target, entryPlaceholderDir)
 	}
 }
 

@@ -229,15 +229,17 @@ func isPlaceholderFile(f *os.File, content string) bool {
 // samePlaceholder reports whether path still names the file f and f is
 // still a placeholder.
 func samePlaceholder(f *os.File, path, content string) bool {
+	return stillAt(f, path) && isPlaceholderFile(f, content)
+}
+
+// stillAt reports whether path still names the open file f.
+func stillAt(f *os.File, path string) bool {
 	at, err := os.Lstat(path)
 	if err != nil {
 		return false
 	}
 	open, err := f.Stat()
-	if err != nil || !os.SameFile(at, open) {
-		return false
-	}
-	return isPlaceholderFile(f, content)
+	return err == nil && os.SameFile(at, open)
 }
 
 // isPlaceholderPath reports whether path holds a placeholder with content,

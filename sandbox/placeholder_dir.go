@@ -134,15 +134,7 @@ func isPlaceholderDir(f *os.File) bool {
 // samePlaceholderDir reports whether path still names the directory f and
 // f is still an empty placeholder.
 func samePlaceholderDir(f *os.File, path, _ string) bool {
-	at, err := os.Lstat(path)
-	if err != nil {
-		return false
-	}
-	open, err := f.Stat()
-	if err != nil || !os.SameFile(at, open) {
-		return false
-	}
-	return isPlaceholderDir(f)
+	return stillAt(f, path) && isPlaceholderDir(f)
 }
 
 // isPlaceholderDirPath reports whether path is a placeholder directory,

@@ -314,14 +314,7 @@ func TestSubagentWorktreeE2E(t *testing.T) {
 		llmtest.Turn{Match: "task-N", Text: "nothing to do"},
 		llmtest.Turn{Text: "done"},
 	)
-	e.write("README", "repo\n")
-	for _, args := range [][]string{{"init", "-q"}, {"add", "README"}, {"-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "init"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = e.ws, e.env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	e.commitReadme()
 	r := e.run("", "-p", "--permission-mode", "acceptEdits", "go")
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
@@ -591,14 +584,7 @@ func TestSubagentWorktreeSandboxE2E(t *testing.T) {
 		llmtest.Turn{Match: "task-S", Text: "worked"},
 		llmtest.Turn{Text: "done"},
 	)
-	e.write("README", "repo\n")
-	for _, args := range [][]string{{"init", "-q"}, {"add", "README"}, {"-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "init"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = e.ws, e.env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	e.commitReadme()
 	r := e.run("", "-p", "--sandbox", "--permission-mode", "bypassPermissions", "go")
 	if strings.Contains(r.stderr, "cannot run") {
 		t.Skipf("sandbox unavailable here: %s", r.stderr)
@@ -632,6 +618,20 @@ func TestSubagentWorktreeSandboxE2E(t *testing.T) {
 	for _, dir := range []string{wt, e.ws} {
 		if _, err := os.Lstat(filepath.Join(dir, ".claude")); err == nil {
 			t.Errorf("a placeholder is left in %s", dir)
+		}
+	}
+}
+
+// commitReadme makes the workspace a git repository with one commit, for
+// the worktree tests.
+func (e *e2e) commitReadme() {
+	e.t.Helper()
+	e.write("README", "repo\n")
+	for _, args := range [][]string{{"init", "-q"}, {"add", "README"}, {"-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "init"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = e.ws, e.env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			e.t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
 }
