@@ -95,6 +95,9 @@ type Subagents struct {
 	Transcript func(id string) (SubagentRecorder, error)
 	// MaxParallel bounds the subagents running at once; 0 means 4.
 	MaxParallel int
+	// Worktrees is where the worktrees of isolation "worktree" are made
+	// (NOVA_HOME/worktrees); "" refuses that isolation.
+	Worktrees string
 
 	parent *Agent
 	once   sync.Once
@@ -409,14 +412,16 @@ func (s *Subagents) run(ctx context.Context, t SubagentType, task tools.Subagent
 	start := time.Now()
 	rep.ref = ref
 	p := s.parent.cfg
-	workdir := env.Workdir
+	var (
+		cenv     *tools.Env
+		worktree string
+	)
 	if task.Isolation == "worktree" {
-		w, err := newWorktree(ctx, env.Workdir, ref.ID)
+		w, err := newWorktree(ctx, s.Worktrees, env.Workdir, ref.ID)
 		if err != nil {
 			rep.err = fmt.Errorf("isolation \"worktree\": %w", err)
 			return rep
 		}
-		workdir = w.Path
 		defer func() {
 			kept, err := finishWorktree(ctx, w)
 			if kept {
@@ -426,8 +431,14 @@ func (s *Subagents) run(ctx context.Context, t SubagentType, task tools.Subagent
 				send(Event{Type: EventNotice, ParentToolUseID: task.CallID, Agent: ref, Text: "the agent's worktree could not be cleaned up: " + err.Error()})
 			}
 		}()
+		if cenv, err = worktreeEnv(env, w); err != nil {
+			rep.err = fmt.Errorf("isolation \"worktree\": %w", err)
+			return rep
+		}
+		worktree = w.Path
+	} else {
+		cenv = env.Child(env.Workdir)
 	}
-	cenv := env.Child(workdir)
 	defer cenv.Close()
 	if !interactive {
 		cenv.Ask = nil
@@ -437,7 +448,8 @@ func (s *Subagents) run(ctx context.Context, t SubagentType, task tools.Subagent
 		mode = permission.Narrower(p.Pipeline.Mode, t.Mode)
 	}
 	pipe := &tools.Pipeline{Registry: p.Pipeline.Registry.Subset(func(n string) bool { return allowed(t, n) }),
-		Checker: p.Pipeline.Checker, Hooks: p.Pipeline.Hooks, SpillThreshold: p.Pipeline.SpillThreshold, Mode: mode}
+		Checker: p.Pipeline.Checker, Hooks: p.Pipeline.Hooks, SpillThreshold: p.Pipeline.SpillThreshold, Mode: mode,
+		Worktree: cmp.Or(worktree, p.Pipeline.Worktree)}
 	if t.noHooks {
 		pipe.Hooks = nil
 	}

@@ -417,6 +417,12 @@ func readFileIfAny(path string) ([]byte, error) {
 // format; a missing file has none. need says the file must hold the key.
 func readMCPFile(path string, scope MCPScope, need bool) (mcpSource, error) {
 	src := mcpSource{scope: scope, source: path}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		// While a sandboxed command runs, a missing .mcp.json is an empty
+		// directory, the mount point that keeps the command from creating
+		// it (docs/sandbox.md): there is no file.
+		return src, nil
+	}
 	data, err := readFileIfAny(path)
 	if err != nil || data == nil {
 		return src, err

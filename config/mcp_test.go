@@ -321,8 +321,17 @@ func TestLoadMCPBrokenFiles(t *testing.T) {
 			t.Errorf("%s %s: error %v, want it to name the file and %q", tc.file, tc.content, err, tc.want)
 		}
 	}
-	// --strict-mcp-config reads none of them.
+	// A directory at .mcp.json is the sandbox's placeholder for a missing
+	// one: no servers, and no error.
 	w := newMCPWorld(t)
+	if err := os.Mkdir(filepath.Join(w.ws, ".mcp.json"), 0o555); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := LoadMCP(MCPLoad{NovaHome: w.novaHome, Workspace: w.ws, Home: w.home}); err != nil || len(got) != 0 {
+		t.Errorf("a directory at .mcp.json: %+v, %v; want no servers and no error", got, err)
+	}
+	// --strict-mcp-config reads none of them.
+	w = newMCPWorld(t)
 	writeFile(t, filepath.Join(w.ws, ".mcp.json"), `{`)
 	if _, err := LoadMCP(MCPLoad{NovaHome: w.novaHome, Workspace: w.ws, Home: w.home, Strict: true}); err != nil {
 		t.Errorf("strict read .mcp.json: %v", err)

@@ -6,13 +6,16 @@ package gitwork
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
-	"github.com/nova-dev/nova/atomicfile"
 	"github.com/nova-dev/nova/permission"
 )
 
@@ -58,10 +61,18 @@ func run(ctx context.Context, dir string, stdout, stderr *bytes.Buffer, args []s
 	return cmd.Run()
 }
 
-// Dir is where nova's worktrees of a repository go: inside it, so the
-// permission checker and the sandbox treat their files as the
-// workspace's, and out of its status (a .gitignore there says so).
-const Dir = ".nova/worktrees"
+// Dir is the directory under root (NOVA_HOME/worktrees) that holds the
+// worktrees nova makes of the repository whose top level is repo: one
+// per repository, named after it and a hash of its path. It is outside
+// the repository, so that nothing in it sits under the repository's .nova
+// or .claude, which the sandbox keeps read-only, and out of its git status.
+func Dir(root, repo string) string { return filepath.Join(root, repoKey(repo)) }
+
+// repoKey names the directory of repo's worktrees.
+func repoKey(repo string) string {
+	sum := sha256.Sum256([]byte(filepath.Clean(repo)))
+	return filepath.Base(repo) + "-" + hex.EncodeToString(sum[:6])
+}
 
 // Worktree is a git worktree nova made.
 type Worktree struct {
@@ -73,13 +84,17 @@ type Worktree struct {
 }
 
 // Add makes a fresh worktree of the repository workdir is in, at
-// Dir/name on a new branch from HEAD. It refuses a repository whose git
-// config would run programs of its own on checkout (filters), and one
-// without a commit.
-func Add(ctx context.Context, workdir, name, branch string) (*Worktree, error) {
+// Dir(root, repo)/name on a new branch from HEAD. It refuses a repository
+// whose git config would run programs of its own on checkout (filters),
+// one without a commit, and a place for it that is reached through a
+// symbolic link below root (it would make the worktree somewhere else).
+func Add(ctx context.Context, root, workdir, name, branch string) (*Worktree, error) {
 	repo, err := Run(ctx, workdir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return nil, fmt.Errorf("%s is not in a git repository (%v)", workdir, err)
+	}
+	if root == "" {
+		return nil, errors.New("no directory for worktrees (NOVA_HOME is not set)")
 	}
 	if why := permission.GitConfigHazard(repo); why != "" {
 		return nil, fmt.Errorf("a checkout would run programs the repository's git config names: %s", why)
@@ -88,18 +103,40 @@ func Add(ctx context.Context, workdir, name, branch string) (*Worktree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the repository has no commit to start from: %v", err)
 	}
-	parent := filepath.Join(repo, filepath.FromSlash(Dir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", parent, err)
-	}
-	if err := atomicfile.Write(filepath.Join(parent, ".gitignore"), []byte("*\n"), 0o644); err != nil {
+	parent, err := ownDir(root, repoKey(repo))
+	if err != nil {
 		return nil, err
 	}
 	w := &Worktree{Repo: repo, Path: filepath.Join(parent, name), Branch: branch, Base: head}
+	if _, err := os.Lstat(w.Path); err == nil {
+		return nil, fmt.Errorf("%s already exists; remove it (git worktree remove %s) or choose another name", w.Path, w.Path)
+	}
 	if _, err := Run(ctx, repo, "worktree", "add", "-b", branch, w.Path, head); err != nil {
 		return nil, err
 	}
 	return w, nil
+}
+
+// ownDir creates root and its subdirectory name (private to the user)
+// and returns that with root's own links resolved, refusing one that is
+// not a real directory: a symbolic link planted there would lead the
+// worktree, and the writes of the agent working in it, elsewhere.
+func ownDir(root, name string) (string, error) {
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return "", fmt.Errorf("create %s: %w", root, err)
+	}
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", root, err)
+	}
+	dir := filepath.Join(real, name)
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("create %s: %w", dir, err)
+	}
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a directory (a symbolic link?); remove it so nova can make its worktrees there", dir)
+	}
+	return dir, nil
 }
 
 // Changed reports whether the worktree holds work: changed or new files,

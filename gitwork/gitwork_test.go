@@ -32,9 +32,14 @@ func TestWorktree(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	w, err := Add(ctx, dir, "agent-x", "nova/agent-x")
+	root := filepath.Join(t.TempDir(), "worktrees")
+	w, err := Add(ctx, root, dir, "agent-x", "nova/agent-x")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Outside the repository, under root, one directory per repository.
+	if want := filepath.Join(Dir(root, w.Repo), "agent-x"); w.Path != want || strings.HasPrefix(w.Path, dir) {
+		t.Errorf("worktree at %s, want %s, outside the repository", w.Path, want)
 	}
 	if _, err := os.Stat(sentinel); err == nil {
 		t.Error("the repository's post-checkout hook ran")
@@ -64,10 +69,40 @@ func TestWorktree(t *testing.T) {
 	if _, err := Run(ctx, dir, "config", "filter.x.smudge", "touch "+sentinel); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Add(ctx, dir, "agent-y", "nova/agent-y"); err == nil || !strings.Contains(err.Error(), "programs") {
+	if _, err := Add(ctx, root, dir, "agent-y", "nova/agent-y"); err == nil || !strings.Contains(err.Error(), "programs") {
 		t.Errorf("a filter-configured repository: %v", err)
 	}
-	if _, err := Add(ctx, t.TempDir(), "agent-z", "nova/agent-z"); err == nil || !strings.Contains(err.Error(), "not in a git repository") {
+	if _, err := Add(ctx, root, t.TempDir(), "agent-z", "nova/agent-z"); err == nil || !strings.Contains(err.Error(), "not in a git repository") {
 		t.Errorf("outside a repository: %v", err)
+	}
+}
+
+// TestWorktreeNotThroughSymlink checks that a worktree is never made
+// through a symbolic link where its repository's directory would be: the
+// link is refused and nothing is created where it leads.
+func TestWorktreeNotThroughSymlink(t *testing.T) {
+	dir := repo(t)
+	root := filepath.Join(t.TempDir(), "worktrees")
+	elsewhere := t.TempDir()
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	top, err := Run(context.Background(), dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, Dir(root, top)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Add(context.Background(), root, dir, "agent-x", "nova/agent-x"); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("Add through a link: %v", err)
+	}
+	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
+		t.Errorf("something was made where the link leads: %v", ents)
+	}
+	// The control: without the link, the worktree is made.
+	os.Remove(Dir(root, top))
+	if _, err := Add(context.Background(), root, dir, "agent-x", "nova/agent-x"); err != nil {
+		t.Errorf("Add: %v", err)
 	}
 }

@@ -287,8 +287,10 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	env.Home = o.Home
 	tools.RecordShellsIn(env, runDir)
 	env.AddDirs = tr.Config.AddDirs
-	if tr.Sandbox != nil {
-		env.Sandbox = tr.Sandbox
+	if sb := tr.Sandbox; sb != nil {
+		env.Sandbox = sb
+		// A subagent's worktree is its commands' workspace.
+		env.SandboxAt = func(dir string) (tools.Sandbox, error) { return sb.Reroot(dir) }
 	}
 	env.SandboxUnavailable = tr.SandboxUnavailable
 	env.EnvPolicy = tr.EnvPolicy

@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 
 	"github.com/nova-dev/nova/agent"
@@ -22,6 +23,7 @@ func (rt *Runtime) newSubagents(file *config.File, getenv func(string) string, c
 		Model:       func(name string) (*tools.RunModel, error) { return rt.skillModel(file, getenv, client, name) },
 		Context:     context,
 		MaxParallel: maxParallel,
+		Worktrees:   filepath.Join(rt.NovaHome, "worktrees"),
 		Transcript: func(id string) (agent.SubagentRecorder, error) {
 			return rt.Session.OpenSidechain(id)
 		},

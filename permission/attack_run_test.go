@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +35,7 @@ type runOptions struct {
 type outcome struct {
 	escapes []string // every sentinel that fired
 	missing []string // what a control did not show
+	clutter []string // empty paths the sandbox left in the workspace
 	results []agent.ToolResult
 	notes   []string // harness remarks that are not escapes
 	skip    string   // why the case could not run here
@@ -172,6 +174,7 @@ func (h *harness) runCase(c *attackCase, opt runOptions) (out outcome) {
 
 	before := snapshot(w.root, "ws", "scratch", "spill")
 	protBefore := protectedSnapshot(w.ws)
+	laterBefore := laterPresent(w.ws)
 	var raceDone <-chan struct{}
 	stop := make(chan struct{})
 	if r := c.setup().Race; r != nil {
@@ -204,7 +207,19 @@ func (h *harness) runCase(c *attackCase, opt runOptions) (out outcome) {
 		out.escapes = append(out.escapes, "outside the workspace "+d)
 	}
 	for _, d := range diffSnapshots(protBefore, protectedSnapshot(w.ws), "ws/") {
+		// A control that writes a protected path where that is allowed
+		// (bypassPermissions, no sandbox, a rule naming it) names it.
+		if e.Control && controlNames(e, w, d[1:]) {
+			continue
+		}
 		out.escapes = append(out.escapes, "protected path "+d)
+	}
+	if useSandbox {
+		for p := range laterPresent(w.ws) {
+			if !laterBefore[p] && !(e.Control && controlNames(e, w, "ws/"+p)) && emptyTree(filepath.Join(w.ws, p)) {
+				out.clutter = append(out.clutter, "ws/"+p)
+			}
+		}
 	}
 	secretFiles := []string{}
 	for _, p := range []string{"home/.ssh/id_rsa", "home/.aws/credentials", "home/.netrc", "home/.pypirc", "ws/.env"} {
@@ -259,6 +274,37 @@ func (h *harness) runCase(c *attackCase, opt runOptions) (out outcome) {
 		out.missing = checkControl(e, w, out.results)
 	}
 	return out
+}
+
+// controlNames reports whether the control's created or contains names
+// the path rel (relative to the root) or a directory holding it.
+func controlNames(e expectSpec, w *world, rel string) bool {
+	var named []string
+	named = append(named, e.Created...)
+	for p := range e.Contains {
+		named = append(named, p)
+	}
+	for _, p := range named {
+		p = expand(p, w.vars)
+		if rel == p || strings.HasPrefix(p, rel+"/") || strings.HasPrefix(rel, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// emptyTree reports whether path holds no file: an empty directory, or
+// directories of nothing.
+func emptyTree(path string) bool {
+	empty := true
+	_ = filepath.WalkDir(path, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			empty = false
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return empty
 }
 
 // checkControl lists what a positive control failed to show.

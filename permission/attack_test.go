@@ -141,6 +141,9 @@ func reportCase(t *testing.T, c *attackCase, o outcome, isKnown bool) {
 		t.Fatalf("%s: the harness failed: %v", c.file, o.err)
 	}
 	where := fmt.Sprintf("%s [%s] %s\n  source: %s\n  note: %s", c.file, c.ID, marshalInput(c), c.Source, c.Note)
+	if len(o.clutter) > 0 {
+		t.Errorf("the sandbox left %s in the workspace (its placeholders must go with the command)\n  %s", strings.Join(o.clutter, ", "), where)
+	}
 	if c.control() {
 		if len(o.missing) > 0 {
 			t.Errorf("positive control did not run: %s\n  %s%s", strings.Join(o.missing, "; "), where, o.describe())

@@ -550,18 +550,40 @@ func diffSnapshots(before, after map[string]string, prefix string) []string {
 	return out
 }
 
+// laterNames are the workspace paths other programs run later as the
+// user, outside any sandbox: nova's and Claude Code's settings, skills
+// and MCP servers, editors' tasks and settings, direnv, husky, pre-commit,
+// CI workflows and shell start-up files. The harness keeps its own list,
+// so that a path dropped from permission.RunsLater still trips it.
+func laterNames() []string {
+	return []string{".nova", ".claude", ".mcp.json", ".vscode", ".idea", ".cursor", ".devcontainer", ".envrc", ".husky",
+		".pre-commit-config.yaml", ".github/workflows", ".bashrc", ".bash_profile", ".profile", ".zshrc", ".zshenv", ".config/fish"}
+}
+
 // protectedSnapshot records the workspace paths that run code or hold
-// nova's settings: git's hooks, config, info, commondir, modules,
-// config.worktree and .nova.
+// settings: git's hooks, config, info, commondir, modules and
+// config.worktree, and the laterNames.
 func protectedSnapshot(ws string) map[string]string {
 	out := map[string]string{}
-	for _, p := range []string{".git/hooks", ".git/config", ".git/info", ".git/commondir", ".git/modules", ".git/config.worktree", ".nova"} {
+	for _, p := range append([]string{".git/hooks", ".git/config", ".git/info", ".git/commondir", ".git/modules", ".git/config.worktree"}, laterNames()...) {
 		for k, v := range snapshot(filepath.Join(ws, p)) {
-			// Directories alone run nothing: the sandbox leaves an empty
-			// .nova behind on purpose (docs/sandbox.md).
+			// Directories alone run nothing (the sandbox leaves an empty
+			// .git/hooks behind on purpose, docs/sandbox.md); leftovers
+			// in the paths that run later are clutter, checked apart.
 			if strings.HasPrefix(v, "file ") || strings.HasPrefix(v, "link ") {
 				out[filepath.Join(p, k)] = v
 			}
+		}
+	}
+	return out
+}
+
+// laterPresent lists which laterNames exist in ws.
+func laterPresent(ws string) map[string]bool {
+	out := map[string]bool{}
+	for _, p := range laterNames() {
+		if _, err := os.Lstat(filepath.Join(ws, p)); err == nil {
+			out[p] = true
 		}
 	}
 	return out

@@ -112,6 +112,12 @@ func (c *Checker) checkBash(req Request) Decision {
 	if req.SandboxUnavailable && !req.Sandboxed {
 		return Decision{Behavior: Ask, Layer: LayerSandbox, Reason: "the Bash sandbox is enabled but not available on this machine, so every command needs approval"}
 	}
+	// A file that runs later asks whatever allows the command (a rule,
+	// acceptEdits, sandbox.autoAllow): only a rule that names it, or
+	// bypassPermissions, lets a command write it.
+	if d, ok := c.laterAsk(req, "writes", c.laterHits(accs), func(r Rule, h laterHit) bool { return c.bashPathRule(r, h.acc, true) }); ok {
+		return d
+	}
 	d := c.bashAllowed(req, cmds, redirs)
 	d.ShellState = changesShell(a)
 	return d

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -49,7 +50,13 @@ type Config struct {
 // Checker is the one decision point for tool calls. It is safe for
 // concurrent use.
 type Checker struct {
-	mu        sync.RWMutex
+	mu sync.RWMutex
+	checkerState
+}
+
+// checkerState is what a Checker decides from. A call in a worktree is
+// decided on a copy of it with the worktree as one more root.
+type checkerState struct {
 	cfg       Config
 	home      string
 	novaHome  string
@@ -90,7 +97,7 @@ func NewChecker(cfg Config) (*Checker, error) {
 	if !filepath.IsAbs(cfg.Workspace) || !filepath.IsAbs(cfg.Home) {
 		return nil, errors.New("permission checker: workspace and home must be absolute paths")
 	}
-	c := &Checker{cfg: cfg, home: filepath.Clean(cfg.Home), novaHome: cfg.NovaHome}
+	c := &Checker{checkerState: checkerState{cfg: cfg, home: filepath.Clean(cfg.Home), novaHome: cfg.NovaHome}}
 	if c.novaHome == "" {
 		c.novaHome = filepath.Join(c.home, ".nova")
 	}
@@ -195,10 +202,23 @@ func (c *Checker) Check(ctx context.Context, req Request) (d Decision) {
 	if req.Workdir == "" {
 		req.Workdir = c.roots[0]
 	}
-	if req.Tool == "Bash" {
-		return c.checkBash(req)
+	v := c
+	if req.Worktree != "" && filepath.IsAbs(req.Worktree) {
+		v = c.withRoot(filepath.Clean(req.Worktree))
 	}
-	return c.checkTool(req)
+	if req.Tool == "Bash" {
+		return v.checkBash(req)
+	}
+	return v.checkTool(req)
+}
+
+// withRoot returns a copy of c, for one call, that treats dir like the
+// workspace's added directories. The caller holds c.mu.
+func (c *Checker) withRoot(dir string) *Checker {
+	v := &Checker{checkerState: c.checkerState}
+	v.roots = append(slices.Clip(c.roots), dir)
+	v.realRoots = append(slices.Clip(c.realRoots), physicalPath(dir))
+	return v
 }
 
 // AddReadDir lets every tool read dir (absolute) without asking, in every
@@ -349,6 +369,11 @@ func (c *Checker) decideTool(req Request, accs []access) Decision {
 	mcp := strings.HasPrefix(req.Tool, "mcp__")
 	if mode == ModePlan && (mcp || req.Kind == KindEdit || req.Kind == KindExec) {
 		return Decision{Behavior: Deny, Layer: LayerMode, Reason: "plan mode is read-only: present the plan with ExitPlanMode first"}
+	}
+	// What runs later outside the sandbox asks in every mode but
+	// bypassPermissions, unless an allow rule names it.
+	if d, ok := c.laterAsk(req, req.Tool+" writes", c.laterHits(accs), func(r Rule, _ laterHit) bool { return matches(r, true) }); ok {
+		return d
 	}
 	if r, ok := firstRule(c.allow, func(r Rule) bool { return matches(r, true) }); ok {
 		return ruleDecision(Allow, r, req.Tool)

@@ -106,6 +106,11 @@ type Request struct {
 	// which can only narrow its parent's): the checker judges the call in
 	// the narrower of it and its own.
 	Mode Mode `json:"mode,omitempty"`
+	// Worktree, when set, is the git worktree nova made for the caller
+	// (a subagent's isolation: worktree), outside the workspace: the call
+	// may touch it as it may the workspace. nova sets it, never a tool's
+	// input.
+	Worktree string `json:"worktree,omitempty"`
 }
 
 // Decision is the outcome of Check and why.

@@ -1,11 +1,8 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 )
 
@@ -18,7 +15,8 @@ type bwrapFiles func(content []byte) (fd int, err error)
 // the mount options matters: bwrap applies them in turn, so the private /tmp
 // comes before the binds (a workspace under /tmp must stay visible), the
 // read-only home before the writable directories (a workspace in the home
-// must be writable), the protected git paths after those, and the masks
+// must be writable), the protected paths (git's, and what runs later)
+// after those, and the masks
 // last of all, so that nothing bound later uncovers a credential.
 func bwrapArgv(s *Sandbox, argv []string, dir string, git gitPlan, masks []mask, files bwrapFiles) ([]string, error) {
 	args := []string{
@@ -37,9 +35,6 @@ func bwrapArgv(s *Sandbox, argv []string, dir string, git gitPlan, masks []mask,
 		args = append(args, "--bind", w, w)
 	}
 	args = append(args, bwrapGit(git)...)
-	for _, w := range s.writable {
-		args = append(args, bwrapNova(w)...)
-	}
 	for _, m := range masks {
 		if m.dir {
 			args = append(args, "--tmpfs", m.path, "--remount-ro", m.path)
@@ -83,8 +78,9 @@ func bwrapArgv(s *Sandbox, argv []string, dir string, git gitPlan, masks []mask,
 	return append(args, argv...), nil
 }
 
-// bwrapGit turns the git plan into mount options. bwrap binds by path at
-// start-up, so the plan must describe the files as they are now. Pins come
+// bwrapGit turns the plan (git's files, and what runs later) into mount
+// options. bwrap binds by path at start-up, so the plan must describe the
+// files as they are now. Pins come
 // first, parents before children: a later bind of a directory would cover
 // the binds made inside it.
 func bwrapGit(g gitPlan) []string {
@@ -97,7 +93,7 @@ func bwrapGit(g gitPlan) []string {
 	}
 	for _, e := range g.entries {
 		switch e.state {
-		case entryPresent, entryPlaceholder:
+		case entryPresent, entryPlaceholder, entryPlaceholderDir:
 			// Not -try: a protected file that vanished since the plan
 			// was made must stop the command, not leave a gap.
 			args = append(args, "--ro-bind", e.path, e.path)
@@ -106,19 +102,6 @@ func bwrapGit(g gitPlan) []string {
 		}
 	}
 	return args
-}
-
-// bwrapNova keeps the writable directory w's .nova read-only. A missing
-// .nova gets an empty read-only tmpfs, which leaves an empty .nova directory
-// behind on the host (git ignores empty directories): otherwise a command
-// could create .nova/settings.json with hooks and rules that nova applies
-// outside the sandbox.
-func bwrapNova(w string) []string {
-	nova := filepath.Join(w, ".nova")
-	if _, err := os.Lstat(nova); errors.Is(err, fs.ErrNotExist) {
-		return []string{"--tmpfs", nova, "--remount-ro", nova}
-	}
-	return []string{"--ro-bind-try", nova, nova}
 }
 
 // bwrapTrialArgs is the fixed part of the command line Probe tries: the

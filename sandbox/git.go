@@ -37,6 +37,10 @@ const (
 	// entryUnread is missing and git does not read it there (the hooks
 	// of a linked worktree's git directory are the common directory's).
 	entryUnread
+	// entryPlaceholderDir is a missing path that runs later (.vscode,
+	// .mcp.json): nova makes an empty placeholder directory there, binds
+	// it read-only and removes it after the command (placeholder_dir.go).
+	entryPlaceholderDir
 )
 
 // gitEntry is one protected path.
@@ -71,7 +75,7 @@ type gitPlan struct {
 func (g gitPlan) placeholders() []gitEntry {
 	var out []gitEntry
 	for _, e := range g.entries {
-		if e.state == entryPlaceholder {
+		if e.state == entryPlaceholder || e.state == entryPlaceholderDir {
 			out = append(out, e)
 		}
 	}
@@ -142,6 +146,7 @@ func planGit(writable []string, home string) gitPlan {
 				p.worktreeGit(filepath.Join(w, v.value))
 			}
 		}
+		p.laterTops(w)
 	}
 	return p.finish()
 }
@@ -371,7 +376,11 @@ func (p *gitPlanner) hookLinks(dir string) {
 // missing protects a path that does not exist in writable directory root
 // from being created: an empty read-only directory at the highest missing
 // directory on its way.
-func (p *gitPlanner) missing(root, path string) {
+func (p *gitPlanner) missing(root, path string) { p.missingAs(root, path, entryEmptyDir) }
+
+// missingAs is missing with the state the highest missing directory gets
+// (entryEmptyDir in git directories, entryPlaceholderDir elsewhere).
+func (p *gitPlanner) missingAs(root, path string, state gitEntryState) {
 	top := path
 	for d := filepath.Dir(path); d != root && within(d, root); d = filepath.Dir(d) {
 		if _, err := os.Lstat(d); err == nil {
@@ -380,7 +389,7 @@ func (p *gitPlanner) missing(root, path string) {
 		top = d
 	}
 	p.pinParents(root, top)
-	p.entry(top, entryEmptyDir, "")
+	p.entry(top, state, "")
 }
 
 // protectFile keeps a file git reads (an included config) from being

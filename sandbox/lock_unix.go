@@ -10,6 +10,9 @@ import (
 // oNoFollow makes an open fail on a symbolic link rather than follow it.
 const oNoFollow = syscall.O_NOFOLLOW
 
+// oDirectory makes an open fail on anything but a directory.
+const oDirectory = syscall.O_DIRECTORY
+
 // lockFile takes a shared, or with exclusive an exclusive, flock(2) on f
 // without waiting.
 func lockFile(f *os.File, exclusive bool) error {

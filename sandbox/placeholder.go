@@ -23,8 +23,9 @@ const placeholderMode = 0o444
 const placeholderWait = 2 * time.Second
 
 // placeholders are files nova writes on the host where git would read a
-// file that does not exist (.git/commondir above all), so that a bind can
-// keep the sandbox from creating it. They are shared: by the commands of one
+// file that does not exist (.git/commondir above all), and empty
+// directories where a path that runs later does not exist (.vscode,
+// .mcp.json), so that a bind can keep the sandbox from creating it. They are shared: by the commands of one
 // Sandbox through a reference count, and with other Sandboxes and other nova
 // processes through a shared flock(2) on the file, so the last user removes
 // it. Removing one while another sandbox still binds it would unmount it in
@@ -40,6 +41,9 @@ type placeholders struct {
 type placeholder struct {
 	refs    int
 	content string
+	// dir says it is an empty directory (placeholderDirMode), the mount
+	// point of a path that runs later.
+	dir bool
 	// f holds the shared lock; nil when the file is not a placeholder and
 	// so is bound without being ours to remove.
 	f *os.File
@@ -62,7 +66,12 @@ func (p *placeholders) acquire(specs []gitEntry) ([]string, error) {
 		if wait == 0 {
 			wait = placeholderWait
 		}
-		f, err := claimPlaceholder(e.path, e.placeholder, wait)
+		dir := e.state == entryPlaceholderDir
+		claim := claimPlaceholder
+		if dir {
+			claim = claimPlaceholderDir
+		}
+		f, err := claim(e.path, e.placeholder, wait)
 		if err != nil {
 			p.releaseLocked(got)
 			return nil, fmt.Errorf("sandbox: protect %s: %w", e.path, err)
@@ -70,7 +79,7 @@ func (p *placeholders) acquire(specs []gitEntry) ([]string, error) {
 		if p.held == nil {
 			p.held = map[string]*placeholder{}
 		}
-		p.held[e.path] = &placeholder{refs: 1, content: e.placeholder, f: f}
+		p.held[e.path] = &placeholder{refs: 1, content: e.placeholder, dir: dir, f: f}
 		got = append(got, e.path)
 	}
 	return got, nil
@@ -100,7 +109,13 @@ func (p *placeholders) releaseLocked(paths []string) {
 		// An exclusive lock means no other Sandbox or nova binds it; the
 		// file must also still be the one we hold and still a placeholder,
 		// or it is somebody else's now.
-		if lockFile(h.f, true) == nil && samePlaceholder(h.f, path, h.content) {
+		same := samePlaceholder
+		if h.dir {
+			same = samePlaceholderDir
+		}
+		if lockFile(h.f, true) == nil && same(h.f, path, h.content) {
+			// A directory is removed only while empty: rmdir never takes
+			// anything with it.
 			_ = os.Remove(path)
 		}
 		h.f.Close()
@@ -214,15 +229,17 @@ func isPlaceholderFile(f *os.File, content string) bool {
 // samePlaceholder reports whether path still names the file f and f is
 // still a placeholder.
 func samePlaceholder(f *os.File, path, content string) bool {
+	return stillAt(f, path) && isPlaceholderFile(f, content)
+}
+
+// stillAt reports whether path still names the open file f.
+func stillAt(f *os.File, path string) bool {
 	at, err := os.Lstat(path)
 	if err != nil {
 		return false
 	}
 	open, err := f.Stat()
-	if err != nil || !os.SameFile(at, open) {
-		return false
-	}
-	return isPlaceholderFile(f, content)
+	return err == nil && os.SameFile(at, open)
 }
 
 // isPlaceholderPath reports whether path holds a placeholder with content,

@@ -1,8 +1,10 @@
 // Package sandbox confines a command so it runs inside the OS sandbox:
 // bubblewrap (bwrap) on Linux, sandbox-exec on macOS. Inside, the whole
 // filesystem is read-only except the workspace, the directories the user
-// added and a private temp directory; the git metadata that git later runs
-// code from stays read-only even there; credential stores read as empty;
+// added and a private temp directory; what runs later outside the sandbox
+// (the git metadata git runs code from, and the paths of
+// permission.RunsLater: .nova, .claude, .mcp.json, .vscode, ...) stays
+// read-only even there, existing or not; credential stores read as empty;
 // Unix sockets cannot be used; and the network is cut unless allowed.
 //
 // Probe says what the machine supports; New refuses, with the reason and the
@@ -76,6 +78,9 @@ type Sandbox struct {
 	// placeholders are the files written on the host for the commands
 	// running now (bwrap only).
 	placeholders placeholders
+	// cfg and report are what New made it from, for Reroot.
+	cfg    Config
+	report Report
 }
 
 // New checks cfg and the machine and returns a Sandbox, or an error saying
@@ -89,6 +94,13 @@ func New(cfg Config) (*Sandbox, error) {
 	home, err := homeDir(cfg.Home)
 	if err != nil {
 		return nil, err
+	}
+	for _, dir := range linkedGitDirs(writable) {
+		// What a .git file leads to never widens the sandbox to / or
+		// the home: such a worktree commits outside the sandbox.
+		if dir != "/" && (home == "" || !within(home, dir)) {
+			writable = append(writable, dir)
+		}
 	}
 	for _, dir := range writable {
 		// A writable home (or a parent of it) would let a sandboxed command
@@ -146,6 +158,8 @@ func New(cfg Config) (*Sandbox, error) {
 		allowUnix: cfg.AllowUnixSockets,
 		masks:     masks,
 		warnings:  warnings,
+		cfg:       cfg,
+		report:    *report,
 	}
 	switch report.Backend {
 	case BackendBwrap:
@@ -154,18 +168,33 @@ func New(cfg Config) (*Sandbox, error) {
 				return nil, fmt.Errorf("%w: %v; set sandbox.allowUnixSockets to true to sandbox without it", ErrUnavailable, err)
 			}
 		}
+		plan := planGit(writable, home)
 		// A bind cannot hold a symbolic link, only the directory around
 		// it, and a writable directory cannot be made read-only.
-		for _, l := range planGit(writable, home).links {
+		for _, l := range plan.links {
 			if slices.Contains(writable, filepath.Dir(l)) {
 				sb.warnings = append(sb.warnings, fmt.Sprintf(
-					"sandbox: %s is a symbolic link that git follows; a sandboxed command can re-aim it at git hooks of its own", l))
+					"sandbox: %s is a symbolic link to files that run later outside the sandbox (git's, or an editor's or agent's settings); "+
+						"a sandboxed command can re-aim it at files of its own", l))
 			}
 		}
+		sb.sweepPlaceholders(plan)
 	case BackendSandboxExec:
 		sb.tempDirs = darwinTempDirs()
 	}
 	return sb, nil
+}
+
+// Reroot returns a Sandbox like s, with every setting and added directory
+// of s, whose workspace is workspace instead: a subagent's git worktree,
+// whose commands must write there and not in the workspace it was made
+// from. The worktree's git directories become writable with it (their
+// hooks and config stay read-only), so that it can commit.
+func (s *Sandbox) Reroot(workspace string) (*Sandbox, error) {
+	cfg := s.cfg
+	cfg.Workspace = workspace
+	cfg.Probed = &s.report
+	return New(cfg)
 }
 
 // Backend names the mechanism in use ("bwrap" or "sandbox-exec").
@@ -368,9 +397,9 @@ func within(path, dir string) bool {
 
 // protectedNames are paths, relative to each writable directory, that
 // sandbox-exec keeps read-only whether or not they exist: what a command
-// writes there runs later outside it (git hooks, git config's
-// core.fsmonitor / core.pager, what commondir points git at, nova's own
-// settings and permission rules).
+// writes there makes git run code later outside it (git hooks, git
+// config's core.fsmonitor / core.pager, what commondir points git at). The
+// paths that run later for other programs come from the plan (later.go).
 func protectedNames() []string {
-	return []string{".git/hooks", ".git/config", ".git/commondir", ".git/config.worktree", ".nova"}
+	return []string{".git/hooks", ".git/config", ".git/commondir", ".git/config.worktree"}
 }

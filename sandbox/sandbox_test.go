@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nova-dev/nova/permission"
 )
 
 // fakeBwrap is a probe result for tests that only build command lines.
@@ -284,15 +286,26 @@ func TestBwrapArgv(t *testing.T) {
 		// An existing .git is pinned by a bind before its entries are
 		// made read-only; a missing hooks becomes an empty read-only
 		// directory; a missing commondir gets a placeholder; a .git file
-		// is read-only; a missing .nova gets an empty read-only tmpfs.
+		// is read-only; every path that runs later is bound read-only,
+		// a missing one over a placeholder directory, a missing parent
+		// (.github for .github/workflows) in its place.
 		pin := must("--bind", git(""), git(""))
 		cfg := must("--ro-bind", git("config"), git("config"))
 		hooks := must("--tmpfs", git("hooks"))
 		must("--remount-ro", git("hooks"))
 		must("--ro-bind", git("commondir"), git("commondir"))
-		must("--ro-bind-try", filepath.Join(ws, ".nova"), filepath.Join(ws, ".nova"))
-		must("--tmpfs", filepath.Join(extra, ".nova"))
-		must("--remount-ro", filepath.Join(extra, ".nova"))
+		nova := must("--ro-bind", filepath.Join(ws, ".nova"), filepath.Join(ws, ".nova"))
+		for _, top := range []string{ws, extra, worktree} {
+			for _, e := range permission.RunsLater() {
+				name, _, _ := strings.Cut(e.Rel, "/")
+				must("--ro-bind", filepath.Join(top, name), filepath.Join(top, name))
+				if top != ws || name != ".nova" {
+					if !isPlaceholderDirPath(filepath.Join(top, name)) {
+						t.Errorf("%s: no placeholder directory while the command runs", filepath.Join(top, name))
+					}
+				}
+			}
+		}
 		must("--ro-bind", filepath.Join(worktree, ".git"), filepath.Join(worktree, ".git"))
 		if indexPair(opts, "--bind", filepath.Join(extra, ".git"), filepath.Join(extra, ".git")) >= 0 {
 			t.Errorf("missing .git bound: %q", opts)
@@ -320,9 +333,10 @@ func TestBwrapArgv(t *testing.T) {
 		}
 		// bwrap applies mounts in order: each later one must cover the
 		// earlier ones where they overlap.
-		if !(rootRO < tmp && tmp < homeRO && homeRO < wsRW && wsRW < extraRW && extraRW < pin && pin < cfg && pin < hooks && hooks < ssh) {
-			t.Errorf("mount order wrong: root %d tmp %d home %d ws %d extra %d pin %d config %d hooks %d ssh %d",
-				rootRO, tmp, homeRO, wsRW, extraRW, pin, cfg, hooks, ssh)
+		if !(rootRO < tmp && tmp < homeRO && homeRO < wsRW && wsRW < extraRW && extraRW < pin && pin < cfg && pin < hooks && hooks < ssh &&
+			extraRW < nova && nova < ssh) {
+			t.Errorf("mount order wrong: root %d tmp %d home %d ws %d extra %d pin %d config %d hooks %d nova %d ssh %d",
+				rootRO, tmp, homeRO, wsRW, extraRW, pin, cfg, hooks, nova, ssh)
 		}
 		if got := slices.Contains(opts, "--unshare-net"); got == network {
 			t.Errorf("network=%v: --unshare-net present = %v", network, got)

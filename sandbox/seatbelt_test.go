@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nova-dev/nova/permission"
 )
 
 func TestDarwinProfile(t *testing.T) {
@@ -114,8 +116,23 @@ func TestSandboxExecWrap(t *testing.T) {
 	if indexPair(argv, "-D", "WRITABLE_0="+ws) < 0 {
 		t.Errorf("no -D WRITABLE_0=%s in %q", ws, argv)
 	}
-	if indexPair(argv, "-D", "PROTECTED_4="+ws+"/.nova") < 0 {
-		t.Errorf("no -D for .nova in %q", argv)
+	params := map[string]bool{}
+	for i := range argv {
+		if argv[i] == "-D" && strings.HasPrefix(argv[i+1], "PROTECTED_") {
+			_, v, _ := strings.Cut(argv[i+1], "=")
+			params[v] = true
+		}
+	}
+	// Seatbelt matches paths: every path that runs later is denied,
+	// existing or not, .github whole while it is missing.
+	for _, e := range permission.RunsLater() {
+		name, _, _ := strings.Cut(e.Rel, "/")
+		if !params[filepath.Join(ws, name)] {
+			t.Errorf("no -D PROTECTED for %s in %q", name, argv)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(ws, ".vscode")); err == nil {
+		t.Error("sandbox-exec left a placeholder: it needs none")
 	}
 	if indexPair(argv, "-D", "PINNED_0="+ws+"/.git") < 0 {
 		t.Errorf("no -D pinning .git in %q", argv)

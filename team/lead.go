@@ -87,6 +87,9 @@ type Lead struct {
 	LeaseMS, PollMS int
 	// PID is the process whose end stops the teammates; 0 is this one.
 	PID int
+	// Worktrees is where teammates' worktrees are made
+	// (NOVA_HOME/worktrees).
+	Worktrees string
 
 	mu     sync.Mutex
 	exited map[string]chan struct{} // closed when the worker this lead started ends
@@ -117,7 +120,7 @@ func (l *Lead) Spawn(ctx context.Context, name, prompt, model string) (Member, e
 		return Member{}, err
 	}
 	branch := Branch(l.Team.Name, name)
-	w, err := gitwork.Add(ctx, l.Repo, l.Team.Name+"-"+name, branch)
+	w, err := gitwork.Add(ctx, l.Worktrees, l.Repo, l.Team.Name+"-"+name, branch)
 	if err != nil {
 		return Member{}, fmt.Errorf("teammates work in git worktrees of the lead's repository (it needs a first commit): %v", err)
 	}
@@ -284,7 +287,7 @@ func ForLead(ctx context.Context, rt *live.Runtime, o live.Options, name, exe st
 	if env == nil {
 		env = os.Environ()
 	}
-	l := &Lead{Team: tm, Repo: o.Workdir, Exe: exe, Env: rt.Env.EnvPolicy.Nova(env), Inherit: Inherit{
+	l := &Lead{Team: tm, Repo: o.Workdir, Exe: exe, Env: rt.Env.EnvPolicy.Nova(env), Worktrees: filepath.Join(o.NovaHome, "worktrees"), Inherit: Inherit{
 		ProjectDir: cmp.Or(o.ProjectDir, o.Workdir), PermissionMode: string(rt.Checker.Mode()),
 		AllowedTools: o.AllowedTools, DisallowedTools: o.DisallowedTools,
 		Sandbox: o.Sandbox, NoSandbox: o.NoSandbox, Trust: o.Trust, AddDirs: o.AddDirs,

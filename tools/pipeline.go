@@ -68,6 +68,10 @@ type Pipeline struct {
 	// in when it is narrower than the checker's (a subagent's pipeline):
 	// see permission.Request.Mode.
 	Mode permission.Mode
+	// Worktree, when set, is the git worktree nova made for this
+	// pipeline's calls (a subagent's isolation): see
+	// permission.Request.Worktree.
+	Worktree string
 
 	// now is the clock a call's run is timed with; nil is time.Now (tests
 	// replace it).
@@ -164,6 +168,7 @@ func (pr *Prepared) check(ctx context.Context) {
 	pr.req.Typed = pr.call.Typed
 	pr.req.HookAllowed = pr.hookAllowed
 	pr.req.Mode = pr.p.Mode
+	pr.req.Worktree = pr.p.Worktree
 	pr.decision = pr.p.Checker.Check(ctx, pr.req)
 	if pr.decision.Behavior == permission.Ask && pr.req.Note != "" {
 		pr.decision.Reason += " (" + pr.req.Note + ")"

@@ -97,6 +97,10 @@ type Env struct {
 	// SandboxUnavailable says the user asked for the sandbox but it
 	// cannot run here (Sandbox is nil): every command then asks.
 	SandboxUnavailable bool
+	// SandboxAt returns a sandbox with Sandbox's settings whose workspace
+	// is dir instead (a subagent's git worktree, which its commands must
+	// be able to write); nil when there is no sandbox.
+	SandboxAt func(dir string) (Sandbox, error)
 	// Notify carries what a tool shows outside its result (the todo list)
 	// to whoever watches the run of ctx; nil means nobody does.
 	Notify func(ctx context.Context, d *display.Display)

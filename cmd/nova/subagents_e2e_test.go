@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -313,14 +314,7 @@ func TestSubagentWorktreeE2E(t *testing.T) {
 		llmtest.Turn{Match: "task-N", Text: "nothing to do"},
 		llmtest.Turn{Text: "done"},
 	)
-	e.write("README", "repo\n")
-	for _, args := range [][]string{{"init", "-q"}, {"add", "README"}, {"-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "init"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = e.ws, e.env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	e.commitReadme()
 	r := e.run("", "-p", "--permission-mode", "acceptEdits", "go")
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
@@ -559,5 +553,85 @@ func TestAgentHookE2E(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A worktree subagent under the sandbox: its Bash writes its worktree
+// (the positive control: the worktree is its commands' workspace, not a
+// read-only corner of the parent's), and cannot write the worktree's
+// .claude/settings.json or the main repository's .git/hooks. The attacks
+// hide their paths from the checker (bypassPermissions lets an opaque
+// command run inside the sandbox), so the sandbox is what stops them.
+func TestSubagentWorktreeSandboxE2E(t *testing.T) {
+	for _, prog := range []string{"bwrap", "python3", "git"} {
+		if _, err := exec.LookPath(prog); err != nil {
+			t.Skip(prog + " not installed")
+		}
+	}
+	settings := `python3 -c "import os; d='.cl'+'aude'; os.makedirs(d, exist_ok=True); open(d+'/settings.json','w').write('{}')"`
+	hook := `python3 -c "import subprocess,os; c=subprocess.check_output(['git','rev-parse','--git-common-dir']).decode().strip(); ` +
+		`p=os.path.join(c,'ho'+'oks'); os.makedirs(p, exist_ok=True); open(os.path.join(p,'pre-commit'),'w').write('x')"`
+	bash := func(id, cmd string) llmtest.ToolCall {
+		return llmtest.ToolCall{ID: id, Name: "Bash", Input: jsonInput(map[string]any{"command": cmd})}
+	}
+	e := newE2E(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{
+			agentCall("toolu_w", map[string]any{"description": "sandboxed", "prompt": "Work (task-S).", "isolation": "worktree"}),
+		}},
+		llmtest.Turn{Match: "task-S", ToolCalls: []llmtest.ToolCall{
+			bash("b_in", "echo from-the-sandbox > inside.txt && cat inside.txt"), bash("b_settings", settings), bash("b_hook", hook),
+		}},
+		llmtest.Turn{Match: "task-S", Text: "worked"},
+		llmtest.Turn{Text: "done"},
+	)
+	e.commitReadme()
+	r := e.run("", "-p", "--sandbox", "--permission-mode", "bypassPermissions", "go")
+	if strings.Contains(r.stderr, "cannot run") {
+		t.Skipf("sandbox unavailable here: %s", r.stderr)
+	}
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	results := map[string]sentResult{}
+	for _, req := range e.srv.Requests() {
+		maps.Copy(results, toolResultsOf(t, req))
+	}
+	m := regexp.MustCompile(`git worktree (\S+), on branch`).FindStringSubmatch(results["toolu_w"].Text)
+	if m == nil {
+		t.Fatalf("the result does not name a kept worktree:\n%s", results["toolu_w"].Text)
+	}
+	wt := m[1]
+	if strings.HasPrefix(wt, e.ws) {
+		t.Errorf("the worktree %s is inside the workspace", wt)
+	}
+	if b, err := os.ReadFile(filepath.Join(wt, "inside.txt")); err != nil || string(b) != "from-the-sandbox\n" {
+		t.Errorf("the subagent's sandboxed Bash did not write its worktree: %q, %v; it said %s", b, err, results["b_in"].Text)
+	}
+	for id, p := range map[string]string{"b_settings": filepath.Join(wt, ".claude", "settings.json"), "b_hook": filepath.Join(e.ws, ".git", "hooks", "pre-commit")} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s wrote %s", id, p)
+		}
+		if !strings.Contains(results[id].Text, "Read-only file system") {
+			t.Errorf("%s did not meet the sandbox: %s", id, results[id].Text)
+		}
+	}
+	for _, dir := range []string{wt, e.ws} {
+		if _, err := os.Lstat(filepath.Join(dir, ".claude")); err == nil {
+			t.Errorf("a placeholder is left in %s", dir)
+		}
+	}
+}
+
+// commitReadme makes the workspace a git repository with one commit, for
+// the worktree tests.
+func (e *e2e) commitReadme() {
+	e.t.Helper()
+	e.write("README", "repo\n")
+	for _, args := range [][]string{{"init", "-q"}, {"add", "README"}, {"-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "init"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = e.ws, e.env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			e.t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
 	}
 }
