@@ -11,26 +11,6 @@ import (
 	"github.com/nova-dev/nova/llm"
 )
 
-// configRoutes registers the file system browser, models, providers,
-// their configuration, agents and memories (seed 000).
-func (s *Server) configRoutes() {
-	s.mux.HandleFunc("GET /api/fs/list", s.handleFSList)
-
-	s.mux.HandleFunc("GET /api/models", s.handleModels)
-	s.mux.HandleFunc("GET /api/providers", s.handleProviders)
-	s.mux.HandleFunc("POST /api/config/providers", s.handleAddProvider)
-	s.mux.HandleFunc("POST /api/config/models", s.handleAddModel)
-
-	s.mux.HandleFunc("GET /api/agents", s.handleListAgents)
-	s.mux.HandleFunc("POST /api/agents", s.handleCreateAgent)
-	s.mux.HandleFunc("GET /api/agents/{key}", s.handleGetAgent)
-	s.mux.HandleFunc("PATCH /api/agents/{key}", s.handleUpdateAgent)
-	s.mux.HandleFunc("DELETE /api/agents/{key}", s.handleDeleteAgent)
-
-	s.mux.HandleFunc("GET /api/memories", s.handleListMemories)
-	s.mux.HandleFunc("DELETE /api/memories/{memory_id}", s.handleDeleteMemory)
-}
-
 // getenv reads the server's environment (Options.Getenv).
 func (s *Server) getenv(key string) string {
 	if s.o.Getenv != nil {

@@ -13,16 +13,6 @@ import (
 	"github.com/nova-dev/nova/session"
 )
 
-// sessionRoutes registers seed 000's session endpoints.
-func (s *Server) sessionRoutes() {
-	s.mux.HandleFunc("GET /api/sessions", s.listSessions)
-	s.mux.HandleFunc("GET /api/sessions/{session_id}/messages", s.sessionMessages)
-	s.mux.HandleFunc("GET /api/sessions/{session_id}/context", s.sessionContext)
-	s.mux.HandleFunc("PATCH /api/sessions/{session_id}", s.renameSession)
-	s.mux.HandleFunc("PUT /api/sessions/{session_id}/workspace", s.sessionWorkspace)
-	s.mux.HandleFunc("DELETE /api/sessions/{session_id}", s.deleteSession)
-}
-
 // sessionItem is one entry of SessionListResponse.
 type sessionItem struct {
 	ID           string `json:"id"`

@@ -120,6 +120,7 @@ func (b *interactiveBackend) StartRemote(addr string) (tui.RemoteInfo, error) {
 		Host: urlHost, Token: token, NovaHome: rt.NovaHome, Home: b.io.Home, Workdir: rt.Workdir,
 		FrontendDir: b.io.Getenv("NOVA_FRONTEND_DIST"), Sessions: live.NewShared(b.runtime), Getenv: b.io.Getenv,
 		Landing: func() string { return "/s/" + b.runtime().Session.ID() },
+		Share:   true,
 	})
 	if err != nil {
 		ln.Close()
