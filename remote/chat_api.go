@@ -27,6 +27,9 @@ func (s *Server) session(ctx context.Context, req *chatRequest) (*live.Session, 
 		ws = dir
 	}
 	sess, err := s.o.Sessions.Create(ctx, live.Spec{AgentKey: req.AgentKey, Provider: req.Provider, Model: req.Model, Workspace: ws})
+	if errors.Is(err, live.ErrTooManySessions) {
+		return nil, http.StatusTooManyRequests, errors.New(tooManyDetail(err))
+	}
 	if err != nil {
 		return nil, http.StatusBadRequest, err
 	}
