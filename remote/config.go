@@ -57,6 +57,10 @@ type ProviderCreateRequest struct {
 	Name    string `json:"name"`
 	BaseURL string `json:"base_url"`
 	APIKey  string `json:"api_key"`
+	// Default makes the provider's model the default of new sessions
+	// (config.json's default_model); without it the default stays as it
+	// was (nova's own field, beside seed 000's).
+	Default bool `json:"default"`
 }
 
 // ModelCreateRequest is the body of POST /api/config/models.
@@ -147,7 +151,7 @@ func (s *Server) handleAddProvider(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := config.Provider{Key: req.Key, Type: llm.ProviderType(req.Type), Name: req.Name, BaseURL: req.BaseURL, APIKey: req.APIKey}
-	if err := config.AddProvider(s.o.NovaHome, p); err != nil {
+	if err := config.AddProvider(s.o.NovaHome, p, config.AddProviderOptions{Default: req.Default, Getenv: s.getenv}); err != nil {
 		writeConfigError(w, err)
 		return
 	}

@@ -157,3 +157,29 @@ func mcpEnvirons(t *testing.T, name string) [][]byte {
 	}
 	return out
 }
+
+// A provider that config.json gained since the terminal last started
+// (here through nova serve's API) is said on stderr at the next nova -p,
+// once; the first start ever records what it finds and says nothing. The
+// added provider does not become the default: the prompt still goes to
+// the provider it went to.
+func TestPrintSaysNewProviders(t *testing.T) {
+	e := newE2E(t, llmtest.Turn{Text: "one"}, llmtest.Turn{Text: "two"}, llmtest.Turn{Text: "three"})
+	if r := e.run("", "-p", "hi"); r.code != 0 || strings.Contains(r.stderr, "not seen before") {
+		t.Fatalf("the first start: exit %d: %s", r.code, r.stderr)
+	}
+	s := e.serve()
+	if code, body, _ := s.do("POST", "/api/config/providers", `{"key":"elsewhere","type":"openai-compatible","base_url":"http://127.0.0.1:9/v1"}`); code != 200 {
+		t.Fatalf("add a provider: %d %s", code, body)
+	}
+	r := e.run("", "-p", "hi")
+	if r.code != 0 || !strings.Contains(r.stderr, `provider nova has not seen before: "elsewhere" (openai-compatible, http://127.0.0.1:9/v1)`) {
+		t.Errorf("after the add: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := e.run("", "-p", "hi"); r.code != 0 || strings.Contains(r.stderr, "not seen before") {
+		t.Errorf("the third start: exit %d: %s", r.code, r.stderr)
+	}
+	if n := len(e.srv.Requests()); n != 3 {
+		t.Errorf("the fake provider got %d prompts, want all 3: the added provider took the default", n)
+	}
+}
