@@ -55,6 +55,16 @@ try {
   await b.reload();
   await connected(b);
 
+  step('a new tab without the URL has no token, and says how to get one');
+  const bare = await context.newPage();
+  bare.setDefaultTimeout(TIMEOUT);
+  watch(bare, problems);
+  current = bare;
+  await bare.goto(`${NOVA_A}/`);
+  await bare.locator('#conn', { hasText: 'Signed out' }).waitFor();
+  assert.ok((await bare.locator('#transcript').textContent()).includes('Open the URL nova printed'), 'the page does not say how to get the token');
+  await bare.close();
+
   step("another listener's page, in a tab of its own and in A's tab");
   const evil = await context.newPage();
   evil.setDefaultTimeout(TIMEOUT);
