@@ -95,15 +95,37 @@ func checkProvider(p Provider) error {
 	return nil
 }
 
+// AddProviderOptions say how a provider added to config.json bears on
+// the model new sessions use.
+type AddProviderOptions struct {
+	// Default makes the new provider's first model (or the one nova uses
+	// for its type) the default of new sessions: default_model.
+	Default bool
+	// Getenv is the environment the default is resolved in (the
+	// providers it defines, NOVA_MODEL); nil is an empty one.
+	Getenv func(string) string
+}
+
 // AddProvider adds p to NOVA_HOME/config.json. A key already in the file
 // is an *InputError; a key only the environment defines is not, and the
 // file's provider then takes its place (Providers). The rest of the file,
 // keys nova does not know included, is kept.
-func AddProvider(novaHome string, p Provider) error {
+//
+// Adding a provider never changes which model new sessions use unless
+// o.Default says so: the first provider of config.json is the default
+// when none is named, so when the new one would take that place the
+// default until now is written to default_model with it. A provider that
+// would replace the very provider the default uses (an environment one
+// of the same key) is an *InputError unless o.Default.
+func AddProvider(novaHome string, p Provider, o AddProviderOptions) error {
 	if err := checkProvider(p); err != nil {
 		return fmt.Errorf("add provider: %w", err)
 	}
-	return editFile(novaHome, "add provider", func(f *File, providers []json.RawMessage) ([]json.RawMessage, error) {
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	return editFile(novaHome, "add provider", func(f *File, providers []json.RawMessage, doc map[string]json.RawMessage) ([]json.RawMessage, error) {
 		for _, have := range f.Providers {
 			if have.Key == p.Key {
 				return nil, inputErrorf("provider %q already exists in %s; pick another key", p.Key, filepath.Join(novaHome, "config.json"))
@@ -113,8 +135,50 @@ func AddProvider(novaHome string, p Provider) error {
 		if err != nil {
 			return nil, err
 		}
+		next := *f
+		next.Providers = append(append([]Provider(nil), f.Providers...), p)
+		pin, err := keepDefault(f, &next, p, o.Default, getenv)
+		if err != nil {
+			return nil, err
+		}
+		if pin != "" {
+			if doc["default_model"], err = json.Marshal(pin); err != nil {
+				return nil, err
+			}
+		}
 		return append(providers, raw), nil
 	})
+}
+
+// keepDefault is the default_model to write with p added (before is the
+// file without it, after with it): p's own with makeDefault; the model
+// new sessions use now when p would take its place; "" when nothing
+// changes (or nothing worked before).
+func keepDefault(before, after *File, p Provider, makeDefault bool, getenv func(string) string) (string, error) {
+	if makeDefault {
+		return p.Key + ":" + providerDefault(p).Model.Model, nil
+	}
+	was, err := Select(Providers(before, getenv), before, "", getenv)
+	if err != nil {
+		return "", nil // no model worked before: the new provider takes nothing from anyone
+	}
+	if now, err := Select(Providers(after, getenv), after, "", getenv); err == nil && sameSelection(was, now) {
+		return "", nil
+	}
+	if after.DefaultModel == "" {
+		pinned := *after
+		pinned.DefaultModel = was.ID()
+		if now, err := Select(Providers(&pinned, getenv), &pinned, "", getenv); err == nil && sameSelection(was, now) {
+			return was.ID(), nil
+		}
+	}
+	return "", inputErrorf("provider %q would change what new sessions use (%s, from %s): send \"default\": true to mean that, or pick another key", p.Key, was.ID(), was.Provider.Source)
+}
+
+// sameSelection reports whether a and b send requests to the same
+// endpoint with the same key, for the same model.
+func sameSelection(a, b Selection) bool {
+	return a.ID() == b.ID() && a.Provider.Type == b.Provider.Type && a.Provider.BaseURL == b.Provider.BaseURL && a.Provider.APIKey == b.Provider.APIKey
 }
 
 // AddModel adds m to the provider with key providerKey in
@@ -125,7 +189,7 @@ func AddModel(novaHome, providerKey string, m Model) error {
 	if err := CheckModelName(m.Model); err != nil {
 		return fmt.Errorf("add model: %w", &InputError{Reason: err.Error()})
 	}
-	return editFile(novaHome, "add model", func(f *File, providers []json.RawMessage) ([]json.RawMessage, error) {
+	return editFile(novaHome, "add model", func(f *File, providers []json.RawMessage, _ map[string]json.RawMessage) ([]json.RawMessage, error) {
 		i := -1
 		for j, p := range f.Providers {
 			if p.Key == providerKey {
@@ -167,11 +231,12 @@ func AddModel(novaHome, providerKey string, m Model) error {
 }
 
 // editFile rewrites the providers list of NOVA_HOME/config.json under the
-// file's lock. edit gets the file as LoadFile reads it and the providers
-// as written, and returns the new list. A file that cannot be read or
+// file's lock. edit gets the file as LoadFile reads it, the providers as
+// written and the whole document (to set another top-level key in), and
+// returns the new list. A file that cannot be read or
 // does not parse is an error and is left as it is: nova never replaces a
 // config it could not understand.
-func editFile(novaHome, op string, edit func(*File, []json.RawMessage) ([]json.RawMessage, error)) error {
+func editFile(novaHome, op string, edit func(*File, []json.RawMessage, map[string]json.RawMessage) ([]json.RawMessage, error)) error {
 	if err := os.MkdirAll(novaHome, 0o700); err != nil {
 		return fmt.Errorf("%s: create %s: %w", op, novaHome, err)
 	}
@@ -206,7 +271,7 @@ func editFile(novaHome, op string, edit func(*File, []json.RawMessage) ([]json.R
 	if len(providers) != len(f.Providers) {
 		return fmt.Errorf("%s: %s: \"providers\" holds %d entries but %d parsed", op, path, len(providers), len(f.Providers))
 	}
-	providers, err = edit(f, providers)
+	providers, err = edit(f, providers, doc)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}

@@ -14,7 +14,7 @@ import (
 
 func TestAddProviderAndModel(t *testing.T) {
 	home := t.TempDir()
-	if err := AddProvider(home, Provider{Key: "local", Type: llm.ProviderOllama, Name: "Ollama (local)", BaseURL: "http://127.0.0.1:11434/v1"}); err != nil {
+	if err := AddProvider(home, Provider{Key: "local", Type: llm.ProviderOllama, Name: "Ollama (local)", BaseURL: "http://127.0.0.1:11434/v1"}, AddProviderOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	yes := true
@@ -36,11 +36,11 @@ func TestAddProviderAndModel(t *testing.T) {
 
 	var ie *InputError
 	for name, err := range map[string]error{
-		"duplicate provider": AddProvider(home, Provider{Key: "local", Type: llm.ProviderOllama}),
-		"bad key":            AddProvider(home, Provider{Key: "a:b", Type: llm.ProviderOllama}),
-		"empty key":          AddProvider(home, Provider{Type: llm.ProviderOllama}),
-		"bad type":           AddProvider(home, Provider{Key: "g", Type: "gemini"}),
-		"bad base_url":       AddProvider(home, Provider{Key: "g", Type: llm.ProviderOllama, BaseURL: "localhost:11434"}),
+		"duplicate provider": AddProvider(home, Provider{Key: "local", Type: llm.ProviderOllama}, AddProviderOptions{}),
+		"bad key":            AddProvider(home, Provider{Key: "a:b", Type: llm.ProviderOllama}, AddProviderOptions{}),
+		"empty key":          AddProvider(home, Provider{Type: llm.ProviderOllama}, AddProviderOptions{}),
+		"bad type":           AddProvider(home, Provider{Key: "g", Type: "gemini"}, AddProviderOptions{}),
+		"bad base_url":       AddProvider(home, Provider{Key: "g", Type: llm.ProviderOllama, BaseURL: "localhost:11434"}, AddProviderOptions{}),
 		"unknown provider":   AddModel(home, "nope", Model{Model: "m"}),
 		"duplicate model":    AddModel(home, "local", Model{Model: "qwen2.5-coder:32b"}),
 		"empty model":        AddModel(home, "local", Model{}),
@@ -65,7 +65,7 @@ func TestAddKeepsWhatNovaDoesNotKnow(t *testing.T) {
 	if err := AddModel(home, "w", Model{Model: "n"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := AddProvider(home, Provider{Key: "z", Type: llm.ProviderAnthropic}); err != nil {
+	if err := AddProvider(home, Provider{Key: "z", Type: llm.ProviderAnthropic}, AddProviderOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(filepath.Join(home, "config.json"))
@@ -91,7 +91,7 @@ func TestAddLeavesABrokenFileAlone(t *testing.T) {
 		home := t.TempDir()
 		path := filepath.Join(home, "config.json")
 		os.WriteFile(path, []byte(body), 0o600)
-		err := AddProvider(home, Provider{Key: "ok", Type: llm.ProviderOllama})
+		err := AddProvider(home, Provider{Key: "ok", Type: llm.ProviderOllama}, AddProviderOptions{})
 		var ie *InputError
 		if err == nil || errors.As(err, &ie) || !strings.Contains(err.Error(), path) {
 			t.Errorf("%q: err = %v, want a file error naming %s", body, err, path)
@@ -108,7 +108,7 @@ func TestAddConcurrent(t *testing.T) {
 	errs := make(chan error, n)
 	for i := range n {
 		go func() {
-			errs <- AddProvider(home, Provider{Key: fmt.Sprintf("p%d", i), Type: llm.ProviderOllama})
+			errs <- AddProvider(home, Provider{Key: fmt.Sprintf("p%d", i), Type: llm.ProviderOllama}, AddProviderOptions{})
 		}()
 	}
 	for range n {

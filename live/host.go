@@ -17,13 +17,29 @@ import (
 // its own (its workspace, settings, sandbox and agent), built on demand
 // and kept open — holding the session's lock — until it is deleted or
 // the host closes.
+//
+// A session is built outside the host's lock (a build may wait on a
+// model list or MCP servers for seconds): opening one session never
+// holds up another. Opens of the same session while it is being built
+// wait for that one build.
 type Host struct {
 	ctx  context.Context
 	base Options
-	// Shared says whether Create and Open may build: a runtime of the
-	// host's own.
+	// build makes a runtime (Build; tests step in).
+	build func(context.Context, Options) (*Runtime, error)
+
 	mu   sync.Mutex
 	open map[string]*Runtime
+	// building holds the sessions being opened from their transcript,
+	// each done when its build has ended (see runtime).
+	building map[string]*hostBuild
+	// creating counts new sessions being built (Create).
+	creating int
+	// max bounds how many sessions may be open or being built at once;
+	// 0 is no bound (SetMaxSessions).
+	max int
+	// closed is set by Close: a build that ends after it is let go.
+	closed bool
 	// mcpMu guards the open runtimes' MCPPending (host_mcp.go).
 	mcpMu sync.Mutex
 	// used is when each open session was last used (host_idle.go).
@@ -33,13 +49,47 @@ type Host struct {
 	closing map[string]chan struct{}
 }
 
+// hostBuild is one session being opened: done closes when the build has
+// ended, with err its failure.
+type hostBuild struct {
+	done chan struct{}
+	err  error
+}
+
+// ErrTooManySessions is returned when opening or creating a session
+// would take the host over its bound (SetMaxSessions).
+var ErrTooManySessions = errors.New("too many sessions open")
+
 // NewHost returns a host whose sessions are built from base (NovaHome,
 // Home, Getenv, the permission flags); base.Workdir is the workspace of a
 // session that names none. Runs end when ctx does.
 func NewHost(ctx context.Context, base Options) *Host {
 	base.Interactive = true // a remote person answers asks
 	base.Resume, base.Continue = "", false
-	return &Host{ctx: ctx, base: base, open: map[string]*Runtime{}}
+	return &Host{ctx: ctx, base: base, build: Build, open: map[string]*Runtime{}, building: map[string]*hostBuild{}}
+}
+
+// SetMaxSessions bounds how many sessions the host keeps open (or is
+// building) at once; n <= 0 is no bound. Each open session holds its
+// runtime and MCP servers until it is idle for the idle timeout
+// (CloseIdle), deleted or the host closes: past n, opening or creating
+// another is ErrTooManySessions. Call it before the host serves.
+func (h *Host) SetMaxSessions(n int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.max = max(n, 0)
+}
+
+// roomLocked is ErrTooManySessions when one more session would take the
+// host over its bound; h.mu is held.
+func (h *Host) roomLocked() error {
+	if h.max == 0 {
+		return nil
+	}
+	if n := len(h.open) + len(h.building) + h.creating; n >= h.max {
+		return fmt.Errorf("%w: %d of at most %d", ErrTooManySessions, n, h.max)
+	}
+	return nil
 }
 
 func (h *Host) store() *session.Store { return session.NewStore(h.base.NovaHome) }
@@ -78,7 +128,17 @@ func (h *Host) Create(_ context.Context, spec Spec) (*Session, error) {
 		o.Model = spec.Provider + ":"
 	}
 	o.AgentKey = key
-	rt, err := Build(h.ctx, o)
+	h.mu.Lock()
+	if err := h.roomLocked(); err != nil {
+		h.mu.Unlock()
+		return nil, err
+	}
+	h.creating++
+	h.mu.Unlock()
+	rt, err := h.build(h.ctx, o)
+	h.mu.Lock()
+	h.creating--
+	h.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -95,9 +155,14 @@ func (h *Host) Create(_ context.Context, spec Spec) (*Session, error) {
 		}
 	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	if h.closed {
+		h.mu.Unlock()
+		_ = rt.Close()
+		return nil, ErrClosed
+	}
 	h.open[rt.Session.ID()] = rt
 	h.touchLocked(rt.Session.ID())
+	h.mu.Unlock()
 	return rt.Live, nil
 }
 
@@ -111,15 +176,68 @@ func (h *Host) Open(_ context.Context, id string) (*Session, error) {
 	return rt.Live, nil
 }
 
-// Runtime is the open runtime of session id, built when needed.
+// runtime is the open runtime of session id, built when needed. The
+// build runs outside h.mu; a second call for id meanwhile waits for it
+// rather than build the session twice.
 func (h *Host) runtime(id string) (*Runtime, error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.waitClosedLocked(id)
-	if rt := h.open[id]; rt != nil {
-		h.touchLocked(id)
-		return rt, nil
+	for {
+		h.waitClosedLocked(id)
+		if rt := h.open[id]; rt != nil {
+			h.touchLocked(id)
+			h.mu.Unlock()
+			return rt, nil
+		}
+		b := h.building[id]
+		if b == nil {
+			break
+		}
+		h.mu.Unlock()
+		<-b.done
+		if b.err != nil {
+			return nil, b.err
+		}
+		// Built: it is open now, unless it was closed (deleted, moved,
+		// idle) in between; look again.
+		h.mu.Lock()
 	}
+	if h.closed {
+		h.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if err := h.roomLocked(); err != nil {
+		h.mu.Unlock()
+		return nil, err
+	}
+	b := &hostBuild{done: make(chan struct{})}
+	h.building[id] = b
+	h.mu.Unlock()
+
+	rt, err := h.buildSaved(id)
+
+	h.mu.Lock()
+	delete(h.building, id)
+	late := err == nil && h.closed // the host closed during the build
+	if late {
+		err = ErrClosed
+	}
+	if err == nil {
+		h.open[id] = rt
+		h.touchLocked(id)
+	}
+	b.err = err
+	close(b.done)
+	h.mu.Unlock()
+	if late {
+		_ = rt.Close()
+		return nil, err
+	}
+	return rt, err
+}
+
+// buildSaved builds the runtime of session id from its transcript, in
+// its recorded workspace and with its recorded model.
+func (h *Host) buildSaved(id string) (*Runtime, error) {
 	tr, _, err := h.store().Load(id)
 	if err != nil {
 		return nil, noSession(id, err)
@@ -132,13 +250,23 @@ func (h *Host) runtime(id string) (*Runtime, error) {
 	if tr.Meta.Model != "" && o.Model == "" {
 		o.Model = tr.Meta.Model
 	}
-	rt, err := Build(h.ctx, o)
-	if err != nil {
-		return nil, err
+	return h.build(h.ctx, o)
+}
+
+// settleLocked waits, h.mu held (and let go while waiting), until session
+// id is neither closing nor being built, so a change to it (a delete, a
+// new workspace) does not race a build that holds its transcript.
+func (h *Host) settleLocked(id string) {
+	for {
+		h.waitClosedLocked(id)
+		b := h.building[id]
+		if b == nil {
+			return
+		}
+		h.mu.Unlock()
+		<-b.done
+		h.mu.Lock()
 	}
-	h.open[id] = rt
-	h.touchLocked(id)
-	return rt, nil
 }
 
 // List lists the sessions, newest first; agentKey keeps that agent's only
@@ -194,6 +322,7 @@ func (h *Host) Rename(id, title string) error {
 // the session again (Open) to run in the new workspace.
 func (h *Host) SetWorkspace(id, dir string) error {
 	h.mu.Lock()
+	h.settleLocked(id)
 	rt := h.open[id]
 	if rt != nil {
 		if !rt.Live.closeIdle() {
@@ -221,6 +350,7 @@ func (h *Host) SetWorkspace(id, dir string) error {
 // the session opened (and locked) for the call.
 func (h *Host) withSession(id string, fn func(*session.Session) error) error {
 	h.mu.Lock()
+	h.settleLocked(id)
 	if rt := h.open[id]; rt != nil {
 		h.mu.Unlock()
 		return fn(rt.Session)
@@ -241,6 +371,7 @@ func (h *Host) withSession(id string, fn func(*session.Session) error) error {
 // memories, the memories linked to it go too.
 func (h *Host) Delete(id string, memories bool) error {
 	h.mu.Lock()
+	h.settleLocked(id)
 	rt := h.open[id]
 	delete(h.open, id)
 	delete(h.used, id)
@@ -262,6 +393,7 @@ func (h *Host) Delete(id string, memories bool) error {
 // Close ends every run and closes every open session.
 func (h *Host) Close() {
 	h.mu.Lock()
+	h.closed = true
 	open := h.open
 	h.open = map[string]*Runtime{}
 	h.mu.Unlock()

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/config"
+	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/tools"
 	"github.com/nova-dev/nova/tools/mcp"
 )
@@ -163,4 +166,40 @@ func ProbeMCP(ctx context.Context, s config.ConfiguredMCP, novaHome, workdir str
 		return 0, &MCPNeedsLogin{Reason: st.Error}
 	}
 	return 0, fmt.Errorf("%s", st.State)
+}
+
+// mcpReady is a session's runner while its MCP servers start in the
+// background: a run whose servers are still connecting waits for each
+// one's attempt (bounded by MCP_TIMEOUT) before the model's first
+// request, so the model is offered their tools from the first turn
+// whichever frontend started it (docs/mcp.md, "Start-up, timeouts and
+// failures"). A run that finds every server settled starts at once.
+type mcpReady struct {
+	mcp  *mcp.Manager
+	next Runner
+}
+
+// Run implements Runner.
+func (r mcpReady) Run(ctx context.Context, input llm.Message) <-chan agent.Event {
+	var starting []string
+	if r.mcp != nil {
+		for _, st := range r.mcp.Statuses() {
+			if st.State == mcp.StateConnecting {
+				starting = append(starting, st.Name)
+			}
+		}
+	}
+	if len(starting) == 0 {
+		return r.next.Run(ctx, input)
+	}
+	out := make(chan agent.Event, 16)
+	go func() {
+		defer close(out)
+		out <- agent.Event{Type: agent.EventNotice, Text: "waiting for MCP servers to start: " + strings.Join(starting, ", ")}
+		r.mcp.Wait(ctx)
+		for ev := range r.next.Run(ctx, input) {
+			out <- ev
+		}
+	}()
+	return out
 }

@@ -374,7 +374,9 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 		AwaitBackground: !o.Interactive,
 		MaxBudgetUSD:    o.MaxBudgetUSD,
 	})
-	rt.Live = NewSession(ctx, rt.Session.ID(), rt.Agent)
+	// A run waits for MCP servers still starting, so that their tools
+	// are in its first request.
+	rt.Live = NewSession(ctx, rt.Session.ID(), mcpReady{mcp: rt.MCP, next: rt.Agent})
 	ok = true
 	return rt, nil
 }

@@ -11,17 +11,6 @@ import (
 	"github.com/nova-dev/nova/llm"
 )
 
-// chatRoutes registers chat, its stream, interrupt, approve, answer
-// (questions.go) and the stream status.
-func (s *Server) chatRoutes() {
-	s.mux.HandleFunc("POST /api/chat/stream", s.chatStream)
-	s.mux.HandleFunc("POST /api/chat", s.chat)
-	s.mux.HandleFunc("POST /api/chat/interrupt", s.interrupt)
-	s.mux.HandleFunc("POST /api/chat/approve", s.approve)
-	s.mux.HandleFunc("POST /api/chat/answer", s.answer)
-	s.mux.HandleFunc("GET /api/chat/stream/status", s.streamStatus)
-}
-
 // session opens the request's session, or creates one when it names none.
 // A session that cannot be opened answers as the session endpoints do
 // (sessionStatus): 404 unknown, 409 open in another nova process.
@@ -30,7 +19,7 @@ func (s *Server) session(ctx context.Context, req *chatRequest) (*live.Session, 
 		return s.open(ctx, *req.SessionID)
 	}
 	ws := req.WorkspaceDir
-	if ws != "" {
+	if ws != "" && !s.o.Share { // a share's session works where the terminal does
 		dir, err := canonicalDir(ws, s.o.Home)
 		if err != nil {
 			return nil, http.StatusBadRequest, err
@@ -38,6 +27,9 @@ func (s *Server) session(ctx context.Context, req *chatRequest) (*live.Session, 
 		ws = dir
 	}
 	sess, err := s.o.Sessions.Create(ctx, live.Spec{AgentKey: req.AgentKey, Provider: req.Provider, Model: req.Model, Workspace: ws})
+	if errors.Is(err, live.ErrTooManySessions) {
+		return nil, http.StatusTooManyRequests, errors.New(tooManyDetail(err))
+	}
 	if err != nil {
 		return nil, http.StatusBadRequest, err
 	}

@@ -11,26 +11,6 @@ import (
 	"github.com/nova-dev/nova/llm"
 )
 
-// configRoutes registers the file system browser, models, providers,
-// their configuration, agents and memories (seed 000).
-func (s *Server) configRoutes() {
-	s.mux.HandleFunc("GET /api/fs/list", s.handleFSList)
-
-	s.mux.HandleFunc("GET /api/models", s.handleModels)
-	s.mux.HandleFunc("GET /api/providers", s.handleProviders)
-	s.mux.HandleFunc("POST /api/config/providers", s.handleAddProvider)
-	s.mux.HandleFunc("POST /api/config/models", s.handleAddModel)
-
-	s.mux.HandleFunc("GET /api/agents", s.handleListAgents)
-	s.mux.HandleFunc("POST /api/agents", s.handleCreateAgent)
-	s.mux.HandleFunc("GET /api/agents/{key}", s.handleGetAgent)
-	s.mux.HandleFunc("PATCH /api/agents/{key}", s.handleUpdateAgent)
-	s.mux.HandleFunc("DELETE /api/agents/{key}", s.handleDeleteAgent)
-
-	s.mux.HandleFunc("GET /api/memories", s.handleListMemories)
-	s.mux.HandleFunc("DELETE /api/memories/{memory_id}", s.handleDeleteMemory)
-}
-
 // getenv reads the server's environment (Options.Getenv).
 func (s *Server) getenv(key string) string {
 	if s.o.Getenv != nil {
@@ -77,6 +57,10 @@ type ProviderCreateRequest struct {
 	Name    string `json:"name"`
 	BaseURL string `json:"base_url"`
 	APIKey  string `json:"api_key"`
+	// Default makes the provider's model the default of new sessions
+	// (config.json's default_model); without it the default stays as it
+	// was (nova's own field, beside seed 000's).
+	Default bool `json:"default"`
 }
 
 // ModelCreateRequest is the body of POST /api/config/models.
@@ -167,7 +151,7 @@ func (s *Server) handleAddProvider(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := config.Provider{Key: req.Key, Type: llm.ProviderType(req.Type), Name: req.Name, BaseURL: req.BaseURL, APIKey: req.APIKey}
-	if err := config.AddProvider(s.o.NovaHome, p); err != nil {
+	if err := config.AddProvider(s.o.NovaHome, p, config.AddProviderOptions{Default: req.Default, Getenv: s.getenv}); err != nil {
 		writeConfigError(w, err)
 		return
 	}

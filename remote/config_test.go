@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nova-dev/nova/config"
+	"github.com/nova-dev/nova/llm/llmtest"
 )
 
 // newConfigServer is newTestServer with env as the whole environment, so
@@ -264,5 +265,29 @@ func TestAddModel(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(filepath.Join(ts.o.NovaHome, "config.json")); string(after) != string(data) {
 		t.Errorf("a refused request changed config.json")
+	}
+}
+
+// A provider added through the API takes no session's prompts unless the
+// request makes it the default: a new session still goes to the
+// provider it went to; with "default": true, to the new one.
+func TestAddProviderLeavesTheDefault(t *testing.T) {
+	ts, first := newHostServer(t, llmtest.Turn{Text: "from the first"})
+	other := llmtest.New(llmtest.Turn{Text: "from the other"})
+	t.Cleanup(other.Close)
+	add := fmt.Sprintf(`{"key":"elsewhere","type":"anthropic","base_url":%q,"api_key":"k"}`, other.URL)
+	if code, body, _ := ts.do("POST", "/api/config/providers", add); code != 200 {
+		t.Fatalf("add: %d %s", code, body)
+	}
+	ts.newSession()
+	if len(first.Requests()) != 1 || len(other.Requests()) != 0 {
+		t.Fatalf("a new session after the add went to the new provider (first %d, other %d)", len(first.Requests()), len(other.Requests()))
+	}
+	add = fmt.Sprintf(`{"key":"chosen","type":"anthropic","base_url":%q,"api_key":"k","default":true}`, other.URL)
+	if code, body, _ := ts.do("POST", "/api/config/providers", add); code != 200 {
+		t.Fatalf("add as the default: %d %s", code, body)
+	}
+	if code, body, _ := ts.do("POST", "/api/chat", `{"message":"hi"}`); code != 200 || !strings.Contains(body, "from the other") {
+		t.Errorf("a new session after a default add: %d %s", code, body)
 	}
 }

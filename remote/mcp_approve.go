@@ -32,11 +32,6 @@ type pendingMCPItem struct {
 	URL       string   `json:"url,omitempty"`
 }
 
-func (s *Server) mcpRoutes() {
-	s.mux.HandleFunc("GET /api/sessions/{session_id}/mcp/pending", s.pendingMCP)
-	s.mux.HandleFunc("POST /api/sessions/{session_id}/mcp/approve", s.approveMCP)
-}
-
 func (s *Server) mcpHost(w http.ResponseWriter) (mcpApprover, bool) {
 	h, ok := s.o.Sessions.(mcpApprover)
 	if !ok {

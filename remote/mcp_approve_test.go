@@ -94,16 +94,21 @@ func TestSessionApproveProjectMCP(t *testing.T) {
 }
 
 // The terminal's shared session leaves its MCP servers to the terminal,
-// which asks about them itself.
+// which asks about them itself: the list is a 409 that says so, and an
+// approval, which the workspace would remember for every session, is
+// beyond what a share's link may do (403).
 func TestSharedSessionMCPApprovalIsTheTerminals(t *testing.T) {
 	e := newSharedEnv(t)
 	sid := e.rt.Session.ID()
-	for _, r := range []struct{ method, path, body string }{
-		{"GET", "/api/sessions/" + sid + "/mcp/pending", ""},
-		{"POST", "/api/sessions/" + sid + "/mcp/approve", `{"name":"proj","approved":true}`},
+	for _, r := range []struct {
+		method, path, body string
+		code               int
+	}{
+		{"GET", "/api/sessions/" + sid + "/mcp/pending", "", 409},
+		{"POST", "/api/sessions/" + sid + "/mcp/approve", `{"name":"proj","approved":true}`, 403},
 	} {
-		if code, body, _ := e.do(r.method, r.path, r.body); code != 409 || !strings.Contains(body, "terminal") {
-			t.Errorf("%s %s: %d %s, want 409 saying the terminal asks", r.method, r.path, code, body)
+		if code, body, _ := e.do(r.method, r.path, r.body); code != r.code || !strings.Contains(body, "terminal") {
+			t.Errorf("%s %s: %d %s, want %d saying the terminal asks", r.method, r.path, code, body, r.code)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -163,5 +164,98 @@ func TestLockedSessionLeavesNoMCPServer(t *testing.T) {
 		if procs := mcpProcs(t, name); len(procs) != 0 {
 			t.Fatalf("MCP server processes left running: %v", procs)
 		}
+	}
+}
+
+// The first turn of a session has its MCP servers' tools: the server
+// starts slowly (it sleeps before it answers), and the turn's first
+// request to the model waits for it, lists its tool, and the model's
+// call of it runs. The same holds for a session opened again (after a
+// restart, an idle close or a workspace change).
+func TestFirstTurnHasMCPTools(t *testing.T) {
+	ts, model := newHostServer(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "toolu_echo", Name: "mcp__t__echo", Input: `{"text":"echoed-by-mcp"}`}}},
+		llmtest.Turn{Text: "The server echoed."})
+	name := fmt.Sprintf("remote-first-turn-%d-%d", os.Getpid(), time.Now().UnixNano())
+	srv := stdioServer(name)
+	srv["env"].(map[string]string)[mcptest.EnvStartDelay] = "500ms"
+	settings, _ := json.Marshal(map[string]any{
+		"mcpServers":  map[string]any{"t": srv},
+		"permissions": map[string]any{"allow": []string{"mcp__t__echo"}},
+	})
+	if err := os.MkdirAll(ts.o.NovaHome, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ts.o.NovaHome, "settings.json"), settings, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, body, _ := ts.do("POST", "/api/chat", `{"message":"echo something"}`)
+	if code != 200 {
+		t.Fatalf("POST /api/chat: %d %s", code, body)
+	}
+	resp := decode[chatResponse](t, body)
+	if resp.Status != "completed" || resp.Message != "The server echoed." {
+		t.Errorf("the turn: %s", body)
+	}
+	reqs := model.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the model was asked %d times, want 2", len(reqs))
+	}
+	var first struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(reqs[0].Body, &first); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range first.Tools {
+		names = append(names, tl.Name)
+	}
+	if !slices.Contains(names, "mcp__t__echo") {
+		t.Errorf("the first request offers %v: no mcp__t__echo", names)
+	}
+	var second struct {
+		Messages []struct {
+			Content []struct {
+				Type    string `json:"type"`
+				IsError bool   `json:"is_error"`
+				Content []struct {
+					Text string `json:"text"`
+				} `json:"content"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(reqs[1].Body, &second); err != nil || len(second.Messages) == 0 {
+		t.Fatalf("the second request: %v", err)
+	}
+	var result []string
+	for _, c := range second.Messages[len(second.Messages)-1].Content {
+		if c.Type == "tool_result" {
+			for _, part := range c.Content {
+				result = append(result, part.Text)
+			}
+			if c.IsError {
+				result = append(result, "(an error)")
+			}
+		}
+	}
+	if got := strings.Join(result, " "); got != "echoed-by-mcp" {
+		t.Errorf("the call's result is %q, not the server's echo", got)
+	}
+
+	// Moved to another workspace, the session is closed and opened again
+	// from its transcript, as after a restart or an idle close: its first
+	// turn there has the tools too.
+	code, body, _ = ts.do("PUT", "/api/sessions/"+resp.SessionID+"/workspace", fmt.Sprintf(`{"workspace_dir":%q}`, t.TempDir()))
+	wantAction(t, "workspace", code, body, "workspace_updated", resp.SessionID)
+	model.Push(llmtest.Turn{Text: "Still here."})
+	if code, body, _ := ts.do("POST", "/api/chat", fmt.Sprintf(`{"session_id":%q,"message":"again"}`, resp.SessionID)); code != 200 {
+		t.Fatalf("the turn after reopening: %d %s", code, body)
+	}
+	reqs = model.Requests()
+	if !strings.Contains(string(reqs[len(reqs)-1].Body), `"name":"mcp__t__echo"`) {
+		t.Error("the first request after the session was opened again offers no mcp__t__echo")
 	}
 }

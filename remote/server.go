@@ -3,7 +3,6 @@ package remote
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -19,15 +18,17 @@ import (
 // MaxBody bounds a request body (413 beyond it).
 const MaxBody = 20 << 20
 
-// cookieName carries the token for a browser after GET /?token=T.
-const cookieName = "nova_token"
-
 // Options configure a Server.
 type Options struct {
 	// Host is the address the server listens on; it is also a Host header
 	// the server answers besides loopback names (DNS rebinding guard).
 	Host string
-	// Token is the secret every request but GET /health must carry.
+	// Addrs are further addresses the server answers as (Host headers),
+	// besides loopback names and Host: the machine's interface addresses
+	// when Host is every address (0.0.0.0, ::; see InterfaceAddrs).
+	Addrs []string
+	// Token is the secret every request but GET /health and the UI's
+	// files must carry.
 	Token string
 	// NovaHome is nova's directory (config.json, agents, memories).
 	NovaHome string
@@ -46,17 +47,23 @@ type Options struct {
 	// nil means os.Getenv.
 	Getenv func(string) string
 	// Landing, when set, is the page opening the printed URL leads to
-	// (the path login redirects to) instead of /: a shared terminal
-	// session's own page, so a phone that scans its code is in it.
+	// instead of /: a shared terminal session's own page, so a phone that
+	// scans its code is in it.
 	Landing func() string
+	// Share says the server shares one terminal session (/remote): its
+	// link may use that session and read what the UI shows, and nothing
+	// that reaches beyond it (routes.go).
+	Share bool
 }
 
 // Server is nova serve's HTTP API.
 type Server struct {
 	o       Options
 	mux     *http.ServeMux
+	table   []route
 	streams streams
 	ws      wsHub
+	limiter limiter
 }
 
 // New returns a server for o. A missing token is an error: the caller
@@ -91,27 +98,24 @@ func Loopback(host string) bool {
 }
 
 // Handler is the whole API with its guards: the Host check, the token,
-// JSON bodies of bounded size.
+// JSON bodies of bounded size. The UI's files and GET /health need no
+// token: the page holds none until it reads it from the printed URL's
+// fragment (auth.go).
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.hostAllowed(r.Host) {
 			writeError(w, http.StatusForbidden, "Host "+r.Host+" is not this server: nova serve answers only its own address (DNS rebinding guard)")
 			return
 		}
-		if r.Method == http.MethodGet && r.URL.Path == "/health" {
+		if public(r) {
+			if r.URL.Path == "/" && r.URL.Query().Has("token") {
+				s.login(w, r)
+				return
+			}
 			s.mux.ServeHTTP(w, r)
 			return
 		}
-		if r.Method == http.MethodGet && r.URL.Path == "/" && r.URL.Query().Has("token") {
-			s.login(w, r)
-			return
-		}
-		if !s.authorized(r) {
-			if wantsHTML(r) {
-				writeLoginPage(w, r)
-				return
-			}
-			writeError(w, http.StatusUnauthorized, "missing or wrong token: send Authorization: Bearer <token>, or open the URL nova serve printed")
+		if !s.authenticate(w, r) {
 			return
 		}
 		switch r.Method {
@@ -140,44 +144,16 @@ func (s *Server) hostAllowed(hostport string) bool {
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
 	}
+	host = strings.Trim(host, "[]")
 	if Loopback(host) {
 		return true
 	}
-	return s.o.Host != "" && strings.EqualFold(strings.Trim(host, "[]"), strings.Trim(s.o.Host, "[]"))
-}
-
-func (s *Server) authorized(r *http.Request) bool {
-	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && s.tokenIs(tok) {
-		return true
-	}
-	if c, err := r.Cookie(cookieName); err == nil && s.tokenIs(c.Value) {
-		return true
-	}
-	// A browser's WebSocket cannot send a header: GET /ws may carry the
-	// token in its query.
-	if r.URL.Path == "/ws" && s.tokenIs(r.URL.Query().Get("token")) {
-		return true
+	for _, a := range append([]string{s.o.Host}, s.o.Addrs...) {
+		if a != "" && strings.EqualFold(host, strings.Trim(a, "[]")) {
+			return true
+		}
 	}
 	return false
-}
-
-func (s *Server) tokenIs(t string) bool {
-	return subtle.ConstantTimeCompare([]byte(t), []byte(s.o.Token)) == 1
-}
-
-// login turns the printed URL's token into a cookie and drops it from
-// the address bar, so it is not left in history or sent as a Referer.
-func (s *Server) login(w http.ResponseWriter, r *http.Request) {
-	if !s.tokenIs(r.URL.Query().Get("token")) {
-		writeError(w, http.StatusUnauthorized, "wrong token: open the URL nova serve printed")
-		return
-	}
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.o.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-	to := "/"
-	if s.o.Landing != nil {
-		to = s.o.Landing()
-	}
-	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
 // Serve answers on ln until ctx ends, then lets requests in flight finish
@@ -201,27 +177,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	}
 	return nil
-}
-
-func (s *Server) routes() {
-	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "service": "nova", "mode": "server"})
-	})
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case strings.HasPrefix(r.URL.Path, "/api/"):
-			writeError(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
-		case r.Method == http.MethodGet || r.Method == http.MethodHead:
-			s.frontend(w, r)
-		default:
-			writeError(w, http.StatusMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path)
-		}
-	})
-	s.mux.HandleFunc("GET /ws", s.serveWS)
-	s.sessionRoutes()
-	s.chatRoutes()
-	s.mcpRoutes()
-	s.configRoutes()
 }
 
 // writeJSON answers with v as JSON.

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -108,6 +109,9 @@ func TestFrontendDist(t *testing.T) {
 	}
 }
 
+// Every route but the health check and the UI's files wants the token
+// as a bearer header; a cookie is no token (a browser sends it to every
+// port of the host, so any local listener's page would have it).
 func TestAuth(t *testing.T) {
 	ts := newTestServer(t)
 	for _, tt := range []struct {
@@ -119,10 +123,9 @@ func TestAuth(t *testing.T) {
 		{"wrong token", []string{"Authorization", "Bearer nope"}, 401},
 		{"not bearer", []string{"Authorization", testToken}, 401},
 		{"bearer", nil, 200},
-		{"cookie", []string{"Authorization", "", "Cookie", cookieName + "=" + testToken}, 200},
-		{"wrong cookie", []string{"Authorization", "", "Cookie", cookieName + "=x"}, 401},
+		{"cookie", []string{"Authorization", "", "Cookie", "nova_token=" + testToken}, 401},
 	} {
-		code, body, _ := ts.do("GET", "/", "", tt.headers...)
+		code, body, _ := ts.do("GET", "/api/providers", "", tt.headers...)
 		if code != tt.code {
 			t.Errorf("%s: %d %s, want %d", tt.name, code, body, tt.code)
 		}
@@ -130,15 +133,28 @@ func TestAuth(t *testing.T) {
 			t.Errorf("%s: 401 without detail: %s", tt.name, body)
 		}
 	}
-	// The printed URL sets the cookie and leaves the token out of the address.
-	code, _, h := ts.do("GET", "/?token="+testToken, "", "Authorization", "")
-	c := h.Get("Set-Cookie")
-	if code != http.StatusSeeOther || h.Get("Location") != "/" || !strings.Contains(c, cookieName+"="+testToken) ||
-		!strings.Contains(c, "HttpOnly") || !strings.Contains(c, "SameSite=Strict") || !strings.Contains(c, "Path=/") {
-		t.Errorf("login: %d Location %q Set-Cookie %q", code, h.Get("Location"), c)
+	// The UI's files need none: the page asks for the token itself.
+	for _, p := range []string{"/", "/s/01ABC", "/js/app.js"} {
+		if code, body, _ := ts.do("GET", p, "", "Authorization", ""); code != 200 {
+			t.Errorf("GET %s without a token: %d %.100s", p, code, body)
+		}
 	}
-	if code, _, h := ts.do("GET", "/?token=wrong", "", "Authorization", ""); code != 401 || h.Get("Set-Cookie") != "" {
-		t.Errorf("login with a wrong token: %d, cookie %q", code, h.Get("Set-Cookie"))
+}
+
+// An old link (GET /?token=T, as nova printed before the fragment) still
+// works: it moves the token into the landing URL's fragment, never into
+// a cookie. A wrong one gets a page that says so.
+func TestOldTokenLink(t *testing.T) {
+	ts := newTestServer(t)
+	code, _, h := ts.do("GET", "/?token="+testToken, "", "Authorization", "")
+	if code != http.StatusSeeOther || h.Get("Location") != "/#token="+testToken || h.Get("Set-Cookie") != "" {
+		t.Errorf("old link: %d Location %q Set-Cookie %q", code, h.Get("Location"), h.Get("Set-Cookie"))
+	}
+	if h.Get("Referrer-Policy") != "no-referrer" {
+		t.Errorf("the redirect may send the link as a Referer: %q", h.Get("Referrer-Policy"))
+	}
+	if code, body, h := ts.do("GET", "/?token=wrong", "", "Authorization", ""); code != 401 || !strings.Contains(body, "URL nova printed") || h.Get("Location") != "" {
+		t.Errorf("old link with a wrong token: %d %q", code, body)
 	}
 }
 
@@ -158,5 +174,29 @@ func TestHostContentTypeAndSize(t *testing.T) {
 	big := `{"message":"` + strings.Repeat("x", MaxBody) + `"}`
 	if code, _, _ := ts.do("POST", "/api/chat", big); code != 413 {
 		t.Errorf("a 20 MB body: %d, want 413", code)
+	}
+}
+
+// A server on every address answers the Host headers that name the
+// machine's interface addresses, and still refuses any other name.
+func TestHostOnEveryAddress(t *testing.T) {
+	ts := newTestServer(t, func(o *Options) { o.Host = "0.0.0.0"; o.Addrs = []string{"192.0.2.7", "2001:db8::7"} })
+	for _, h := range []string{"192.0.2.7:8765", "[2001:db8::7]:8765", "127.0.0.1:8765", "localhost"} {
+		if code, _, _ := ts.do("GET", "/health", "", "Host", h); code != 200 {
+			t.Errorf("Host %s: %d, want 200", h, code)
+		}
+	}
+	for _, h := range []string{"192.0.2.8:8765", "evil.example:8765", "nova.example"} {
+		if code, _, _ := ts.do("GET", "/health", "", "Host", h); code != 403 {
+			t.Errorf("Host %s: %d, want 403", h, code)
+		}
+	}
+	for _, a := range InterfaceAddrs("0.0.0.0") {
+		if ip := net.ParseIP(a); ip == nil || ip.To4() == nil || ip.IsLoopback() {
+			t.Errorf("InterfaceAddrs(0.0.0.0) holds %q", a)
+		}
+	}
+	if got := InterfaceAddrs("127.0.0.1"); got != nil {
+		t.Errorf("InterfaceAddrs(127.0.0.1) = %v, want none", got)
 	}
 }

@@ -13,16 +13,6 @@ import (
 	"github.com/nova-dev/nova/session"
 )
 
-// sessionRoutes registers seed 000's session endpoints.
-func (s *Server) sessionRoutes() {
-	s.mux.HandleFunc("GET /api/sessions", s.listSessions)
-	s.mux.HandleFunc("GET /api/sessions/{session_id}/messages", s.sessionMessages)
-	s.mux.HandleFunc("GET /api/sessions/{session_id}/context", s.sessionContext)
-	s.mux.HandleFunc("PATCH /api/sessions/{session_id}", s.renameSession)
-	s.mux.HandleFunc("PUT /api/sessions/{session_id}/workspace", s.sessionWorkspace)
-	s.mux.HandleFunc("DELETE /api/sessions/{session_id}", s.deleteSession)
-}
-
 // sessionItem is one entry of SessionListResponse.
 type sessionItem struct {
 	ID           string `json:"id"`
@@ -272,6 +262,15 @@ func sessionStatus(id string, err error) (int, string) {
 		return http.StatusConflict, locked.Error() + ": close it there, then try again"
 	case errors.Is(err, live.ErrShared):
 		return http.StatusConflict, err.Error()
+	case errors.Is(err, live.ErrTooManySessions):
+		return http.StatusTooManyRequests, tooManyDetail(err)
 	}
 	return http.StatusInternalServerError, err.Error()
+}
+
+// tooManyDetail says why a session was not opened: the server's bound
+// (nova serve --max-sessions), and how to get under it.
+func tooManyDetail(err error) string {
+	return "nova serve has " + strings.TrimPrefix(err.Error(), live.ErrTooManySessions.Error()+": ") +
+		" sessions open (--max-sessions): wait for idle ones to close (--idle-timeout), delete some, or restart nova serve with a higher --max-sessions"
 }

@@ -515,3 +515,20 @@ func TestSessionLockedElsewhere(t *testing.T) {
 	code, body, _ = ts.do("DELETE", "/api/sessions/"+id, "")
 	wantAction(t, "delete once free", code, body, "deleted", id)
 }
+
+// Past the host's bound (nova serve --max-sessions) a new session is a
+// 429 that says so; the sessions open go on, and a deleted one makes
+// room.
+func TestMaxSessions(t *testing.T) {
+	ts, _ := newWrappedHostServer(t, func(h *live.Host) Host { h.SetMaxSessions(1); return h },
+		llmtest.Turn{Text: "one"}, llmtest.Turn{Text: "again"}, llmtest.Turn{Text: "two"})
+	id := ts.newSession()
+	code, body, _ := ts.do("POST", "/api/chat", `{"message":"another"}`)
+	wantError(t, "a second session", code, body, 429, "--max-sessions")
+	if code, body, _ := ts.do("POST", "/api/chat", fmt.Sprintf(`{"session_id":%q,"message":"more"}`, id)); code != 200 {
+		t.Errorf("the open session: %d %s", code, body)
+	}
+	code, body, _ = ts.do("DELETE", "/api/sessions/"+id, "")
+	wantAction(t, "delete", code, body, "deleted", id)
+	ts.newSession()
+}

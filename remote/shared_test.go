@@ -37,6 +37,7 @@ func newSharedEnv(t *testing.T, turns ...llmtest.Turn) *sharedEnv {
 	t.Cleanup(func() { rt.Close() })
 	o.Sessions = live.NewShared(func() *live.Runtime { return rt })
 	o.Landing = func() string { return "/s/" + rt.Session.ID() }
+	o.Share = true
 	s, err := New(o)
 	if err != nil {
 		t.Fatal(err)
@@ -129,11 +130,11 @@ func TestSharedSessionEndpoints(t *testing.T) {
 	if code, body, _ := e.do("PATCH", "/api/sessions/"+sid, `{"title":"from the phone"}`); code != 200 || e.rt.Session.Meta().Title != "from the phone" {
 		t.Errorf("rename: %d %s, title %q", code, body, e.rt.Session.Meta().Title)
 	}
-	if code, body, _ := e.do("PUT", "/api/sessions/"+sid+"/workspace", `{"workspace_dir":null}`); code != 409 || !strings.Contains(body, "in the terminal") {
-		t.Errorf("workspace: %d %s, want 409", code, body)
+	if code, body, _ := e.do("PUT", "/api/sessions/"+sid+"/workspace", `{"workspace_dir":null}`); code != 403 || !strings.Contains(body, "in the terminal") {
+		t.Errorf("workspace: %d %s, want 403", code, body)
 	}
-	if code, body, _ := e.do("DELETE", "/api/sessions/"+sid, ""); code != 409 {
-		t.Errorf("delete: %d %s, want 409", code, body)
+	if code, body, _ := e.do("DELETE", "/api/sessions/"+sid, ""); code != 403 {
+		t.Errorf("delete: %d %s, want 403", code, body)
 	}
 	other := "01JZZZZZZZZZZZZZZZZZZZZZZZ"
 	if code, body, _ := e.do("GET", "/api/sessions/"+other+"/messages", ""); code != 404 {
@@ -145,7 +146,10 @@ func TestSharedSessionEndpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/s/"+sid {
-		t.Errorf("login: %d to %q, want the session's page", resp.StatusCode, resp.Header.Get("Location"))
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/s/"+sid+"#token="+testToken {
+		t.Errorf("an old link: %d to %q, want the session's page", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if code, body, _ := e.do("GET", "/api/landing", ""); code != 200 || body != `{"path":"/s/`+sid+`"}`+"\n" {
+		t.Errorf("GET /api/landing: %d %s, want the session's page", code, body)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
-	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -96,32 +95,4 @@ func setUIHeaders(h http.Header) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Frame-Options", "DENY")
-}
-
-// wantsHTML reports whether a request is a browser navigating to a
-// page, which gets a page rather than JSON when it may not see the UI.
-func wantsHTML(r *http.Request) bool {
-	return (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
-		!strings.HasPrefix(r.URL.Path, "/api/") && strings.Contains(r.Header.Get("Accept"), "text/html")
-}
-
-// loginPage is what a browser without the token cookie sees: the way in
-// is the URL nova serve printed, which it cannot guess.
-const loginPage = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>nova serve: sign in</title></head>
-<body><main><h1>nova serve</h1>
-<p>This page needs the token nova serve was started with. Open the URL it printed
-(<code>http://…/?token=…</code>); the token is then kept in a cookie and leaves the address bar.</p>
-</main></body></html>
-`
-
-// writeLoginPage answers a browser that has no (or a wrong) token.
-func writeLoginPage(w http.ResponseWriter, r *http.Request) {
-	setUIHeaders(w.Header())
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(http.StatusUnauthorized)
-	if r.Method != http.MethodHead {
-		_, _ = io.WriteString(w, loginPage)
-	}
 }

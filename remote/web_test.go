@@ -63,13 +63,14 @@ func TestUIContentSecurityPolicy(t *testing.T) {
 	}
 }
 
-// A browser that has no token gets a page that says how to get in; a
-// script gets the JSON error.
-func TestUILoginPage(t *testing.T) {
+// A browser that has no token gets the UI all the same (it holds no
+// secret, and it asks for the token itself), with its security headers;
+// the API answers a script without the token with the JSON error.
+func TestUIWithoutToken(t *testing.T) {
 	ts := newTestServer(t)
 	code, body, h := ts.do("GET", "/s/01SESSION", "", "Authorization", "", "Accept", "text/html,application/xhtml+xml")
-	if code != 401 || !strings.Contains(body, "Open the URL it printed") || h.Get("Content-Security-Policy") == "" {
-		t.Errorf("a browser without the token: %d %s %v", code, body, h)
+	if code != 200 || !strings.Contains(body, "/js/app.js") || h.Get("Content-Security-Policy") != contentSecurityPolicy {
+		t.Errorf("a browser without the token: %d %.80s %v", code, body, h)
 	}
 	if code, body, _ := ts.do("GET", "/api/sessions", "", "Authorization", "", "Accept", "text/html"); code != 401 || !strings.Contains(body, `"detail"`) {
 		t.Errorf("an API call without the token: %d %s", code, body)

@@ -115,16 +115,19 @@ func (h *wsHub) remove(wc *wsConn) {
 }
 
 // serveWS is GET /ws. Handler has checked the Host and the token (the
-// header, the cookie, or for this route ?token=); the Origin is checked
+// header, or for this route the token subprotocol); the Origin is checked
 // here, before the upgrade: a page of another origin must not drive
-// sessions through a browser that holds the cookie.
+// sessions, whatever it holds. The server answers with the "nova.v1"
+// subprotocol when the client offers it (a browser that offered the
+// token subprotocol needs one back), never with the token's.
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	if origin := r.Header.Get("Origin"); origin != "" && !sameOrigin(origin, r.Host) {
 		writeError(w, http.StatusForbidden, "Origin "+origin+" is not this server: nova serve accepts a WebSocket from its own pages (same origin) or from a client that sends no Origin")
 		return
 	}
 	up := websocket.Upgrader{
-		CheckOrigin: func(*http.Request) bool { return true }, // checked above
+		Subprotocols: []string{wsProtocol},
+		CheckOrigin:  func(*http.Request) bool { return true }, // checked above
 		Error: func(w http.ResponseWriter, _ *http.Request, status int, reason error) {
 			writeError(w, status, "not a WebSocket handshake: "+reason.Error())
 		},

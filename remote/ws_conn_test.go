@@ -19,23 +19,28 @@ import (
 // The WebSocket's connection: who may open it, and what keeps it up or
 // closes it. The protocol's tests and the helpers are in ws_test.go.
 
-// The WebSocket takes the HTTP API's token, as the header, the cookie or
-// (for /ws only) ?token=; without it the upgrade is a 401.
+// The WebSocket takes the HTTP API's token as the header, or as the
+// token subprotocol a browser can send (answered with "nova.v1"); a
+// cookie or ?token= is no token at all. Without it the upgrade is a 401.
 func TestWSAuth(t *testing.T) {
 	e := newWSEnv(t, wsConfig{})
+	proto := func(ps ...string) http.Header { return http.Header{"Sec-WebSocket-Protocol": {strings.Join(ps, ", ")}} }
 	for _, c := range []struct {
 		name   string
 		header http.Header
 		query  string
 		ok     bool
+		// protocol is the subprotocol the server must answer with.
+		protocol string
 	}{
-		{"no token", nil, "", false},
-		{"wrong bearer", http.Header{"Authorization": {"Bearer nope"}}, "", false},
-		{"wrong cookie", http.Header{"Cookie": {cookieName + "=nope"}}, "", false},
-		{"wrong query token", nil, "?token=nope", false},
-		{"bearer", bearer(), "", true},
-		{"cookie", http.Header{"Cookie": {cookieName + "=" + testToken}}, "", true},
-		{"query token", nil, "?token=" + testToken, true},
+		{"no token", nil, "", false, ""},
+		{"wrong bearer", http.Header{"Authorization": {"Bearer nope"}}, "", false, ""},
+		{"wrong subprotocol token", proto(wsProtocol, WSTokenProtocol("nope")), "", false, ""},
+		{"a token subprotocol that is not base64url", proto(wsProtocol, wsTokenPrefix+"t0ken-for-tests!"), "", false, ""},
+		{"cookie", http.Header{"Cookie": {"nova_token=" + testToken}}, "", false, ""},
+		{"query token", nil, "?token=" + testToken, false, ""},
+		{"bearer", bearer(), "", true, ""},
+		{"subprotocol token", proto(wsProtocol, WSTokenProtocol(testToken)), "", true, wsProtocol},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			conn, resp, err := e.dial(c.header, c.query)
@@ -51,6 +56,9 @@ func TestWSAuth(t *testing.T) {
 			if err != nil {
 				t.Fatalf("dial: %v (%s)", err, respText(resp))
 			}
+			if got := conn.Subprotocol(); got != c.protocol {
+				t.Errorf("the server answered with subprotocol %q, want %q (never the token's)", got, c.protocol)
+			}
 			cl := startClient(t, conn)
 			cl.send(`{"type":"unsubscribe","session_id":"x","id":1}`)
 			if m := cl.next(); !m.is("ok", "1") {
@@ -58,7 +66,7 @@ func TestWSAuth(t *testing.T) {
 			}
 		})
 	}
-	// ?token= is for the WebSocket only: the rest of the API wants the header.
+	// Nor does the rest of the API take ?token=.
 	if code, _, _ := e.do("GET", "/api/sessions?token="+testToken, "", "Authorization", ""); code != 401 {
 		t.Errorf("GET /api/sessions?token=: %d, want 401", code)
 	}

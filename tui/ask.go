@@ -27,11 +27,15 @@ type permissionDialog struct {
 	typing bool
 	msg    lineEditor
 	// stop says the person denied and stopped the turn ("No, deny", esc):
-	// the dialog leaves the ask to the model, which interrupts the run
-	// first and then denies it (Model.answered). said is the message
-	// denied with, shown in the transcript.
+	// the dialog leaves the ask to the model, which denies it and stops
+	// the run (Model.answered). said is the message denied with, shown in
+	// the transcript.
 	stop bool
 	said string
+	// late says the answer given here was not taken: the ask had been
+	// answered elsewhere first (the browser of a shared session), and
+	// that answer stands.
+	late bool
 	// preview is the ask's diff, numbered; room is how many of its lines
 	// the screen leaves the dialog, top the first one shown.
 	preview []string
@@ -70,7 +74,7 @@ func (d *permissionDialog) update(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 				d.stop = true // nothing to tell: a plain "No"
 				return true, nil
 			}
-			d.ask.Answer(agent.PermissionAnswer{Message: d.said})
+			d.late = !d.ask.Answer(agent.PermissionAnswer{Message: d.said})
 			return true, nil
 		default:
 			d.msg.key(msg)
@@ -93,7 +97,7 @@ func (d *permissionDialog) update(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 		d.typing = true
 		return false, nil
 	}
-	d.ask.Answer(d.actions[i]())
+	d.late = !d.ask.Answer(d.actions[i]())
 	return true, nil
 }
 

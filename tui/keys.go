@@ -120,17 +120,27 @@ func (m *Model) typed(k tea.KeyPressMsg) tea.Cmd {
 // with words for nova shows them in the transcript, as a prompt is; a
 // plain denial stops the turn (the denial says so, and the run is
 // cancelled too, so the model is not asked again) and nova waits for the
-// person, as Claude Code does.
+// person, as Claude Code does. An answer that came too late (the ask of
+// a shared session was answered in the browser first) does nothing: the
+// first answer stands, and a "No" must not interrupt the call it
+// allowed.
 func (m *Model) answered(pd *permissionDialog) {
-	if pd.said != "" {
-		m.tr.add(&entry{kind: entryUser, text: pd.said})
-		m.tr.toBottom()
-	}
 	if pd.stop {
 		// The answer itself stops the run: the cancellation below
 		// arrives in its own time.
-		pd.ask.Answer(agent.PermissionAnswer{Message: "The person denied this call and stopped the turn.", Interrupt: true})
-		m.interrupt()
+		pd.late = !pd.ask.Answer(agent.PermissionAnswer{Message: "The person denied this call and stopped the turn.", Interrupt: true})
+		if !pd.late {
+			m.interrupt()
+		}
+	}
+	if pd.late {
+		m.tr.add(&entry{kind: entryNotice, text: pd.ask.Tool + " was answered in the browser first: that answer stands, yours was not taken"})
+		m.tr.toBottom()
+		return
+	}
+	if pd.said != "" {
+		m.tr.add(&entry{kind: entryUser, text: pd.said})
+		m.tr.toBottom()
 	}
 }
 

@@ -125,7 +125,7 @@ func newSharedWorld(t *testing.T, turns ...llmtest.Turn) (*harness, *sharedBacke
 	t.Cleanup(func() { rt.Close() })
 	const token = "a-token-for-the-seam"
 	s, err := remote.New(remote.Options{Host: "127.0.0.1", Token: token, NovaHome: rt.NovaHome, Home: home, Workdir: ws,
-		Sessions: live.NewShared(func() *live.Runtime { return rt }), Getenv: getenv})
+		Sessions: live.NewShared(func() *live.Runtime { return rt }), Getenv: getenv, Share: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func newSharedWorld(t *testing.T, turns ...llmtest.Turn) (*harness, *sharedBacke
 	t.Cleanup(hs.Close)
 
 	ctx, cancel := context.WithCancel(context.Background())
-	b := &sharedBackend{fakeBackend: newFake(), rt: rt, url: hs.URL + "/?token=" + token, runs: make(chan RemoteRun)}
+	b := &sharedBackend{fakeBackend: newFake(), rt: rt, url: hs.URL + "/#token=" + token, runs: make(chan RemoteRun)}
 	go b.follow(ctx)
 	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(hs.URL, "http")+"/ws", http.Header{"Authorization": {"Bearer " + token}})
 	if err != nil {

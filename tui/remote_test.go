@@ -78,7 +78,7 @@ func (h *harness) command(line string) {
 	h.press("enter")
 }
 
-const testShareURL = "http://127.0.0.1:8765/?token=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+const testShareURL = "http://127.0.0.1:8765/#token=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 // /remote shares the session and shows its URL, a QR code of it and, on
 // loopback, that a phone needs --host; again it shows them again; /remote

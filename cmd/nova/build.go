@@ -92,6 +92,7 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*live.Runtime, er
 	if err != nil {
 		return nil, exitFor(err)
 	}
+	rt.Warnings = append(newProviders(novaHome), rt.Warnings...)
 	if err := o.shape(rt); err != nil {
 		_ = rt.Close()
 		return nil, err
@@ -135,4 +136,20 @@ func exitFor(err error) error {
 		return usageErr("%v", ce.Err)
 	}
 	return failure(err)
+}
+
+// newProviders says, first thing, which providers config.json gained
+// since a terminal of nova last started (config.NoteProviders): one
+// added by nova serve's API, or another program, would take the
+// prompts of whoever uses it without a word.
+func newProviders(novaHome string) []string {
+	f, err := config.LoadFile(novaHome)
+	if err != nil {
+		return nil // Build read it: it parses
+	}
+	notes, err := config.NoteProviders(novaHome, f)
+	if err != nil {
+		notes = append(notes, err.Error())
+	}
+	return notes
 }

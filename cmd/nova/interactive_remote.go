@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,29 +34,30 @@ const (
 	remotePort = 8765
 )
 
-// remoteFlags are --remote, --host, --port and --token.
+// remoteFlags are --remote, --host, --port and the token's flags.
 type remoteFlags struct {
 	on        bool   // --remote: share from the start
 	host      string // where /remote listens unless told otherwise
 	port      int
 	portGiven bool // --port was given: a busy port is an error, not a reason to take another
-	token     string
+	token     tokenFlags
 }
 
 // check is what the command line must hold for /remote: the token is
-// NOVA_SERVER_TOKEN's when --token is not given, and a host other
-// machines reach needs one (as nova serve does).
+// --token-file's or NOVA_SERVER_TOKEN's when --token is not given, and a
+// host other machines reach needs a strong one of the person's (as nova
+// serve does).
 func (f *remoteFlags) check(s *IOStreams) error {
-	if f.token == "" {
-		f.token = s.Getenv("NOVA_SERVER_TOKEN")
+	if err := f.token.resolve(s); err != nil {
+		return err
 	}
 	if f.port < 0 || f.port > 65535 {
 		return usageErr("--port %d: want 0 (any free port) to 65535", f.port)
 	}
-	if !remote.Loopback(f.host) && f.token == "" {
-		return usageErr("--host %s is reachable from other machines: give a token (--token or NOVA_SERVER_TOKEN) so a random one is not the only lock, or share on 127.0.0.1", f.host)
+	if !remote.Loopback(f.host) && !f.token.given() {
+		return usageErr("--host %s is reachable from other machines: give a token (--token-file, NOVA_SERVER_TOKEN or --token) so a random one is not the only lock, or share on 127.0.0.1", f.host)
 	}
-	return nil
+	return f.token.strongEnough(f.host, "--host")
 }
 
 // sharing is the backend's part of /remote; share is nil when the
@@ -91,10 +91,13 @@ func (b *interactiveBackend) StartRemote(addr string) (tui.RemoteInfo, error) {
 	if err != nil {
 		return tui.RemoteInfo{}, err
 	}
-	if !remote.Loopback(host) && f.token == "" {
-		return tui.RemoteInfo{}, fmt.Errorf("%s is reachable from other machines: start nova with a token (--token or NOVA_SERVER_TOKEN) so a random one is not the only lock, or share on loopback (/remote)", host)
+	if !remote.Loopback(host) && !f.token.given() {
+		return tui.RemoteInfo{}, fmt.Errorf("%s is reachable from other machines: start nova with a token (--token-file, NOVA_SERVER_TOKEN or --token) so a random one is not the only lock, or share on loopback (/remote)", host)
 	}
-	token := f.token
+	if err := f.token.strongEnough(host, "/remote"); err != nil {
+		return tui.RemoteInfo{}, err
+	}
+	token := f.token.token
 	if token == "" {
 		if token, err = remote.NewToken(); err != nil {
 			return tui.RemoteInfo{}, err
@@ -109,26 +112,29 @@ func (b *interactiveBackend) StartRemote(addr string) (tui.RemoteInfo, error) {
 	if err != nil {
 		return tui.RemoteInfo{}, fmt.Errorf("listen on %s: %w", net.JoinHostPort(host, strconv.Itoa(port)), err)
 	}
-	urlHost := host
-	if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil && ip.IsUnspecified() {
-		// Every address of the machine: the URL (and the Host the server
-		// answers besides loopback) is the one a phone on the LAN reaches.
-		urlHost = lanAddress()
+	urlHost, addrs := host, remote.InterfaceAddrs(host)
+	if remote.Unspecified(host) {
+		// Every address of the machine: the URL is one a phone on the LAN
+		// reaches (the server answers each of them besides loopback).
+		urlHost = remoteHost
+		if len(addrs) > 0 {
+			urlHost = addrs[0]
+		}
 	}
 	rt := b.runtime()
 	srv, err := remote.New(remote.Options{
-		Host: urlHost, Token: token, NovaHome: rt.NovaHome, Home: b.io.Home, Workdir: rt.Workdir,
+		Host: host, Addrs: addrs, Token: token, NovaHome: rt.NovaHome, Home: b.io.Home, Workdir: rt.Workdir,
 		FrontendDir: b.io.Getenv("NOVA_FRONTEND_DIST"), Sessions: live.NewShared(b.runtime), Getenv: b.io.Getenv,
 		Landing: func() string { return "/s/" + b.runtime().Session.ID() },
+		Share:   true,
 	})
 	if err != nil {
 		ln.Close()
 		return tui.RemoteInfo{}, err
 	}
-	u := url.URL{Scheme: "http", Host: net.JoinHostPort(urlHost, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)), Path: "/",
-		RawQuery: "token=" + url.QueryEscape(token)}
+	link := tokenURL(net.JoinHostPort(urlHost, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)), token)
 	ctx, cancel := context.WithCancel(b.ctx)
-	sh := &remoteShare{info: tui.RemoteInfo{URL: u.String(), Exposed: !remote.Loopback(host)}, runs: make(chan tui.RemoteRun),
+	sh := &remoteShare{info: tui.RemoteInfo{URL: link, Exposed: !remote.Loopback(host)}, runs: make(chan tui.RemoteRun),
 		cancel: cancel, served: make(chan error, 1), followed: make(chan struct{})}
 	go func() { sh.served <- srv.Serve(ctx, ln) }()
 	go func() {
@@ -157,30 +163,6 @@ func remoteAddr(addr string, f remoteFlags) (host string, port int, portGiven bo
 		return "", 0, false, fmt.Errorf("%s: the port must be 0 (any free port) to 65535", addr)
 	}
 	return host, port, true, nil
-}
-
-// lanAddress is this machine's first IPv4 address on a network that is
-// up, other than loopback; 127.0.0.1 when it has none.
-func lanAddress() string {
-	ifaces, err := net.Interfaces()
-	if err != nil {
-		return remoteHost
-	}
-	for _, ifc := range ifaces {
-		if ifc.Flags&net.FlagUp == 0 || ifc.Flags&net.FlagLoopback != 0 {
-			continue
-		}
-		addrs, err := ifc.Addrs()
-		if err != nil {
-			continue
-		}
-		for _, a := range addrs {
-			if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && n.IP.IsGlobalUnicast() {
-				return n.IP.String()
-			}
-		}
-	}
-	return remoteHost
 }
 
 // StopRemote implements tui.Remote: the listener closes at once (a new

@@ -4,6 +4,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +17,19 @@ import (
 	"github.com/nova-dev/nova/tui"
 )
 
+// strongToken is a token of the person's that may serve beyond loopback.
+const strongToken = "5f0c7a9e2b8d4f61a3c9e07b52d8f1a4"
+
 func TestRootRemoteFlags(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "token")
+	if err := os.WriteFile(file, []byte("  "+strongToken+"  \nignored\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	open := filepath.Join(dir, "open")
+	if err := os.WriteFile(open, []byte(strongToken), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		name   string
 		args   []string
@@ -27,19 +41,38 @@ func TestRootRemoteFlags(t *testing.T) {
 		{name: "defaults", want: remoteFlags{host: "127.0.0.1", port: 8765}},
 		{name: "--remote elsewhere", args: []string{"--remote", "--host", "::1", "--port", "0"}, want: remoteFlags{on: true, host: "::1", port: 0, portGiven: true}},
 		{name: "the token from the environment", args: []string{"--remote"}, env: map[string]string{"NOVA_SERVER_TOKEN": "env-token"},
-			want: remoteFlags{on: true, host: "127.0.0.1", port: 8765, token: "env-token"}},
-		{name: "--token over the environment", args: []string{"--host", "0.0.0.0", "--token", "flag-token"}, env: map[string]string{"NOVA_SERVER_TOKEN": "env-token"},
-			want: remoteFlags{host: "0.0.0.0", port: 8765, token: "flag-token"}},
+			want: remoteFlags{on: true, host: "127.0.0.1", port: 8765, token: tokenFlags{token: "env-token"}}},
+		{name: "--token over the environment", args: []string{"--host", "0.0.0.0", "--token", strongToken}, env: map[string]string{"NOVA_SERVER_TOKEN": "env-token"},
+			want: remoteFlags{host: "0.0.0.0", port: 8765, token: tokenFlags{token: strongToken}}},
+		{name: "--token-file", args: []string{"--host", "0.0.0.0", "--token-file", file}, env: map[string]string{"NOVA_SERVER_TOKEN": "env-token"},
+			want: remoteFlags{host: "0.0.0.0", port: 8765, token: tokenFlags{token: strongToken, file: file}}},
+		{name: "a weak token beyond loopback", args: []string{"--host", "0.0.0.0", "--token", "1234"}, code: 2, stderr: "under the 128 it needs"},
+		{name: "a weak token beyond loopback, insecure", args: []string{"--host", "0.0.0.0", "--token", "1234", "--insecure-token"},
+			want: remoteFlags{host: "0.0.0.0", port: 8765, token: tokenFlags{token: "1234", insecure: true}}},
+		{name: "a weak token on loopback", args: []string{"--token", "1234"}, want: remoteFlags{host: "127.0.0.1", port: 8765, token: tokenFlags{token: "1234"}}},
+		{name: "--token and --token-file", args: []string{"--token", strongToken, "--token-file", file}, code: 2, stderr: "give one"},
+		{name: "a token file others can read", args: []string{"--token-file", open}, code: 2, stderr: "chmod 600"},
+		{name: "a missing token file", args: []string{"--token-file", filepath.Join(dir, "nope")}, code: 2, stderr: "--token-file"},
 		{name: "beyond loopback without a token", args: []string{"--remote", "--host", "0.0.0.0"}, code: 2, stderr: "--host 0.0.0.0 is reachable from other machines: give a token"},
 		{name: "a port out of range", args: []string{"--port", "70000"}, code: 2, stderr: "--port 70000: want 0 (any free port) to 65535"},
 		{name: "print mode", args: []string{"-p", "--remote", "hi"}, code: 2, stderr: "print mode has none to share"},
+		{name: "print mode with the token in the environment", args: []string{"-p", "hi"}, env: map[string]string{"NOVA_SERVER_TOKEN": "env-token"},
+			want: remoteFlags{host: "127.0.0.1", port: 8765}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			tio := newTestIO(t, "", false, tt.env)
+			env := map[string]string{}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			tio := newTestIO(t, "", false, env)
+			tio.s.Unsetenv = func(k string) error { delete(env, k); return nil }
 			var got *rootOptions
 			code := tio.parse(newRootCmd(&Factory{IOStreams: tio.s}, func(o *rootOptions) error { got = o; return nil }), tt.args...)
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d; stderr %q", code, tt.code, tio.errOut)
+			}
+			if _, left := env["NOVA_SERVER_TOKEN"]; left {
+				t.Error("NOVA_SERVER_TOKEN is still in nova's environment: what nova starts would inherit it")
 			}
 			if tt.code != 0 {
 				if !strings.Contains(tio.errOut.String(), tt.stderr) {
@@ -62,7 +95,8 @@ func wsDial(t *testing.T, info tui.RemoteInfo) *websocket.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _, err := websocket.DefaultDialer.Dial("ws://"+u.Host+"/ws", http.Header{"Authorization": {"Bearer " + u.Query().Get("token")}})
+	frag, _ := url.ParseQuery(u.Fragment)
+	c, _, err := websocket.DefaultDialer.Dial("ws://"+u.Host+"/ws", http.Header{"Authorization": {"Bearer " + frag.Get("token")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +133,7 @@ func TestInteractiveRemote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(info.URL, "http://127.0.0.1:") || !strings.Contains(info.URL, "/?token=") || info.Exposed {
+	if !strings.HasPrefix(info.URL, "http://127.0.0.1:") || !strings.Contains(info.URL, "/#token=") || info.Exposed {
 		t.Fatalf("info %+v", info)
 	}
 	if again, err := w.b.StartRemote(""); err != nil || again != info {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 
@@ -30,6 +31,9 @@ type IOStreams struct {
 	// Environ is the whole environment, for the processes nova starts
 	// as itself (teammates); nil is an empty one.
 	Environ func() []string
+	// Unsetenv removes a variable from the environment every process nova
+	// starts inherits (a secret nova read for itself); nil does nothing.
+	Unsetenv func(string) error
 	// Home is the user's home directory; "" when there is none.
 	Home string
 	// Workdir is the working directory as the operating system gave it;
@@ -47,7 +51,7 @@ func systemStreams() *IOStreams {
 	wd, wdErr := os.Getwd()
 	return &IOStreams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, InIsPipe: stdinIsPipe(), InIsTerminal: term.IsTerminal(int(os.Stdin.Fd())),
-		LookupEnv: os.LookupEnv, Environ: os.Environ, Home: home, Workdir: wd, WorkdirErr: wdErr,
+		LookupEnv: os.LookupEnv, Environ: os.Environ, Unsetenv: os.Unsetenv, Home: home, Workdir: wd, WorkdirErr: wdErr,
 	}
 }
 
@@ -55,6 +59,17 @@ func systemStreams() *IOStreams {
 func (s *IOStreams) Getenv(key string) string {
 	v, _ := s.lookupEnv(key)
 	return v
+}
+
+// unsetenv removes key from the environment of what nova starts.
+func (s *IOStreams) unsetenv(key string) error {
+	if s.Unsetenv == nil {
+		return nil
+	}
+	if err := s.Unsetenv(key); err != nil {
+		return fmt.Errorf("unset %s: %w", key, err)
+	}
+	return nil
 }
 
 func (s *IOStreams) lookupEnv(key string) (string, bool) {

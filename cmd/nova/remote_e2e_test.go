@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/url"
@@ -12,14 +13,15 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/nova-dev/nova/llm/llmtest"
+	"github.com/nova-dev/nova/remote"
 )
 
 // TestTUIRemoteEndToEnd shares a real nova's session from the start
 // (nova --remote, in tmux) and plays the browser: it opens the URL the
-// terminal shows, as a phone that scanned the code would, and sends a
-// prompt over the WebSocket. The prompt and the answer show up in the
-// terminal, the answer streams on the socket, and /remote off closes the
-// listener.
+// terminal shows, as a phone that scanned the code would (the token in
+// its fragment), and sends a prompt over the WebSocket. The prompt and
+// the answer show up in the terminal, the answer streams on the socket,
+// and /remote off closes the listener.
 func TestTUIRemoteEndToEnd(t *testing.T) {
 	const token = "e2e-shared-session-token"
 	e := newE2E(t,
@@ -29,9 +31,9 @@ func TestTUIRemoteEndToEnd(t *testing.T) {
 	e.env = append(e.env, "NOVA_SERVER_TOKEN="+token)
 	tm := e.startTUI("--remote", "--port", "0")
 	screen := tm.waitFor("/remote off stops it")
-	link := regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=\S+`).FindString(screen)
-	if !strings.HasSuffix(link, "token="+token) {
-		t.Fatalf("no URL with the token on the screen:\n%s", screen)
+	link := regexp.MustCompile(`http://127\.0\.0\.1:\d+/#token=\S+`).FindString(screen)
+	if !strings.HasSuffix(link, "#token="+token) {
+		t.Fatalf("no URL with the token in its fragment on the screen:\n%s", screen)
 	}
 	if !strings.Contains(screen, "▀") {
 		t.Errorf("no QR code on the screen:\n%s", screen)
@@ -42,19 +44,23 @@ func TestTUIRemoteEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Opening the URL sets the cookie and lands on the session's page.
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Get(link)
+	// The page the URL opens asks where it leads (the session's page),
+	// with the token from the fragment as a bearer header.
+	req, _ := http.NewRequest("GET", "http://"+u.Host+"/api/landing", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var landing struct{ Path string }
+	err = json.NewDecoder(resp.Body).Decode(&landing)
 	resp.Body.Close()
-	sid, ok := strings.CutPrefix(resp.Header.Get("Location"), "/s/")
-	if resp.StatusCode != http.StatusSeeOther || !ok || len(resp.Cookies()) != 1 {
-		t.Fatalf("opening the URL: %d to %q, cookies %v", resp.StatusCode, resp.Header.Get("Location"), resp.Cookies())
+	sid, ok := strings.CutPrefix(landing.Path, "/s/")
+	if err != nil || resp.StatusCode != http.StatusOK || !ok {
+		t.Fatalf("GET /api/landing: %d %+v %v", resp.StatusCode, landing, err)
 	}
-	// The page's WebSocket: its cookie and its own origin.
-	h := http.Header{"Cookie": {resp.Cookies()[0].String()}, "Origin": {"http://" + u.Host}}
+	// The page's WebSocket: the token as its subprotocol, its own origin.
+	h := http.Header{"Sec-WebSocket-Protocol": {"nova.v1, " + remote.WSTokenProtocol(token)}, "Origin": {"http://" + u.Host}}
 	c, _, err := websocket.DefaultDialer.Dial("ws://"+u.Host+"/ws", h)
 	if err != nil {
 		t.Fatal(err)

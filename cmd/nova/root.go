@@ -110,7 +110,7 @@ Documentation: ` + docsURL,
 	fl.BoolVar(&opts.remote.on, "remote", false, "share the session with a browser from the start, as /remote does")
 	fl.StringVar(&opts.remote.host, "host", remoteHost, "address /remote serves on (a non-loopback one needs --token)")
 	fl.IntVar(&opts.remote.port, "port", remotePort, "port /remote serves on (0: any free port)")
-	fl.StringVar(&opts.remote.token, "token", "", "the token /remote's browsers must carry (default NOVA_SERVER_TOKEN, else a random one)")
+	opts.remote.token.add(fl, "/remote's browsers")
 	cmd.AddCommand(newDoctorCmd(f, nil))
 	cmd.AddCommand(newSessionsCmd(f))
 	cmd.AddCommand(newTrustCmd(f, nil))
@@ -136,8 +136,15 @@ func (o *rootOptions) complete(args []string) error {
 	if err := o.session.resolveMCPConfigs(o.io); err != nil {
 		return err
 	}
-	if o.print && (o.remote.on || o.remote.host != remoteHost || o.remote.port != remotePort || o.remote.token != "") {
-		return usageErr("--remote, --host, --port and --token share the terminal UI's session; print mode has none to share (nova serve serves sessions over HTTP)")
+	if o.print && (o.remote.on || o.remote.host != remoteHost || o.remote.port != remotePort || o.remote.token.token != "" || o.remote.token.file != "" || o.remote.token.insecure) {
+		return usageErr("--remote, --host, --port, --token, --token-file and --insecure-token share the terminal UI's session; print mode has none to share (nova serve serves sessions over HTTP)")
+	}
+	if o.print {
+		// Read for /remote, which print mode has not: it is still nova's
+		// secret, not for the commands print mode runs.
+		if err := o.io.unsetenv(serverTokenEnv); err != nil {
+			return err
+		}
 	}
 	if !o.print {
 		if err := o.remote.check(o.io); err != nil {

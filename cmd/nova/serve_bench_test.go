@@ -61,7 +61,7 @@ func benchServe(b *testing.B, withMCP bool) {
 				b.Fatal(err)
 			}
 		}
-		cmd := exec.Command(novaBin, "serve", "--port", "0", "--no-sandbox")
+		cmd := exec.Command(novaBin, "serve", "--port", "0", "--no-sandbox", "--max-sessions", "0")
 		cmd.Dir = ws
 		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "NOVA_HOME=" + novaHome,
 			"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}
@@ -73,7 +73,7 @@ func benchServe(b *testing.B, withMCP bool) {
 			b.Fatal(err)
 		}
 		line, err := bufio.NewReader(out).ReadString('\n')
-		m := regexp.MustCompile(`listening on (http://[^/]+)/\?token=(\S+)`).FindStringSubmatch(line)
+		m := regexp.MustCompile(`listening on (http://[^/]+)/#token=(\S+)`).FindStringSubmatch(line)
 		if err != nil || m == nil {
 			b.Fatalf("no URL line: %q %v", line, err)
 		}

@@ -30,7 +30,7 @@ type served struct {
 func (e *e2e) serve(args ...string) *served {
 	e.t.Helper()
 	p := e.start(append([]string{"serve", "--port", "0"}, args...)...)
-	re := regexp.MustCompile(`^nova serve: listening on (http://[^/]+)/\?token=(\S+)$`)
+	re := regexp.MustCompile(`^nova serve: listening on (http://[^/]+)/#token=(\S+)$`)
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		for _, line := range strings.Split(p.out.String(), "\n") {

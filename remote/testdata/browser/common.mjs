@@ -18,16 +18,22 @@ export function watch(page, problems) {
   });
 }
 
-// login opens the UI at base with the token, as the printed URL does.
-export async function login(page, base, token, path = '/') {
-  const resp = await page.goto(`${base}${path}?token=${encodeURIComponent(token)}`);
+// login opens the UI at base with the token, as the printed URL does:
+// in the fragment, which the browser never sends; with old, as an old
+// link did (?token=, which the server turns into the fragment). Either
+// way the page takes the token and the address ends up without it.
+export async function login(page, base, token, path = '/', { old = false } = {}) {
+  const resp = await page.goto(old ? `${base}${path}?token=${encodeURIComponent(token)}` : `${base}${path}#token=${encodeURIComponent(token)}`);
   assert.equal(resp.status(), 200);
+  await connected(page);
   const url = new URL(page.url());
   assert.equal(url.search, '', `the token is still in the address bar: ${page.url()}`);
+  assert.equal(url.hash, '', `the token is still in the address bar: ${page.url()}`);
   const csp = resp.headers()['content-security-policy'] || '';
   assert.match(csp, /default-src 'self'/, 'no Content-Security-Policy on the page');
   assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/, `the CSP allows inline code: ${csp}`);
-  await connected(page);
+  const cookies = await page.context().cookies();
+  assert.deepEqual(cookies, [], 'nova set a cookie');
 }
 
 export async function connected(page) {

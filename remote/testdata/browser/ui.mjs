@@ -224,8 +224,8 @@ async function phone(browser) {
   page.setDefaultTimeout(TIMEOUT);
   watch(page, problems);
 
-  step('phone: open the UI');
-  await login(page, NOVA_URL, NOVA_TOKEN);
+  step('phone: open the UI from an old link (?token=)');
+  await login(page, NOVA_URL, NOVA_TOKEN, '/', { old: true });
   await noHorizontalScroll(page, 'phone, new session');
   await tapSized(page, 'phone, new session');
   await labelled(page, 'phone');

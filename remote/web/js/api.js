@@ -1,7 +1,9 @@
 // nova serve's HTTP API (docs/server.md), as the UI uses it: the session
 // list and history, stream status, context, the workspace picker's
-// listing and the models. The token is the cookie the first load set, so
-// requests carry nothing of their own.
+// listing and the models. Every request carries the token as a bearer
+// header (auth.js) and no cookie.
+
+import { headers } from './auth.js';
 
 // ApiError is a non-2xx answer with the server's {"detail"}.
 export class ApiError extends Error {
@@ -11,8 +13,15 @@ export class ApiError extends Error {
   }
 }
 
+// unauthorized is called when nova refuses the page's token (401).
+let unauthorized = () => {};
+
+export function onUnauthorized(fn) {
+  unauthorized = fn;
+}
+
 async function request(method, path, body) {
-  const init = { method, credentials: 'same-origin', headers: {} };
+  const init = { method, credentials: 'omit', headers: headers() };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -24,6 +33,7 @@ async function request(method, path, body) {
   } catch {
     data = null;
   }
+  if (resp.status === 401) unauthorized();
   if (!resp.ok) throw new ApiError(resp.status, data && data.detail);
   return data;
 }
@@ -45,6 +55,8 @@ export const api = {
   fsList: (path) => request('GET', path ? `/api/fs/list?path=${q(path)}` : '/api/fs/list'),
   models: () => request('GET', '/api/models').then((d) => d.items || []),
   agent: (key) => request('GET', `/api/agents/${q(key)}`),
+  // landing is the page the printed URL leads to (a shared session's).
+  landing: () => request('GET', '/api/landing').then((d) => d.path || '/'),
   // The HTTP forms of approve, answer and interrupt, for when the socket
   // is down.
   approve: (sessionId, requestId, approved, remember) =>

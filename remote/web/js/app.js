@@ -4,7 +4,8 @@
 // a lost connection misses nothing and shows nothing twice.
 
 import { basename } from './dom.js';
-import { api } from './api.js';
+import { api, onUnauthorized } from './api.js';
+import * as auth from './auth.js';
 import { Socket } from './socket.js';
 import { Transcript, typed } from './transcript.js';
 import { WorkspacePicker, loadModels } from './pickers.js';
@@ -13,11 +14,9 @@ import { McpBox } from './mcp.js';
 
 const $ = (id) => document.getElementById(id);
 
-// The token came in the address bar once; the server has turned it into
-// a cookie. Never leave it in the address bar or the history.
-if (new URLSearchParams(location.search).has('token')) {
-  history.replaceState(null, '', location.pathname);
-}
+// The token comes in the address's fragment once (auth.js): into this
+// tab's storage with it, and out of the address bar and the history.
+const freshToken = auth.take();
 
 const el = {
   title: $('session-title'),
@@ -90,7 +89,7 @@ const transcript = new Transcript(el.transcript, {
   announce,
 });
 
-const socket = new Socket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`, {
+const socket = new Socket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`, auth.protocols, {
   state: (s) => {
     el.conn.textContent = s === 'open' ? '' : s === 'connecting' ? 'Connecting…' : 'Offline, reconnecting…';
     el.conn.dataset.state = s;
@@ -641,7 +640,33 @@ window.addEventListener('popstate', () => {
 });
 followViewport();
 
+// signedOut is the page without a token nova takes: it says how to get
+// one, and talks to nova no more.
+function signedOut() {
+  auth.forget();
+  socket.stop();
+  state.current = null;
+  transcript.clear();
+  mcp.clear();
+  transcript.welcome('This page needs the token nova was started with. Open the URL nova printed (http://…/#token=…) in this tab: the token then stays in this tab, out of the address bar.');
+  el.conn.textContent = 'Signed out';
+  el.conn.dataset.state = 'signed-out';
+  el.prompt.disabled = true;
+  el.send.disabled = true;
+  el.list.replaceChildren();
+}
+onUnauthorized(signedOut);
+
 async function start() {
+  if (!auth.token()) {
+    signedOut();
+    return;
+  }
+  if (freshToken && !routeSession()) {
+    // The printed URL leads to its page: a shared session's own.
+    const to = await api.landing().catch(() => '/');
+    if (to !== location.pathname && /^\/s\/[^/]+$/.test(to)) history.replaceState(null, '', to);
+  }
   socket.start();
   loadModels(el.model).catch((err) => showError(`Could not list the models: ${err.message}`));
   api.fsList('').then((d) => {

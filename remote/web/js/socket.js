@@ -8,12 +8,14 @@
 const REQUEST_TIMEOUT = 20000;
 
 export class Socket {
-  // hooks: frame(msg) for event frames ({seq, session_id, event}),
-  // message(msg) for the others (resync, session, errors without an id),
-  // state(name) on "connecting", "open" and "closed", open() after each
-  // (re)connect.
-  constructor(url, hooks) {
+  // protocols() gives the subprotocols to open it with (the token's
+  // among them). hooks: frame(msg) for event frames ({seq, session_id,
+  // event}), message(msg) for the others (resync, session, errors
+  // without an id), state(name) on "connecting", "open" and "closed",
+  // open() after each (re)connect.
+  constructor(url, protocols, hooks) {
     this.url = url;
+    this.protocols = protocols; // () => the subprotocols, the token's among them
     this.hooks = hooks;
     this.ws = null;
     this.nextId = 1;
@@ -39,6 +41,13 @@ export class Socket {
     this.connect();
   }
 
+  // stop closes the socket for good (nova refused the token).
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    if (this.ws) this.ws.close();
+  }
+
   connect() {
     clearTimeout(this.timer);
     this.timer = 0;
@@ -46,7 +55,7 @@ export class Socket {
     this.hooks.state('connecting');
     let ws;
     try {
-      ws = new WebSocket(this.url);
+      ws = new WebSocket(this.url, this.protocols());
     } catch {
       this.connectSoon();
       return;
