@@ -8,6 +8,7 @@ import (
 
 	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/plugins"
 	"github.com/nova-dev/nova/sandbox"
 )
 
@@ -98,6 +99,9 @@ type Setup struct {
 	// at start.
 	SandboxErr error
 	Notice     string
+	// Plugins are the session's plugins (--plugin-dir's and those the
+	// settings turn on), and what was left out.
+	Plugins *plugins.Loaded
 }
 
 // ProbeCacheFile is where a sandbox probe that worked is remembered.
@@ -119,6 +123,9 @@ func LoadSetup(ctx context.Context, o Options, scratch string) (*Setup, error) {
 		return nil, configErr("%v", err)
 	}
 	t := &Setup{Settings: st, Files: files, Trust: ts, Choice: chooseSandbox(st, o)}
+	if t.Plugins, err = loadPlugins(o, st); err != nil {
+		return nil, err
+	}
 	available := false
 	if t.Choice.On() {
 		r := sandbox.ProbeCached(ctx, ProbeCacheFile(o.NovaHome), o.FreshProbe)
