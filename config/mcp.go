@@ -54,6 +54,7 @@ const (
 	MCPScopeUser    MCPScope = "user"    // NOVA_HOME/settings.json "mcpServers"
 	MCPScopeClaude  MCPScope = "claude"  // ~/.claude.json: "mcpServers" (user) and "projects"[<workspace>]."mcpServers" (Claude Code's local), read-only
 	MCPScopeCLI     MCPScope = "cli"     // --mcp-config
+	MCPScopePlugin  MCPScope = "plugin"  // a plugin's .mcp.json or plugin.json (MCPLoad.Plugins)
 )
 
 // ParseMCPScope returns the scope named s, one of those nova writes:
@@ -95,6 +96,21 @@ type MCPLoad struct {
 	Settings                  *Settings // merged settings (enableAllProjectMcpServers, enabledMcpjsonServers, disabledMcpjsonServers)
 	Configs                   []string  // --mcp-config values: a file path, or inline JSON (Claude Code accepts both; the Agent SDK passes inline JSON)
 	Strict                    bool      // --strict-mcp-config: only Configs
+	// Plugins are the servers of the session's plugins (package plugins
+	// hands them over); --strict-mcp-config leaves them out too.
+	Plugins []MCPPluginServers
+}
+
+// MCPPluginServers are the servers one file of a plugin configures. They
+// are named plugin_<plugin>_<server> (their tools
+// mcp__plugin_<plugin>_<server>__<tool>, as Claude Code names them), and
+// start as the user's own: the plugins that load are the user's to choose.
+type MCPPluginServers struct {
+	Plugin, File string
+	Servers      map[string]json.RawMessage
+	// Vars are ${NAME} values the entries may use, also set in the
+	// servers' environment (CLAUDE_PLUGIN_ROOT).
+	Vars map[string]string
 }
 
 // ErrMCPServerNotFound is wrapped by the *InputError of RemoveMCPServer
@@ -209,6 +225,7 @@ type mcpSource struct {
 	source  string
 	data    []byte // the whole file, to place an entry's errors in it
 	servers map[string]json.RawMessage
+	vars    map[string]string // a plugin's: expanded first, and set in the environment
 }
 
 // LoadMCP reads every MCP source; a server name defined in several wins by
@@ -223,6 +240,13 @@ func LoadMCP(o MCPLoad) ([]ConfiguredMCP, error) {
 	}
 	var sources []mcpSource // lowest precedence first
 	if !o.Strict {
+		for _, p := range o.Plugins {
+			src := mcpSource{scope: MCPScopePlugin, source: p.File, vars: p.Vars, servers: map[string]json.RawMessage{}}
+			for name, raw := range p.Servers {
+				src.servers["plugin_"+p.Plugin+"_"+name] = raw
+			}
+			sources = append(sources, src)
+		}
 		if o.Home != "" {
 			user, local, err := readMCPSettings(filepath.Join(o.Home, ".claude.json"), o.Workspace, MCPScopeClaude, MCPScopeClaude)
 			if err != nil {
@@ -275,7 +299,26 @@ func configureMCP(src mcpSource, name string, raw json.RawMessage, getenv func(s
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return invalid(describeAt(src.data, raw, err))
 	}
+	if src.vars != nil {
+		outer := getenv
+		getenv = func(k string) string {
+			if v, ok := src.vars[k]; ok {
+				return v
+			}
+			return outer(k)
+		}
+	}
 	exp, missing := expandMCP(s, getenv)
+	if src.vars != nil {
+		env := map[string]string{}
+		for k, v := range src.vars {
+			env[k] = v
+		}
+		for k, v := range exp.Env {
+			env[k] = v
+		}
+		exp.Env = env
+	}
 	c.Server = exp
 	switch {
 	case !ValidMCPServerName(name):

@@ -50,6 +50,12 @@ type Settings struct {
 	// (package hooks reads it); HookSets are the merged files', in order.
 	Hooks    json.RawMessage `json:"hooks,omitempty"`
 	HookSets []HookSet       `json:"-"`
+	// EnabledPlugins and ExtraKnownMarketplaces are Claude Code's plugin
+	// keys of one file; PluginSets are every file's, in order, for
+	// package plugins to weigh (config.PluginSet).
+	EnabledPlugins         map[string]bool            `json:"enabledPlugins,omitempty"`
+	ExtraKnownMarketplaces map[string]json.RawMessage `json:"extraKnownMarketplaces,omitempty"`
+	PluginSets             []PluginSet                `json:"-"`
 	// RuleSets are the permission lists of each file loaded, in order, with
 	// the file and project directory their rules belong to.
 	RuleSets []permission.RuleSet `json:"-"`
@@ -175,6 +181,7 @@ func LoadSettingsLayers(novaHome, projectDir, home string, trusted bool, l Setti
 			merged.Ignored = append(merged.Ignored, takeGrants(s, path)...)
 		}
 		merged.merge(s, path, projectDir, home)
+		merged.addPlugins(s, path, settingSourceNames[i], false)
 	}
 	if err := merged.loadClaudeHooks(projectDir, home, trusted, l); err != nil {
 		return nil, loaded, err
@@ -188,6 +195,7 @@ func LoadSettingsLayers(novaHome, projectDir, home string, trusted bool, l Setti
 		// applies in an untrusted folder too.
 		loaded = append(loaded, path)
 		merged.merge(s, path, projectDir, home)
+		merged.addPlugins(s, path, FlagSettingsName, false)
 	}
 	return merged, loaded, nil
 }
@@ -233,12 +241,14 @@ func (m *Settings) loadClaudeHooks(projectDir, home string, trusted bool, l Sett
 		var s Settings
 		if len(bytes.TrimSpace(data)) > 0 {
 			var c struct {
-				Hooks json.RawMessage `json:"hooks"`
+				Hooks                  json.RawMessage            `json:"hooks"`
+				EnabledPlugins         map[string]bool            `json:"enabledPlugins"`
+				ExtraKnownMarketplaces map[string]json.RawMessage `json:"extraKnownMarketplaces"`
 			}
 			if err := json.Unmarshal(data, &c); err != nil {
 				return fmt.Errorf("settings %s: %s", path, describeJSONError(data, err))
 			}
-			s.Hooks = c.Hooks
+			s.Hooks, s.EnabledPlugins, s.ExtraKnownMarketplaces = c.Hooks, c.EnabledPlugins, c.ExtraKnownMarketplaces
 		}
 		if project && !trusted {
 			m.Ignored = append(m.Ignored, takeGrants(&s, path)...)
@@ -248,6 +258,7 @@ func (m *Settings) loadClaudeHooks(projectDir, home string, trusted bool, l Sett
 			m.Sources["subagents.maxParallel"] = path
 		}
 		m.addHooks(s.Hooks, path)
+		m.addPlugins(&s, path, settingSourceNames[layer], true)
 	}
 	return nil
 }

@@ -43,7 +43,7 @@ type projectGrant struct {
 // projectGrants lists the kinds of grant. A new setting that widens what
 // nova does (hooks, ...) becomes trust-gated by adding it here.
 func projectGrants() []projectGrant {
-	return []projectGrant{
+	return append([]projectGrant{
 		{"permissions.allow", func(s *Settings) string {
 			v := strings.Join(s.Permissions.Allow, ", ")
 			s.Permissions.Allow = nil
@@ -97,7 +97,7 @@ func projectGrants() []projectGrant {
 			s.Hooks = nil
 			return v
 		}},
-	}
+	}, pluginGrants()...)
 }
 
 // hookEvents names the events a "hooks" object configures, for the

@@ -52,8 +52,9 @@ func (s *sessionHooks) Started(ctx context.Context) hooks.Outcome {
 // background. It is made even when no settings file has hooks: a skill
 // used later may bring its own (AddRun), and with none configured each
 // hook point costs a look at two empty lists.
-func (rt *Runtime) startHooks(ctx context.Context, o Options, st *config.Settings, client llm.Client, model string) (*sessionHooks, error) {
-	cfg, err := HookConfig(st)
+func (rt *Runtime) startHooks(ctx context.Context, o Options, tr *Setup, client llm.Client, model string) (*sessionHooks, error) {
+	st := tr.Settings
+	cfg, err := SessionHooks(tr)
 	if err != nil {
 		return nil, err
 	}
@@ -118,8 +119,11 @@ func (rt *Runtime) skillHooks(ctx context.Context, sk *skills.Skill) ([]string, 
 	if rt.engine == nil {
 		return nil, fmt.Errorf("this session runs no hooks")
 	}
-	return rt.engine.AddRun(ctx, hooks.Source{File: sk.Path, Hooks: sk.Hooks,
-		Env: map[string]string{"CLAUDE_SKILL_DIR": sk.Dir, "NOVA_SKILL_DIR": sk.Dir}})
+	env := map[string]string{"CLAUDE_SKILL_DIR": sk.Dir, "NOVA_SKILL_DIR": sk.Dir}
+	for k, v := range sk.Vars {
+		env[k] = v // a plugin's skill: its CLAUDE_PLUGIN_ROOT
+	}
+	return rt.engine.AddRun(ctx, hooks.Source{File: sk.Path, Hooks: sk.Hooks, Env: env})
 }
 
 // endHooks fires SessionEnd, with EndReason ("other" when unset), and

@@ -25,6 +25,7 @@ func (rt *Runtime) startMCP(o Options, tr *Setup, version string) error {
 	servers, err := config.LoadMCP(config.MCPLoad{
 		NovaHome: o.NovaHome, Workspace: o.projectDir(), Home: o.Home, Getenv: o.Getenv,
 		Trusted: tr.Trust.Trusted, Settings: tr.Settings, Configs: o.MCPConfigs, Strict: o.StrictMCPConfig,
+		Plugins: pluginMCP(tr.Plugins),
 	})
 	if err != nil {
 		return configErr("%v", err)

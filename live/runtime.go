@@ -20,6 +20,7 @@ import (
 	"github.com/nova-dev/nova/llm/openai"
 	"github.com/nova-dev/nova/llm/providers"
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/plugins"
 	"github.com/nova-dev/nova/session"
 	"github.com/nova-dev/nova/skills"
 	"github.com/nova-dev/nova/tools"
@@ -111,6 +112,8 @@ type Options struct {
 	// ExtraAgents are subagent types beyond the agent files' (the Agent
 	// SDK's agents); they win a name.
 	ExtraAgents []agent.SubagentType
+	// PluginDirs are --plugin-dir directories: plugins for this run.
+	PluginDirs []string
 }
 
 // projectDir is where o's project configuration is read from.
@@ -153,6 +156,11 @@ type Runtime struct {
 	// Hooks are the hooks configured for the session (those of an
 	// untrusted project's files are in Ignored instead).
 	Hooks *hooks.Config
+	// Plugins are the session's plugins; PluginPending those the
+	// settings turn on that are not installed (a frontend that can ask
+	// offers to install them).
+	Plugins       *plugins.Loaded
+	PluginPending []plugins.Pending
 	// EndReason is what SessionEnd hooks are told when Close ends the
 	// session ("clear", "resume", "prompt_input_exit"); "" is "other".
 	EndReason string
@@ -255,11 +263,20 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 		rt.Warnings = append(rt.Warnings, tr.Notice)
 	}
 	rt.Ignored = tr.Settings.Ignored
+	rt.Plugins = tr.Plugins
+	rt.Warnings = append(rt.Warnings, tr.Plugins.Warnings...)
+	for _, p := range tr.Plugins.Pending {
+		if o.Interactive {
+			rt.PluginPending = append(rt.PluginPending, p)
+			continue
+		}
+		rt.Warnings = append(rt.Warnings, p.Notice())
+	}
 	if rt.Checker, err = permission.NewChecker(tr.Config); err != nil {
 		return nil, configErr("%v", err)
 	}
 	rt.Registry = tools.NewRegistry()
-	rt.newSkills(o, tr.Trust.Trusted)
+	rt.newSkills(o, tr.Trust.Trusted, pluginRoots(tr.Plugins))
 	for _, t := range append(tools.Builtin(), &tools.Remember{NovaHome: o.NovaHome}, &tools.Skill{Loader: rt.Skills}) {
 		if err := rt.Registry.Register(t); err != nil {
 			return nil, fmt.Errorf("register tools: %w", err)
@@ -336,7 +353,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 		context = rt.contextWithAgents(context)
 	}
 	var agentHooks agent.Hooks
-	if sh, err := rt.startHooks(ctx, o, tr.Settings, client, sel.Model.Model); err != nil {
+	if sh, err := rt.startHooks(ctx, o, tr, client, sel.Model.Model); err != nil {
 		return nil, err
 	} else if sh != nil {
 		agentHooks = sh

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/plugins"
 	"github.com/nova-dev/nova/sandbox"
 	"github.com/nova-dev/nova/tools"
 )
@@ -102,6 +103,9 @@ type Setup struct {
 	// EnvPolicy is what of nova's environment the programs it starts
 	// inherit (EnvPolicy).
 	EnvPolicy tools.EnvPolicy
+	// Plugins are the session's plugins (--plugin-dir's and those the
+	// settings turn on), and what was left out.
+	Plugins *plugins.Loaded
 }
 
 // ProbeCacheFile is where a sandbox probe that worked is remembered.
@@ -127,6 +131,9 @@ func LoadSetup(ctx context.Context, o Options, scratch string) (*Setup, error) {
 		return nil, configErr("%v", err)
 	}
 	t := &Setup{Settings: st, Files: files, Trust: ts, Choice: chooseSandbox(st, o), EnvPolicy: EnvPolicy(file, o.Getenv, st)}
+	if t.Plugins, err = loadPlugins(o, st); err != nil {
+		return nil, err
+	}
 	available := false
 	if t.Choice.On() {
 		r := sandbox.ProbeCached(ctx, ProbeCacheFile(o.NovaHome), o.FreshProbe)

@@ -17,9 +17,9 @@ import (
 // environment are set once they exist. The project's skills and
 // commands load only in a trusted workspace: what they would add is told
 // like the project's other grants.
-func (rt *Runtime) newSkills(o Options, trusted bool) {
+func (rt *Runtime) newSkills(o Options, trusted bool, plugins []skills.PluginRoot) {
 	rt.Skills = &skills.Manager{
-		Dirs:   skills.Dirs{NovaHome: o.NovaHome, Home: o.Home, Workdir: o.Workdir, Trusted: trusted},
+		Dirs:   skills.Dirs{NovaHome: o.NovaHome, Home: o.Home, Workdir: o.Workdir, Trusted: trusted, Plugins: plugins},
 		Notice: func(ctx context.Context, text string) { agent.Notice(ctx, text) },
 	}
 	set := rt.Skills.Load()

@@ -79,12 +79,14 @@ func (d Dirs) AgentRoots() []Root {
 func LoadAgents(d Dirs) *AgentSet {
 	s := &AgentSet{}
 	names := map[string]bool{}
-	s.Warnings, s.Ignored = visitRoots(d.AgentRoots(), d.Trusted, scanAgents, func(a AgentFile) string { return a.Name }, func(a AgentFile) {
+	keep := func(a AgentFile) {
 		if !names[a.Name] {
 			names[a.Name] = true
 			s.Agents = append(s.Agents, a)
 		}
-	})
+	}
+	s.Warnings, s.Ignored = visitRoots(d.AgentRoots(), d.Trusted, scanAgents, func(a AgentFile) string { return a.Name }, keep)
+	s.Warnings = append(s.Warnings, d.scanPluginAgents(keep)...)
 	sort.Slice(s.Agents, func(i, j int) bool { return s.Agents[i].Name < s.Agents[j].Name })
 	return s
 }

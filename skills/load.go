@@ -19,6 +19,10 @@ type Dirs struct {
 	// commands loaded (they are the repository author's words, and may
 	// widen what runs without asking).
 	Trusted bool
+	// Plugins are the skill, command and agent paths of the session's
+	// plugins (package plugins hands them over), read after every root
+	// of Roots and AgentRoots (plugins.go).
+	Plugins []PluginRoot
 }
 
 // Root is one directory skills or commands are read from.
@@ -80,6 +84,7 @@ type Ignored struct {
 func Load(d Dirs) *Set {
 	s := &Set{byName: map[string]*Skill{}, aliases: map[string]*Skill{}}
 	s.Warnings, s.Ignored = visitRoots(d.Roots(), d.Trusted, scan, func(sk *Skill) string { return sk.Name }, s.add)
+	s.Warnings = append(s.Warnings, d.scanPlugins(s.add)...)
 	sort.Slice(s.list, func(i, j int) bool { return s.list[i].Name < s.list[j].Name })
 	return s
 }

@@ -323,10 +323,14 @@ func (m *Manager) vars(sk *Skill) map[string]string {
 	if m.Env != nil {
 		id = m.Env.SessionID
 	}
-	return map[string]string{
+	vars := map[string]string{
 		"CLAUDE_SKILL_DIR": sk.Dir, "NOVA_SKILL_DIR": sk.Dir,
 		"CLAUDE_SESSION_ID": id, "NOVA_SESSION_ID": id,
 	}
+	for k, v := range sk.Vars {
+		vars[k] = v
+	}
+	return vars
 }
 
 // activate applies what a skill asks of the rest of the run: its hooks,

@@ -80,6 +80,11 @@ type Skill struct {
 	// shape (that of settings.json): they run while the skill is active,
 	// from its use to the end of that run. nil when it has none.
 	Hooks json.RawMessage
+	// Plugin is the plugin that supplies it ("" for none); Vars are the
+	// ${NAME} values its plugin adds (CLAUDE_PLUGIN_ROOT), for its body
+	// and its hooks.
+	Plugin string
+	Vars   map[string]string
 	// HooksError says why the frontmatter's hooks could not be read: the
 	// skill is then not run, since part of its guard would be missing.
 	HooksError string
@@ -93,6 +98,9 @@ func (s *Skill) Forked() bool { return strings.EqualFold(strings.TrimSpace(s.Con
 // Source says where the skill is from, for people: "project",
 // "user", with a command's namespace ("project:frontend").
 func (s *Skill) Source() string {
+	if s.Plugin != "" {
+		return "plugin:" + s.Plugin
+	}
 	if s.Namespace != "" {
 		return string(s.Scope) + ":" + s.Namespace
 	}

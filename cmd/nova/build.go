@@ -53,6 +53,8 @@ type buildOptions struct {
 	// makes them so) or inline JSON.
 	mcpConfigs      []string
 	strictMCPConfig bool // --strict-mcp-config
+	// pluginDirs are --plugin-dir values, absolute (complete makes them so).
+	pluginDirs []string
 	// sessionSource is what SessionStart hooks are told ("clear" after
 	// /clear); "" lets live tell startup from resume.
 	sessionSource string
@@ -75,7 +77,7 @@ func (o buildOptions) live(s *IOStreams, novaHome, workdir string) live.Options 
 		AllowedTools: o.allowedTools, DisallowedTools: o.disallowedTools, AppendSystem: o.appendSystem,
 		Continue: o.cont, Resume: o.resume, Sandbox: o.sandbox, NoSandbox: o.noSandbox, Trust: o.trust,
 		AddDirs: o.addDirs, Interactive: o.interactive, FreshProbe: o.freshProbe, Version: version,
-		MCPConfigs: o.mcpConfigs, StrictMCPConfig: o.strictMCPConfig, SessionSource: o.sessionSource,
+		MCPConfigs: o.mcpConfigs, StrictMCPConfig: o.strictMCPConfig, SessionSource: o.sessionSource, PluginDirs: o.pluginDirs,
 		Settings: config.SettingsLayers{Sources: o.settings.Sources, Flag: o.settings.Flag, Dir: workdir},
 	}
 }

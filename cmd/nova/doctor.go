@@ -11,6 +11,7 @@ import (
 	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/memory"
+	"github.com/nova-dev/nova/plugins"
 	"github.com/nova-dev/nova/sandbox"
 	"github.com/nova-dev/nova/tools"
 )
@@ -127,7 +128,9 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 		fmt.Fprintf(w, "  added directory: %s\n", d)
 	}
 
-	cfg, err := live.HookConfig(tr.Settings)
+	printPlugins(w, tr, workdir, home)
+
+	cfg, err := live.SessionHooks(tr)
 	if err != nil {
 		return exitFor(err)
 	}
@@ -186,6 +189,36 @@ func printEnvPolicy(w io.Writer, p tools.EnvPolicy, environ []string) {
 		fmt.Fprintf(w, "  envPassthrough: %s\n", strings.Join(p.Passthrough, ", "))
 	}
 	fmt.Fprintf(w, "  hooks get your environment without nova's credentials; teammates also get their provider's variables\n")
+}
+
+// printPlugins lists the plugins a session here loads, where each is
+// from and what it supplies, and those turned on but not installed.
+func printPlugins(w io.Writer, tr *live.Setup, workdir, home string) {
+	pl := tr.Plugins
+	fmt.Fprintf(w, "\nPlugins (%d):\n", len(pl.Plugins))
+	if len(pl.Plugins) == 0 && len(pl.Pending) == 0 {
+		fmt.Fprintf(w, "  none (nova plugin list shows what is installed)\n")
+	}
+	for _, p := range pl.Plugins {
+		from := string(p.Origin)
+		switch p.Origin {
+		case plugins.OriginNova:
+			from = "installed by nova, on in " + displayPath(p.EnabledBy, workdir, home)
+		case plugins.OriginClaude:
+			from = "installed by Claude Code, on in " + displayPath(p.EnabledBy, workdir, home)
+		}
+		version := ""
+		if p.Version != "" {
+			version = " " + p.Version
+		}
+		fmt.Fprintf(w, "  %s%s (%s): %s\n    %s\n", p.ID, version, from, p.Root, live.PluginSupplies(p))
+	}
+	for _, p := range pl.Pending {
+		fmt.Fprintf(w, "  %s\n", p.Notice())
+	}
+	for _, wmsg := range pl.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", wmsg)
+	}
 }
 
 // profileBase is what every entry point of a session here starts from.

@@ -339,6 +339,7 @@ func mcpScopeWords(sc config.MCPScope) string {
 		config.MCPScopeUser:    "yours, every project",
 		config.MCPScopeClaude:  "Claude Code's ~/.claude.json, read only",
 		config.MCPScopeCLI:     "--mcp-config",
+		config.MCPScopePlugin:  "a plugin's (nova plugin list)",
 	}[sc]
 	if whose == "" {
 		return string(sc)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -106,6 +107,7 @@ Documentation: ` + docsURL,
 	fl.StringSliceVar(&o.addDirs, "add-dir", nil, "further directories the agent may use")
 	fl.StringVar(&o.team, "team", "", "lead the team with this name: teammates in git worktrees, a shared task board and mailbox (docs/teams.md)")
 	fl.StringArrayVar(&o.mcpConfigs, "mcp-config", nil, "MCP servers from this file or inline JSON, in .mcp.json's format (repeatable)")
+	fl.StringArrayVar(&o.pluginDirs, "plugin-dir", nil, "load the Claude Code plugin in this directory for this run (repeatable)")
 	fl.BoolVar(&o.strictMCPConfig, "strict-mcp-config", false, "use only the --mcp-config servers: none from .mcp.json, settings or ~/.claude.json")
 	fl.BoolVar(&opts.remote.on, "remote", false, "share the session with a browser from the start, as /remote does")
 	fl.StringVar(&opts.remote.host, "host", remoteHost, "address /remote serves on (a non-loopback one needs --token)")
@@ -117,6 +119,7 @@ Documentation: ` + docsURL,
 	cmd.AddCommand(newServeCmd(f, nil))
 	cmd.AddCommand(newMCPCmd(f))
 	cmd.AddCommand(newTeamCmd(f))
+	cmd.AddCommand(newPluginCmd(f))
 	return cmd
 }
 
@@ -131,6 +134,9 @@ func (o *rootOptions) complete(args []string) error {
 		return usageErr("--resume and --continue contradict each other: give one (--continue takes the newest session of this directory)")
 	}
 	if err := o.session.check(); err != nil {
+		return err
+	}
+	if err := o.session.resolvePluginDirs(o.io); err != nil {
 		return err
 	}
 	if err := o.session.resolveMCPConfigs(o.io); err != nil {
@@ -205,6 +211,28 @@ func (o *buildOptions) check() error {
 					return usageErr("%s: %v", flag.name, err)
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// resolvePluginDirs makes each --plugin-dir absolute against the
+// streams' working directory; whether it holds a plugin is said when the
+// session loads it.
+func (o *buildOptions) resolvePluginDirs(s *IOStreams) error {
+	if len(o.pluginDirs) == 0 {
+		return nil
+	}
+	wd, err := s.getwd()
+	if err != nil {
+		return usageErr("working directory: %v", err)
+	}
+	for i, d := range o.pluginDirs {
+		if strings.TrimSpace(d) == "" {
+			return usageErr("--plugin-dir: want a directory, got nothing")
+		}
+		if !filepath.IsAbs(d) {
+			o.pluginDirs[i] = filepath.Join(wd, d)
 		}
 	}
 	return nil
