@@ -193,6 +193,13 @@ async function desktop(browser) {
   await page.locator('.notice.stopped', { hasText: 'Stopped.' }).waitFor();
   await idle(page);
 
+  step('after a reload the stopped run is a notice, not your words');
+  await page.reload();
+  await connected(page);
+  await page.locator('.user-text', { hasText: 'Take your time' }).waitFor();
+  await page.locator('.notice.stopped', { hasText: 'Stopped.' }).waitFor();
+  assert.equal(await page.locator('.user-text', { hasText: 'Request interrupted' }).count(), 0, 'the stop note is shown as a user message');
+
   step('lose the network mid-answer and miss no frame');
   await send(page, 'Stream slowly');
   const streamed = page.locator('article.msg.assistant').last().locator('.markdown');
