@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // commandTable is the accept-list of programs nova understands, one entry
@@ -190,9 +191,15 @@ func commandTable() map[string]string {
 	}
 }
 
-// commandSpecs parses the table once per Checker. An entry that does not
-// parse is a bug the table's test catches; at run time that program is
-// simply unknown (and asks).
+// sharedSpecs is the command table, parsed once per process on first use
+// and shared read-only by every Checker: parsing it costs ~2 ms and half a
+// megabyte, which a Checker per served session would pay again each time
+// (issue 27). Nothing changes a spec after commandSpecs returns.
+var sharedSpecs = sync.OnceValue(commandSpecs)
+
+// commandSpecs parses the table. An entry that does not parse is a bug
+// the table's test catches; at run time that program is simply unknown
+// (and asks).
 func commandSpecs() map[string]*spec {
 	out := map[string]*spec{}
 	for name, def := range commandTable() {
