@@ -263,6 +263,13 @@ func (c *Checker) bashAllowed(req Request, cmds []bashCmd, redirs []access) Deci
 					unapproved = append(unapproved, bashCmd{sc: bc.sc, why: bc.inv.spec.name + " " + "runs " + bc.inv.execs[0].val + " (a rule allows " + r.Raw + ", not what its options run)"})
 					continue
 				}
+				// A rule for a program that reads (Bash(find:*), Bash(sort:*))
+				// allows reading: an option that writes or deletes (find
+				// -delete, -fprint, sort -o) asks unless the rule names it.
+				if bc.inv != nil && bc.inv.spec.readOnly && bc.inv.writeOpt != "" && !ruleNamesOption(r, bc.inv.writeOpt) {
+					unapproved = append(unapproved, bashCmd{sc: bc.sc, why: bc.inv.spec.name + " " + bc.inv.writeOpt + " writes or deletes files (a rule allows " + r.Raw + ", which reads, not its options that write)"})
+					continue
+				}
 				used, ruled[bc.sc] = r.Raw, true
 				continue
 			}
@@ -374,6 +381,17 @@ func (c *Checker) bashAllowed(req Request, cmds []bashCmd, redirs []access) Deci
 		return Decision{Behavior: Ask, Layer: LayerPath, Reason: fmt.Sprintf("%s %s, outside the workspace", verbOf(acc), acc.path), Suggestions: sugg}
 	}
 	return Decision{Behavior: Ask, Layer: LayerMode, Reason: fmt.Sprintf("%s %s", verbOf(acc), acc.path), Suggestions: sugg}
+}
+
+// ruleNamesOption reports whether rule r spells out option opt itself
+// (Bash(find . -name *.o -delete)): the user allowed that write by name.
+func ruleNamesOption(r Rule, opt string) bool {
+	for _, f := range strings.Fields(r.Spec) {
+		if f == opt || strings.HasPrefix(f, opt+"=") {
+			return true
+		}
+	}
+	return false
 }
 
 // bashCommands reads every simple command against the table, with the

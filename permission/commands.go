@@ -185,7 +185,8 @@ func commandTable() map[string]string {
 			"-I --head -k --insecure -m= --max-time= --connect-timeout= -A= --user-agent= -e= --referer= -u= --user= --compressed " +
 			"-x= --proxy= --unix-socket=r --abstract-unix-socket= -w= --write-out= --retry= --retry-delay= --retry-max-time= -# --progress-bar " +
 			"-N --no-buffer -4 -6 --http1.0 --http1.1 --http2 --http3 -G --get -Z --parallel -q --disable -n --netrc --netrc-file=r " +
-			"--netrc-optional -r= --range= -C= --continue-at= --create-dirs --limit-rate= -Y= -y= --cacert=r --capath=r -E= --cert=r --key=r ; pos=n",
+			"--netrc-optional -r= --range= -C= --continue-at= --create-dirs --limit-rate= -Y= -y= --cacert=r --capath=r -E= --cert=r --key=r " +
+			"--proxy-header= --url-query= --variable= ; pos=n",
 		"tar":   "; any ro", // what it does is read by tarCheck
 		"unzip": "; any ro",
 	}
@@ -207,10 +208,12 @@ func commandSpecs() map[string]*spec {
 			out[name] = sp
 		}
 	}
-	for name, def := range gitTable() {
-		if sp, err := parseSpec(name, def); err == nil {
-			sp.negatable = true
-			out[name] = sp
+	for _, t := range []map[string]string{gitTable(), gitWriterTable()} {
+		for name, def := range t {
+			if sp, err := parseSpec(name, def); err == nil {
+				sp.negatable = true
+				out[name] = sp
+			}
 		}
 	}
 	checks := map[string]func(*Checker, *invocation, []word){
@@ -230,7 +233,7 @@ func commandSpecs() map[string]*spec {
 // that keeps the table well-formed.
 func tableErrors() []string {
 	var errs []string
-	for _, t := range []map[string]string{commandTable(), gitTable()} {
+	for _, t := range []map[string]string{commandTable(), gitTable(), gitWriterTable()} {
 		for name, def := range t {
 			if _, err := parseSpec(name, def); err != nil {
 				errs = append(errs, err.Error())
@@ -304,12 +307,31 @@ func makeCheck(_ *Checker, inv *invocation, _ []word) {
 	}
 }
 
-// curlCheck: @file values of curl's data and form options read the file.
+// curlCheck: @file values of curl's data, form, header, write-out and
+// query options read the file, and a --cookie value without '=' is a
+// cookie file it reads.
 func curlCheck(_ *Checker, inv *invocation, args []word) {
 	for i, a := range args {
 		opt, val, glued := strings.Cut(a.val, "=")
 		if !glued && i+1 < len(args) {
 			val = args[i+1].val
+		}
+		switch opt {
+		case "-H", "--header", "--proxy-header", "-w", "--write-out":
+			if f, ok := strings.CutPrefix(val, "@"); ok && f != "" {
+				inv.reads = append(inv.reads, word{val: f})
+			}
+			continue
+		case "-b", "--cookie":
+			if val != "" && !strings.Contains(val, "=") {
+				inv.reads = append(inv.reads, word{val: val})
+			}
+			continue
+		case "--url-query", "--variable":
+			if _, f, ok := strings.Cut(val, "@"); ok && f != "" {
+				inv.reads = append(inv.reads, word{val: f})
+			}
+			continue
 		}
 		switch opt {
 		case "-d", "--data", "--data-binary", "--data-ascii", "--data-urlencode", "--json", "-F", "--form", "-T":

@@ -73,7 +73,7 @@ func gitTable() map[string]string {
 		"git var":            "-l ; pos=v ro",
 		"git cherry":         "-v --abbrev[=] ; pos=v ro",
 		"git branch":         "-a --all -r --remotes --list -l -v --verbose -q --quiet --color[=] --column[=] --sort= --merged[=] --no-merged[=] --contains[=] --no-contains[=] --points-at= --format= --abbrev[=] -i --ignore-case --omit-empty --show-current ; pos=v ro",
-		"git tag":            "-l --list -n[=] --sort= --contains[=] --no-contains[=] --merged[=] --no-merged[=] --points-at= --column[=] --format= --color[=] -i --ignore-case --omit-empty ; pos=v ro",
+		"git tag":            "-a --annotate -s --sign -u= --local-user= -f --force -d --delete -v --verify -m= --message= -F=r --file=r -e --edit --cleanup= --create-reflog --trailer= -l --list -n[=] --sort= --contains[=] --no-contains[=] --merged[=] --no-merged[=] --points-at= --column[=] --format= --color[=] -i --ignore-case --omit-empty ; pos=v ro",
 		"git remote":         "-v --verbose ; pos=v ro",
 		"git remote get-url": "--push --all ; pos=v ro",
 		"git remote show":    "-n ; pos=v ro",
@@ -84,6 +84,55 @@ func gitTable() map[string]string {
 		"git reflog show":    gitLogOpts + "; pos=v ro",
 		"git reflog exists":  "; pos=v ro",
 		"git worktree list":  "--porcelain -v --verbose -z --expire= ; pos=v ro",
+	}
+}
+
+// gitWriterTable lists git subcommands that change the repository. None is
+// read-only (each asks unless a rule or a mode allows it); they are listed
+// for the files their options read: a commit message file (-F, --file,
+// --template), a pathspec file (--pathspec-from-file), a patch. A rule
+// that allows the command does not allow those reads outside the
+// workspace, and a Read deny rule holds for them. Positional words are
+// pathspecs and revisions (git refuses paths outside the repository),
+// except the patches git apply and git am read and the files git
+// hash-object reads. The options are git's own (git SUB -h), so that a
+// value is never taken for an option or the reverse.
+func gitWriterTable() map[string]string {
+	return map[string]string{
+		"git commit": "-q --quiet -v --verbose -F=r --file=r --author= --date= -m= --message= -c= --reedit-message= -C= --reuse-message= " +
+			"--fixup= --squash= --reset-author --trailer= -s --signoff -t=r --template=r -e --edit --cleanup= --status -S[=] --gpg-sign[=] " +
+			"-a --all -i --include --interactive -p --patch -o --only -n --no-verify --verify --dry-run --short --branch --ahead-behind " +
+			"--porcelain --long -z --null --amend --no-post-rewrite -u[=] --untracked-files[=] --pathspec-from-file=r --pathspec-file-nul " +
+			"--allow-empty --allow-empty-message ; pos=v",
+		"git notes add":    "-m= --message= -F=r --file=r -c= --reedit-message= -C= --reuse-message= --allow-empty -f --force ; pos=v",
+		"git notes append": "-m= --message= -F=r --file=r -c= --reedit-message= -C= --reuse-message= --allow-empty ; pos=v",
+		"git merge": "-n --stat --summary --log[=] --squash --commit -e --edit --cleanup= --ff --ff-only --rerere-autoupdate " +
+			"--verify-signatures -s= --strategy= -X= --strategy-option= -m= --message= -F=r --file=r --into-name= -v --verbose -q --quiet " +
+			"--abort --quit --continue --allow-unrelated-histories --progress -S[=] --gpg-sign[=] --autostash --overwrite-ignore --signoff --verify ; pos=v",
+		"git commit-tree": "-p= -m= -F=r -S[=] --gpg-sign[=] ; pos=v",
+		"git add": "-n --dry-run -v --verbose -i --interactive -p --patch -e --edit -f --force -u --update --renormalize -N --intent-to-add " +
+			"-A --all --ignore-removal --refresh --ignore-errors --ignore-missing --sparse --chmod= --pathspec-from-file=r --pathspec-file-nul ; pos=v",
+		"git rm":    "-n --dry-run -q --quiet --cached -f --force -r --ignore-unmatch --sparse --pathspec-from-file=r --pathspec-file-nul ; pos=v",
+		"git reset": "-q --quiet --refresh --mixed --soft --hard --merge --keep --recurse-submodules[=] -p --patch -N --intent-to-add --pathspec-from-file=r --pathspec-file-nul ; pos=v",
+		"git restore": "-s= --source= -S --staged -W --worktree --ignore-unmerged --overlay -q --quiet --recurse-submodules[=] --progress -m --merge " +
+			"--conflict= -2 --ours -3 --theirs -p --patch --ignore-skip-worktree-bits --pathspec-from-file=r --pathspec-file-nul ; pos=v",
+		"git checkout": "-b= -B= -l --guess --overlay -q --quiet --recurse-submodules[=] --progress -m --merge --conflict= -d --detach -t[=] --track[=] " +
+			"-f --force --orphan= --overwrite-ignore --ignore-other-worktrees -2 --ours -3 --theirs -p --patch --ignore-skip-worktree-bits " +
+			"--pathspec-from-file=r --pathspec-file-nul ; pos=v",
+		"git stash push": "-k --keep-index -S --staged -p --patch -q --quiet -u --include-untracked -a --all -m= --message= --pathspec-from-file=r --pathspec-file-nul ; pos=v",
+		"git apply": "--exclude= --include= -p= --add --stat --numstat --summary --check --index -N --intent-to-add --cached --unsafe-paths --apply " +
+			"-3 --3way --build-fake-ancestor=w -z -C= --whitespace= --ignore-space-change --ignore-whitespace -R --reverse --unidiff-zero --reject " +
+			"--allow-overlap -v --verbose -q --quiet --inaccurate-eof --recount --directory= --allow-empty",
+		"git am": "-i --interactive -3 --3way -q --quiet -s --signoff -u --utf8 -k --keep --keep-non-patch -m --message-id --keep-cr -c --scissors " +
+			"--quoted-cr= --whitespace= --ignore-space-change --ignore-whitespace --directory= --exclude= --include= -C= -p= --patch-format= --reject " +
+			"--resolvemsg= --continue -r --resolved --skip --abort --quit --show-current-patch[=] --allow-empty --committer-date-is-author-date " +
+			"--ignore-date --rerere-autoupdate -S[=] --gpg-sign[=] --empty=",
+		"git hash-object": "-t= -w --stdin --stdin-paths --filters --literally --path=",
+		"git format-patch": gitDiffOpts + gitLogOpts + "-n --numbered -N --no-numbered -s --signoff --stdout --cover-letter --numbered-files " +
+			"--suffix= --start-number= -v= --reroll-count= --filename-max-length= --rfc --cover-from-description= --subject-prefix= -o=w " +
+			"--output-directory=w -k --keep-subject --binary --zero-commit --ignore-if-in-upstream -p --stat --add-header= --to= --cc= " +
+			"--from[=] --in-reply-to= --attach[=] --inline[=] --thread[=] --signature= --base= --signature-file=r -q --quiet --progress " +
+			"--interdiff= --range-diff= --creation-factor= --force-in-body-from ; pos=v",
 	}
 }
 

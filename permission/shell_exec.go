@@ -57,7 +57,7 @@ func (w *walker) exec(argv []word) {
 		w.cwd = ""
 	case isDeclBuiltin(name):
 		w.declArgs(name, args, last)
-	case name == "read" || name == "mapfile" || name == "readarray" || name == "getopts" || name == "printf" || name == "wait" || name == "test" || name == "[":
+	case name == "read" || name == "mapfile" || name == "readarray" || name == "getopts" || name == "printf" || name == "wait" || name == "test" || name == "[" || name == "unset":
 		w.varNameArgs(name, args, last)
 	case name == "set":
 		w.setBuiltin(args, last)
