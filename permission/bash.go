@@ -449,7 +449,11 @@ func (c *Checker) readCommand(sc *simpleCmd) bashCmd {
 		}
 	}
 	if name == "git" {
-		if f := c.gitConfigWrite(sc); f != "" {
+		f := c.gitConfigWrite(sc)
+		if bc.inv != nil {
+			c.gitConfigValues(&bc, f != "")
+		}
+		if f != "" {
 			bc.accs = append(bc.accs, c.newAccess(f, "/", true))
 			bc.why = "git writes its configuration (" + f + ")"
 			return bc

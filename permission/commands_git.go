@@ -127,6 +127,12 @@ func gitWriterTable() map[string]string {
 			"--quoted-cr= --whitespace= --ignore-space-change --ignore-whitespace --directory= --exclude= --include= -C= -p= --patch-format= --reject " +
 			"--resolvemsg= --continue -r --resolved --skip --abort --quit --show-current-patch[=] --allow-empty --committer-date-is-author-date " +
 			"--ignore-date --rerere-autoupdate -S[=] --gpg-sign[=] --empty=",
+		"git clone": "-v --verbose -q --quiet --progress --reject-shallow -n --no-checkout --checkout --bare --mirror -l --local --hardlinks " +
+			"-s --shared --recurse-submodules[=] --recursive[=] -j= --jobs= --template=x --reference=r --reference-if-able=r --dissociate " +
+			"-o= --origin= -b= --branch= --revision= -u=x --upload-pack=x --depth= --shallow-since= --shallow-exclude= --single-branch --tags " +
+			"--shallow-submodules --separate-git-dir=w -c=v!cfg --config=v!cfg --server-option= -4 --ipv4 -6 --ipv6 --filter= " +
+			"--also-filter-submodules --remote-submodules --sparse --bundle-uri= --ref-format= ; pos=v",
+		"git init":        "--template=x --bare --shared[=] -q --quiet --separate-git-dir=w -b= --initial-branch= --object-format= --ref-format= ; pos=w",
 		"git hash-object": "-t= -w --stdin --stdin-paths --filters --literally --path=",
 		"git format-patch": gitDiffOpts + gitLogOpts + "-n --numbered -N --no-numbered -s --signoff --stdout --cover-letter --numbered-files " +
 			"--suffix= --start-number= -v= --reroll-count= --filename-max-length= --rfc --cover-from-description= --subject-prefix= -o=w " +
@@ -212,6 +218,70 @@ func addGitChecks(specs map[string]*spec) {
 			inv.effect = "git config sets configuration"
 		}
 	})
+}
+
+// gitConfigSets returns the KEY=VALUE settings a git command writes: git
+// config KEY VALUE (and set, --add, --replace-all), git clone -c; edit
+// says it opens the configuration in an editor, where any key may be set.
+func gitConfigSets(inv *invocation, writes bool, args []word) (sets []word, edit bool) {
+	sets = append(sets, inv.cfgs...)
+	if !writes || inv.spec.name != "git config" {
+		return sets, false
+	}
+	for _, a := range args {
+		if a.val == "-e" || a.val == "--edit" {
+			return sets, true
+		}
+	}
+	pos := inv.pos
+	if len(pos) > 0 && !pos[0].dyn {
+		switch pos[0].val {
+		case "edit":
+			return sets, true
+		case "set":
+			pos = pos[1:]
+		case "get", "list", "unset", "remove-section", "rename-section":
+			return sets, false
+		}
+	}
+	if len(pos) == 0 {
+		return sets, false
+	}
+	// git config stops reading options at the key: the value is the next
+	// word, whatever it looks like (alias.l '-c core.pager=x log').
+	key := pos[0]
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == key {
+			v := args[i+1]
+			sets = append(sets, word{val: key.val + "=" + v.val, dyn: key.dyn || v.dyn})
+			break
+		}
+	}
+	return sets, false
+}
+
+// gitConfigValues judges the configuration a git command writes: a key
+// that is not plain data (plainGitKey) names a program or a path git runs
+// or reads later, which no rule for the command covers (it asks unless
+// bypassPermissions), and a path key is a write of the path it names.
+func (c *Checker) gitConfigValues(bc *bashCmd, writes bool) {
+	sets, edit := gitConfigSets(bc.inv, writes, bc.sc.argv)
+	if edit {
+		bc.inv.execs = append(bc.inv.execs, word{val: "an editor on git's configuration (any key, a program included)"})
+	}
+	for _, kv := range sets {
+		key, val, _ := strings.Cut(kv.val, "=")
+		if !kv.dyn && plainGitKey(key, val) {
+			continue
+		}
+		bc.inv.execs = append(bc.inv.execs, word{val: "what the git setting " + key + " names (" + shorten(val) + "), later"})
+		if gitPathKey(key) && val != "" && !kv.dyn {
+			for _, acc := range c.wordAccesses(word{val: val}, bc.sc.cwd, true) {
+				acc.tree = true
+				bc.accs = append(bc.accs, acc)
+			}
+		}
+	}
 }
 
 // gitInvocation reads a git command line: the global options, then the

@@ -50,7 +50,7 @@ func (w *walker) exec(argv []word) {
 	}
 	switch {
 	case name == "git":
-		w.gitConfigArgs(args)
+		w.gitConfigArgs(args, last)
 	case name == "cd" || name == "pushd":
 		w.cd(args)
 	case name == "popd":
@@ -133,7 +133,7 @@ func (w *walker) exec(argv []word) {
 // before the subcommand: an alias that starts with ! is a shell command
 // (walked as one), and keys that name programs (core.pager, core.sshCommand
 // ...) make the command one nova cannot see into.
-func (w *walker) gitConfigArgs(args []word) {
+func (w *walker) gitConfigArgs(args []word, sc *simpleCmd) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a.dyn || !strings.HasPrefix(a.val, "-") {
@@ -174,6 +174,13 @@ func (w *walker) gitConfigArgs(args []word) {
 		}
 		if why := gitKeyHazard(section, sub, name); why != "" || lower == "core.fsmonitor" || lower == "core.hookspath" {
 			w.opaque("git -c " + key + " names a program git would run")
+			continue
+		}
+		if !plainGitKey(key, val) && sc.asks == "" {
+			// Not known to be plain data: it may name a program or a path
+			// git runs or reads (init.templateDir, credential.helper), which
+			// no rule for the git command covers.
+			sc.asks = "git -c " + key + " is a setting that may name a program or a path git runs or reads"
 		}
 	}
 }

@@ -84,6 +84,9 @@ type invocation struct {
 	net     string // why it reaches the network, or ""
 	effect  string // why it does more than read, or ""
 	unknown string // the first option nova does not know, or ""
+	// cfgs are the values of options that set configuration (git -c,
+	// git clone --config): KEY=VALUE words.
+	cfgs []word
 	// writeOpt is the first option that writes or deletes files (sort
 	// -o, find -delete, find -fprint): a rule for a reader allows what it
 	// reads, not these.
@@ -324,6 +327,9 @@ func (c *Checker) parseArgs(sp *spec, args []word) *invocation {
 				inv.reads = append(inv.reads, v)
 				inv.listed = append(inv.listed, v)
 			}
+		}
+		if o.mark == "cfg" {
+			inv.cfgs = append(inv.cfgs, vals...)
 		}
 		if o.mark != "" {
 			inv.marks[o.mark] = true
