@@ -176,6 +176,20 @@ func addGitChecks(specs map[string]*spec) {
 			}
 		}
 	}
+	// git clone reads the repository it copies when that is a path (not
+	// a URL, not host:path) and writes the directory it makes.
+	set("git clone", func(_ *Checker, inv *invocation, _ []word) {
+		if len(inv.pos) == 0 {
+			return
+		}
+		if src := inv.pos[0]; src.dyn || !strings.Contains(src.val, "://") && !scpLike(src.val) {
+			inv.reads = append(inv.reads, src)
+			inv.tree = true
+		}
+		if len(inv.pos) > 1 {
+			inv.writes = append(inv.writes, inv.pos[1])
+		}
+	})
 	set("git reflog", func(_ *Checker, inv *invocation, _ []word) {
 		if len(inv.pos) > 0 {
 			switch inv.pos[0].val {
@@ -218,6 +232,13 @@ func addGitChecks(specs map[string]*spec) {
 			inv.effect = "git config sets configuration"
 		}
 	})
+}
+
+// scpLike reports whether a git repository argument is host:path, git's
+// scp-like syntax for ssh: a colon before the first slash.
+func scpLike(s string) bool {
+	i := strings.IndexByte(s, ':')
+	return i > 0 && !strings.Contains(s[:i], "/")
 }
 
 // gitConfigSets returns the KEY=VALUE settings a git command writes: git
