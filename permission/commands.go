@@ -187,6 +187,13 @@ func commandTable() map[string]string {
 			"-N --no-buffer -4 -6 --http1.0 --http1.1 --http2 --http3 -G --get -Z --parallel -q --disable -n --netrc --netrc-file=r " +
 			"--netrc-optional -r= --range= -C= --continue-at= --create-dirs --limit-rate= -Y= -y= --cacert=r --capath=r -E= --cert=r --key=r " +
 			"--proxy-header= --url-query= --variable= ; pos=n",
+		// patch [options] [file [patchfile]]: it writes the file, and the
+		// files its patch names, which nova cannot know before it runs.
+		"patch": "-i=r --input=r -o=w --output=w -r=w --reject-file=w -p= --strip= -d=r --directory=r -R --reverse -N --forward " +
+			"-s --silent --quiet -b --backup -f --force -t --batch -E --remove-empty-files -F= --fuzz= -l --ignore-whitespace --dry-run " +
+			"-u --unified -c --context -n --normal -e --ed --verbose --binary -B= --prefix= -z= --suffix= -V= --version-control= " +
+			"-Y= --basename-prefix= --merge[=] --posix -T --set-time -Z --set-utc --follow-symlinks --read-only= -D= --ifdef= " +
+			"--no-backup-if-mismatch --backup-if-mismatch --reject-format= --quoting-style= ; pos=w",
 		"tar":   "; any ro", // what it does is read by tarCheck
 		"unzip": "; any ro",
 	}
@@ -218,7 +225,7 @@ func commandSpecs() map[string]*spec {
 	}
 	checks := map[string]func(*Checker, *invocation, []word){
 		"sed": sedCheck, "find": findCheck, "uniq": uniqCheck, "xxd": outputFileCheck, "jq": jqCheck, "cp": cpCheck,
-		"go doc": goDocCheck, "hostname": noPositional, "date": dateCheck, "make": makeCheck, "curl": curlCheck, "tar": tarCheck, "unzip": unzipCheck, "go test": goBuildCheck, "go build": goBuildCheck, "grep": grepCheck, "egrep": grepCheck, "fgrep": grepCheck,
+		"go doc": goDocCheck, "strings": atFileCheck, "patch": patchCheck, "hostname": noPositional, "date": dateCheck, "make": makeCheck, "curl": curlCheck, "tar": tarCheck, "unzip": unzipCheck, "go test": goBuildCheck, "go build": goBuildCheck, "grep": grepCheck, "egrep": grepCheck, "fgrep": grepCheck,
 	}
 	for name, f := range checks {
 		if sp := out[name]; sp != nil {
@@ -382,6 +389,14 @@ func tarCheck(_ *Checker, inv *invocation, args []word) {
 			}
 		case strings.HasPrefix(a.val, "--file="):
 			archive = word{val: strings.TrimPrefix(a.val, "--file=")}
+		case (a.val == "-T" || a.val == "--files-from" || a.val == "-X" || a.val == "--exclude-from") && i+1 < len(args):
+			// A list of names tar reads (and names back when one is
+			// missing): a read of that file whatever the mode.
+			inv.reads = append(inv.reads, args[i+1])
+			i++
+		case strings.HasPrefix(a.val, "--files-from=") || strings.HasPrefix(a.val, "--exclude-from="):
+			_, f, _ := strings.Cut(a.val, "=")
+			inv.reads = append(inv.reads, word{val: f})
 		case strings.HasPrefix(a.val, "--to-command") || strings.HasPrefix(a.val, "--use-compress-program") || a.val == "-I" ||
 			strings.HasPrefix(a.val, "--checkpoint-action") || strings.HasPrefix(a.val, "--rsh-command") || strings.HasPrefix(a.val, "--info-script") || a.val == "-F":
 			inv.execs = append(inv.execs, a)
@@ -429,6 +444,26 @@ func unzipCheck(_ *Checker, inv *invocation, args []word) {
 	inv.writes = append(inv.writes, dir)
 	inv.rec = true
 	inv.effect = "unzip extracts files nova cannot list before it runs"
+}
+
+// atFileCheck: a word @FILE is a response file the program reads its
+// options from (binutils' strings): a read of FILE.
+func atFileCheck(_ *Checker, inv *invocation, _ []word) {
+	for _, p := range inv.pos {
+		if f, ok := strings.CutPrefix(p.val, "@"); ok && f != "" {
+			inv.reads = append(dropWords(inv.reads, []word{p}), word{val: f, dyn: p.dyn})
+		}
+	}
+}
+
+// patchCheck: patch's second positional word is the patch it reads; the
+// files the patch names are written too, which nova cannot list.
+func patchCheck(_ *Checker, inv *invocation, _ []word) {
+	if len(inv.pos) >= 2 {
+		inv.writes = dropWords(inv.writes, inv.pos[1:2])
+		inv.reads = append(inv.reads, inv.pos[1])
+	}
+	inv.effect = "patch writes the files its patch names, which nova cannot list before it runs"
 }
 
 // uniqCheck: uniq's second file is its output.
