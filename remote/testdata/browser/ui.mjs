@@ -74,6 +74,18 @@ async function desktop(browser) {
   await login(page, NOVA_URL, NOVA_TOKEN);
   await labelled(page, 'desktop');
 
+  step('the Markdown renderer keeps a single line break');
+  const lines = await page.evaluate(async () => {
+    const { renderMarkdown } = await import('/js/markdown.js');
+    const box = document.createElement('div');
+    document.body.append(box);
+    box.append(renderMarkdown('Summary:\nFiles changed: 2\nTests: 14 passed\n\nNext paragraph.'));
+    const text = box.innerText;
+    box.remove();
+    return text;
+  });
+  assert.ok(lines.includes('Summary:\nFiles changed: 2\nTests: 14 passed'), `single line breaks were joined: ${JSON.stringify(lines)}`);
+
   step('the Markdown renderer keeps agent-written HTML and scripts out');
   const md = await page.evaluate(async () => {
     const { renderMarkdown } = await import('/js/markdown.js');
