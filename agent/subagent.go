@@ -47,10 +47,16 @@ type SubagentType struct {
 }
 
 // neverForSubagents are the tools no subagent is given: it starts no
-// subagents of its own, switches no plan mode of its parent's, and asks
+// subagents through its parent's Agent tool (a type that nests gets one of
+// its own, nestedRunner), switches no plan mode of its parent's, and asks
 // the person no questions of its own (its permission asks do reach them),
 // and gives no structured answer: that is the main turn's (--json-schema).
 var neverForSubagents = []string{"Agent", "EnterPlanMode", "ExitPlanMode", "AskUserQuestion", "StructuredOutput"}
+
+// nestedTypes are the types a subagent may start itself (nested): the
+// read-only built-in ones, which start none of their own, so nesting
+// stops one level down.
+var nestedTypes = []string{"Explore", "Plan"}
 
 // readOnlyTools are the tools of the read-only built-in types.
 var readOnlyTools = []string{"Read", "Glob", "Grep", "LS", "Bash", "BashOutput", "KillShell", "WebFetch", "WebSearch", "TodoWrite", "Skill"}
@@ -102,6 +108,9 @@ type Subagents struct {
 	parent *Agent
 	once   sync.Once
 	sem    chan struct{}
+	// nestedSem bounds the agents subagents start: a pool of its own, so
+	// subagents holding every slot of sem can still wait on theirs.
+	nestedSem chan struct{}
 	// bg holds the background subagents' cancels, for Close; idleCh,
 	// when not nil, is closed once none is left.
 	mu     sync.Mutex
@@ -128,8 +137,63 @@ func (s *Subagents) slots() chan struct{} {
 			n = DefaultMaxParallel
 		}
 		s.sem = make(chan struct{}, n)
+		s.nestedSem = make(chan struct{}, n)
 	})
 	return s.sem
+}
+
+// nestedSlots is the pool of the agents subagents start.
+func (s *Subagents) nestedSlots() chan struct{} {
+	s.slots()
+	return s.nestedSem
+}
+
+// nests reports whether type t may start agents itself: a type with every
+// tool (general-purpose) or one that names Agent, in a session that has
+// the Agent tool.
+func (s *Subagents) nests(t SubagentType) bool {
+	if t.noHooks || slices.ContainsFunc(t.DisallowedTools, func(d string) bool { return toolNameMatch(d, "Agent") }) {
+		return false
+	}
+	if t.Tools != nil && !slices.ContainsFunc(t.Tools, func(p string) bool { return toolNameMatch(p, "Agent") }) {
+		return false
+	}
+	if s.parent == nil {
+		return false
+	}
+	_, ok, _ := s.parent.cfg.Pipeline.Registry.Get("Agent")
+	return ok
+}
+
+// nestedRunner runs the agents a subagent starts (its Agent tool): only
+// the read-only built-in types, in the foreground, in the same workspace.
+type nestedRunner struct{ s *Subagents }
+
+// RunSubagent implements tools.SubagentRunner.
+func (n nestedRunner) RunSubagent(ctx context.Context, task tools.SubagentTask, env *tools.Env) (tools.Result, error) {
+	var t SubagentType
+	for _, b := range BuiltinTypes() {
+		if b.Name == task.Type && slices.Contains(nestedTypes, b.Name) {
+			t = b
+		}
+	}
+	switch {
+	case t.Name == "":
+		return tools.Errorf("a subagent can start only the read-only agent types %s, not %q", strings.Join(nestedTypes, " and "), cmp.Or(task.Type, "general-purpose")), nil
+	case task.Background:
+		return tools.Errorf("a subagent's own agents run in the foreground: call it again without run_in_background"), nil
+	case task.Isolation != "":
+		return tools.Errorf("a subagent's own agents work in its workspace: call it again without isolation"), nil
+	}
+	select {
+	case n.s.nestedSlots() <- struct{}{}:
+	case <-ctx.Done():
+		return tools.Errorf("interrupted before the agent started"), nil
+	}
+	defer func() { <-n.s.nestedSlots() }()
+	ref := &AgentRef{ID: newID()[:12], Type: t.Name, Description: task.Description}
+	rep := n.s.run(ctx, t, task, ref, env, sinkOf(ctx), env.Ask != nil)
+	return rep.result(), nil
 }
 
 // types returns the types there are, custom ones before the built-in
@@ -163,11 +227,11 @@ func (s *Subagents) Listing() string {
 	var b strings.Builder
 	b.WriteString("<agents>\nAgent types available to the Agent tool (subagent_type):\n")
 	for _, t := range s.types() {
-		tl := "all tools"
-		if t.Tools != nil || len(t.DisallowedTools) > 0 {
-			tl = strings.Join(s.toolNames(t), ", ")
+		tl := s.toolNames(t)
+		if s.nests(t) {
+			tl = append(tl, "Agent (only "+strings.Join(nestedTypes, " and ")+")")
 		}
-		fmt.Fprintf(&b, "- %s: %s (Tools: %s)\n", t.Name, oneLine(t.Description), tl)
+		fmt.Fprintf(&b, "- %s: %s (Tools: %s)\n", t.Name, oneLine(t.Description), strings.Join(tl, ", "))
 	}
 	b.WriteString("</agents>")
 	return b.String()
@@ -447,7 +511,16 @@ func (s *Subagents) run(ctx context.Context, t SubagentType, task tools.Subagent
 	if p.Pipeline.Mode != "" {
 		mode = permission.Narrower(p.Pipeline.Mode, t.Mode)
 	}
-	pipe := &tools.Pipeline{Registry: p.Pipeline.Registry.Subset(func(n string) bool { return allowed(t, n) }),
+	reg := p.Pipeline.Registry.Subset(func(n string) bool { return allowed(t, n) })
+	if s.nests(t) {
+		// Its own Agent tool starts only read-only agents, which start
+		// none: nesting ends one level down.
+		if err := reg.Register(&tools.Agent{Runner: nestedRunner{s}}); err != nil {
+			rep.err = err
+			return rep
+		}
+	}
+	pipe := &tools.Pipeline{Registry: reg,
 		Checker: p.Pipeline.Checker, Hooks: p.Pipeline.Hooks, SpillThreshold: p.Pipeline.SpillThreshold, Mode: mode,
 		Worktree: cmp.Or(worktree, p.Pipeline.Worktree)}
 	if t.noHooks {
