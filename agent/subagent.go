@@ -227,14 +227,21 @@ func (s *Subagents) Listing() string {
 	var b strings.Builder
 	b.WriteString("<agents>\nAgent types available to the Agent tool (subagent_type):\n")
 	for _, t := range s.types() {
-		tl := s.toolNames(t)
-		if s.nests(t) {
-			tl = append(tl, "Agent (only "+strings.Join(nestedTypes, " and ")+")")
-		}
-		fmt.Fprintf(&b, "- %s: %s (Tools: %s)\n", t.Name, oneLine(t.Description), strings.Join(tl, ", "))
+		fmt.Fprintf(&b, "- %s: %s (Tools: %s)\n", t.Name, oneLine(t.Description), strings.Join(s.Tools(t), ", "))
 	}
 	b.WriteString("</agents>")
 	return b.String()
+}
+
+// Tools are the tools type t gets in this session, by name, as the model
+// is told them: a type that nests has an Agent that starts only the
+// read-only types.
+func (s *Subagents) Tools(t SubagentType) []string {
+	tl := s.toolNames(t)
+	if s.nests(t) {
+		tl = append(tl, "Agent (only "+strings.Join(nestedTypes, " and ")+")")
+	}
+	return tl
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -2,7 +2,12 @@ package live
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/nova-dev/nova/agent"
@@ -97,4 +102,65 @@ func (rt *Runtime) judge() func(ctx context.Context, prompt, model string) (stri
 		return nil
 	}
 	return rt.Subagents.Judge
+}
+
+// AgentTypes are the subagent types the Agent tool can start now, in the
+// order the model is told them (/agents).
+func (rt *Runtime) AgentTypes() []agent.SubagentType { return rt.subagentTypes() }
+
+// AgentTools are the tools type t gets in this session, as the model is
+// told them.
+func (rt *Runtime) AgentTools(t agent.SubagentType) []string { return rt.Subagents.Tools(t) }
+
+// agentName is what an agent file's name may be: Claude Code's lowercase
+// letters, digits and hyphens.
+var agentName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+
+// agentTemplate is a new agent file: Claude Code's format, to be filled in.
+const agentTemplate = `---
+name: %s
+description: What this agent does, and when to use it (the model reads this to choose it).
+tools: Read, Grep, Glob
+---
+You are %s, a subagent. Describe its task, how to go about it, and what its final message must report.
+`
+
+// CreateAgentFile writes a new agent file called name: in the project's
+// .claude/agents, where Claude Code reads it too, or in the user's
+// ~/.claude/agents when user is set. A project's agent files load only in
+// a trusted folder, so there it is refused in one not trusted.
+func (rt *Runtime) CreateAgentFile(name string, user bool) (string, error) {
+	if !agentName.MatchString(name) {
+		return "", fmt.Errorf("%q is not an agent name: use lowercase letters, digits and hyphens", name)
+	}
+	d := rt.Skills.Dirs
+	dir := filepath.Join(d.Workdir, ".claude", "agents")
+	switch {
+	case user && d.Home == "":
+		return "", fmt.Errorf("no home directory to keep a user agent in")
+	case user:
+		dir = filepath.Join(d.Home, ".claude", "agents")
+	case !d.Trusted:
+		return "", fmt.Errorf("this folder is not trusted, so its agent files are not loaded: create it for yourself (/agents new %s user), or trust the folder (nova trust)", name)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, name+".md")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return "", fmt.Errorf("%s exists already", path)
+		}
+		return "", fmt.Errorf("create %s: %w", path, err)
+	}
+	_, werr := fmt.Fprintf(f, agentTemplate, name, name)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		_ = os.Remove(path)
+		return "", fmt.Errorf("write %s: %w", path, werr)
+	}
+	return path, nil
 }

@@ -49,6 +49,7 @@ func (m *Model) commandList() []command {
 		cs = append(cs, command{name: "/memory", help: "instruction files and memory in effect", run: (*Model).cmdMemory})
 	}
 	cs = append(cs, hooksCommand(m.b)...)
+	cs = append(cs, agentsCommand(m.b)...)
 	cs = append(cs, m.remoteCommands()...)
 	cs = append(cs, m.promptCommands()...)
 	cs = append(cs, m.skillCommands(cs)...)

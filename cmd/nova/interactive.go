@@ -576,3 +576,19 @@ func displayDir(path, home string) string {
 	}
 	return path
 }
+
+// AgentTypes implements tui.Agents.
+func (b *interactiveBackend) AgentTypes() []tui.AgentType {
+	rt := b.runtime()
+	var out []tui.AgentType
+	for _, t := range rt.AgentTypes() {
+		out = append(out, tui.AgentType{Name: t.Name, Description: t.Description, Tools: rt.AgentTools(t), Model: t.Model,
+			Mode: string(t.Mode), Source: t.Source, Prompt: t.Prompt})
+	}
+	return out
+}
+
+// CreateAgent implements tui.Agents.
+func (b *interactiveBackend) CreateAgent(name string, user bool) (string, error) {
+	return b.runtime().CreateAgentFile(name, user)
+}

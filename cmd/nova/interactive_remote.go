@@ -29,6 +29,7 @@ import (
 var (
 	_ tui.Remote       = (*interactiveBackend)(nil)
 	_ tui.FileMentions = (*interactiveBackend)(nil)
+	_ tui.Agents       = (*interactiveBackend)(nil)
 )
 
 // The defaults of --host and --port, nova serve's.
