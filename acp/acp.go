@@ -63,7 +63,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	}
 	w := &lineWriter{w: out}
 	pr, pw := io.Pipe()
-	ag := &server{o: o, ctx: ctx, sessions: map[string]*session{}}
+	ag := &acpAgent{o: o, ctx: ctx, sessions: map[string]*session{}}
 	conn := acpsdk.NewAgentSideConnection(ag, w, pr)
 	conn.SetLogger(slog.New(slog.NewTextHandler(o.Log, nil)))
 	ag.conn = conn

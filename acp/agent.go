@@ -11,8 +11,8 @@ import (
 	acpsdk "github.com/coder/acp-go-sdk"
 )
 
-// server answers the client's requests (acpsdk.Agent, AgentLoader).
-type server struct {
+// acpAgent answers the client's requests (acpsdk.Agent, AgentLoader).
+type acpAgent struct {
 	o    Options
 	ctx  context.Context // Serve's: sessions live as long as the connection
 	conn *acpsdk.AgentSideConnection
@@ -23,13 +23,13 @@ type server struct {
 }
 
 var (
-	_ acpsdk.Agent       = (*server)(nil)
-	_ acpsdk.AgentLoader = (*server)(nil)
+	_ acpsdk.Agent       = (*acpAgent)(nil)
+	_ acpsdk.AgentLoader = (*acpAgent)(nil)
 )
 
 // Initialize implements acpsdk.Agent: nova loads sessions, takes text,
 // images, links and embedded context, and every MCP transport.
-func (a *server) Initialize(_ context.Context, p acpsdk.InitializeRequest) (acpsdk.InitializeResponse, error) {
+func (a *acpAgent) Initialize(_ context.Context, p acpsdk.InitializeRequest) (acpsdk.InitializeResponse, error) {
 	a.mu.Lock()
 	a.caps = p.ClientCapabilities
 	a.mu.Unlock()
@@ -51,12 +51,12 @@ func (a *server) Initialize(_ context.Context, p acpsdk.InitializeRequest) (acps
 
 // Authenticate implements acpsdk.Agent: nova offers no ACP sign-in (its
 // providers' keys come from its configuration).
-func (a *server) Authenticate(context.Context, acpsdk.AuthenticateRequest) (acpsdk.AuthenticateResponse, error) {
+func (a *acpAgent) Authenticate(context.Context, acpsdk.AuthenticateRequest) (acpsdk.AuthenticateResponse, error) {
 	return acpsdk.AuthenticateResponse{}, acpsdk.NewInvalidRequest(map[string]any{"error": "nova offers no authentication methods: configure a provider in ~/.nova/config.json (docs/configuration.md)"})
 }
 
 // NewSession implements acpsdk.Agent.
-func (a *server) NewSession(ctx context.Context, p acpsdk.NewSessionRequest) (acpsdk.NewSessionResponse, error) {
+func (a *acpAgent) NewSession(ctx context.Context, p acpsdk.NewSessionRequest) (acpsdk.NewSessionResponse, error) {
 	s, err := a.open(ctx, p.Cwd, "", p.McpServers)
 	if err != nil {
 		return acpsdk.NewSessionResponse{}, err
@@ -67,7 +67,7 @@ func (a *server) NewSession(ctx context.Context, p acpsdk.NewSessionRequest) (ac
 
 // LoadSession implements acpsdk.AgentLoader: the session's history is
 // replayed as session/update notifications before the answer.
-func (a *server) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (acpsdk.LoadSessionResponse, error) {
+func (a *acpAgent) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (acpsdk.LoadSessionResponse, error) {
 	if p.SessionId == "" {
 		return acpsdk.LoadSessionResponse{}, acpsdk.NewInvalidParams(map[string]any{"error": "sessionId is required"})
 	}
@@ -83,7 +83,7 @@ func (a *server) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (
 }
 
 // ResumeSession implements acpsdk.Agent: LoadSession without the replay.
-func (a *server) ResumeSession(ctx context.Context, p acpsdk.ResumeSessionRequest) (acpsdk.ResumeSessionResponse, error) {
+func (a *acpAgent) ResumeSession(ctx context.Context, p acpsdk.ResumeSessionRequest) (acpsdk.ResumeSessionResponse, error) {
 	if p.SessionId == "" {
 		return acpsdk.ResumeSessionResponse{}, acpsdk.NewInvalidParams(map[string]any{"error": "sessionId is required"})
 	}
@@ -97,13 +97,13 @@ func (a *server) ResumeSession(ctx context.Context, p acpsdk.ResumeSessionReques
 
 // ListSessions implements acpsdk.Agent; nova does not offer it (the
 // capability is not advertised): `nova sessions` lists them.
-func (a *server) ListSessions(context.Context, acpsdk.ListSessionsRequest) (acpsdk.ListSessionsResponse, error) {
+func (a *acpAgent) ListSessions(context.Context, acpsdk.ListSessionsRequest) (acpsdk.ListSessionsResponse, error) {
 	return acpsdk.ListSessionsResponse{}, acpsdk.NewMethodNotFound(acpsdk.AgentMethodSessionList)
 }
 
 // CloseSession implements acpsdk.Agent: the run stops and the session is
 // let go (it can be loaded again).
-func (a *server) CloseSession(_ context.Context, p acpsdk.CloseSessionRequest) (acpsdk.CloseSessionResponse, error) {
+func (a *acpAgent) CloseSession(_ context.Context, p acpsdk.CloseSessionRequest) (acpsdk.CloseSessionResponse, error) {
 	a.mu.Lock()
 	s, ok := a.sessions[string(p.SessionId)]
 	delete(a.sessions, string(p.SessionId))
@@ -117,12 +117,12 @@ func (a *server) CloseSession(_ context.Context, p acpsdk.CloseSessionRequest) (
 
 // SetSessionConfigOption implements acpsdk.Agent; nova has no config
 // options beyond the modes.
-func (a *server) SetSessionConfigOption(context.Context, acpsdk.SetSessionConfigOptionRequest) (acpsdk.SetSessionConfigOptionResponse, error) {
+func (a *acpAgent) SetSessionConfigOption(context.Context, acpsdk.SetSessionConfigOptionRequest) (acpsdk.SetSessionConfigOptionResponse, error) {
 	return acpsdk.SetSessionConfigOptionResponse{}, acpsdk.NewMethodNotFound(acpsdk.AgentMethodSessionSetConfigOption)
 }
 
 // SetSessionMode implements acpsdk.Agent.
-func (a *server) SetSessionMode(ctx context.Context, p acpsdk.SetSessionModeRequest) (acpsdk.SetSessionModeResponse, error) {
+func (a *acpAgent) SetSessionMode(ctx context.Context, p acpsdk.SetSessionModeRequest) (acpsdk.SetSessionModeResponse, error) {
 	s, err := a.session(p.SessionId)
 	if err != nil {
 		return acpsdk.SetSessionModeResponse{}, err
@@ -135,7 +135,7 @@ func (a *server) SetSessionMode(ctx context.Context, p acpsdk.SetSessionModeRequ
 }
 
 // Prompt implements acpsdk.Agent: one run of the session, streamed.
-func (a *server) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.PromptResponse, error) {
+func (a *acpAgent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.PromptResponse, error) {
 	s, err := a.session(p.SessionId)
 	if err != nil {
 		return acpsdk.PromptResponse{}, err
@@ -146,7 +146,7 @@ func (a *server) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Pro
 // Cancel implements acpsdk.Agent: the SDK has cancelled the prompt's
 // context; the run is interrupted at once all the same, so its tools stop
 // before the prompt answers "cancelled".
-func (a *server) Cancel(_ context.Context, p acpsdk.CancelNotification) error {
+func (a *acpAgent) Cancel(_ context.Context, p acpsdk.CancelNotification) error {
 	s, err := a.session(p.SessionId)
 	if err != nil {
 		return err
@@ -156,7 +156,7 @@ func (a *server) Cancel(_ context.Context, p acpsdk.CancelNotification) error {
 }
 
 // open builds a session's runtime and keeps it under its id.
-func (a *server) open(ctx context.Context, cwd, resume string, servers []acpsdk.McpServer) (*session, error) {
+func (a *acpAgent) open(ctx context.Context, cwd, resume string, servers []acpsdk.McpServer) (*session, error) {
 	if cwd == "" || !filepath.IsAbs(cwd) {
 		return nil, acpsdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd must be an absolute path, not %q", cwd)})
 	}
@@ -188,7 +188,7 @@ func (a *server) open(ctx context.Context, cwd, resume string, servers []acpsdk.
 	return s, nil
 }
 
-func (a *server) session(id acpsdk.SessionId) (*session, error) {
+func (a *acpAgent) session(id acpsdk.SessionId) (*session, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s, ok := a.sessions[string(id)]
@@ -203,7 +203,7 @@ func unknownSession(id acpsdk.SessionId) error {
 }
 
 // closeAll ends every session (the connection is gone).
-func (a *server) closeAll() {
+func (a *acpAgent) closeAll() {
 	a.mu.Lock()
 	all := a.sessions
 	a.sessions = map[string]*session{}
