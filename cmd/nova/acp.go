@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/nova-dev/nova/acp"
 	"github.com/nova-dev/nova/live"
@@ -43,16 +44,46 @@ prompts, and Read sees the editor's unsaved buffers. Logs go to stderr.`,
 		},
 	}
 	fl := cmd.Flags()
-	o := &opts.session
-	fl.StringVar(&o.model, "model", "", "model of the sessions, as provider:model")
-	fl.StringVar(&o.permissionMode, "permission-mode", "", "mode sessions start in: default, acceptEdits, plan or bypassPermissions")
+	addSessionFlags(fl, &opts.session, "model of the sessions, as provider:model", "mode sessions start in: default, acceptEdits, plan or bypassPermissions")
 	fl.BoolVar(&opts.bypassOK, "allow-dangerously-skip-permissions", false, "let the editor switch a session to bypassPermissions")
+	return cmd
+}
+
+// addSessionFlags adds the flags that shape the sessions a server opens
+// (nova serve, nova acp, nova mcp serve) to fl, with these words for the
+// model and the mode.
+func addSessionFlags(fl *pflag.FlagSet, o *buildOptions, model, mode string) {
+	fl.StringVar(&o.model, "model", "", model)
+	fl.StringVar(&o.permissionMode, "permission-mode", "", mode)
 	fl.StringArrayVar(&o.allowedTools, "allowedTools", nil, `rules to allow without asking, e.g. "Read,Bash(git diff:*)"`)
 	fl.StringArrayVar(&o.disallowedTools, "disallowedTools", nil, `rules to deny, e.g. "Bash(rm:*),WebFetch"`)
 	fl.BoolVar(&o.sandbox, "sandbox", false, "run Bash inside the OS sandbox, or refuse it where the sandbox cannot run")
 	fl.BoolVar(&o.noSandbox, "no-sandbox", false, "run Bash outside the OS sandbox")
 	fl.StringSliceVar(&o.addDirs, "add-dir", nil, "further directories the agent may use")
-	return cmd
+}
+
+// openRuntime builds the runtime of a session a server's client asked for
+// in dir, shaped as the command line says, and says its warnings on
+// stderr.
+func openRuntime(ctx context.Context, s *IOStreams, novaHome, dir string, b buildOptions) (*live.Runtime, error) {
+	if resolved, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = resolved
+	}
+	rt, err := live.Build(ctx, b.live(s, novaHome, dir))
+	if err != nil {
+		return nil, err
+	}
+	if err := b.shape(rt); err != nil {
+		_ = rt.Close()
+		return nil, err
+	}
+	for _, w := range rt.Warnings {
+		fmt.Fprintf(s.ErrOut, "nova: warning: %s\n", w)
+	}
+	for _, ig := range rt.Ignored {
+		fmt.Fprintf(s.ErrOut, "nova: %s\n", untrustedNotice(ig, rt.Workdir, rt.Home))
+	}
+	return rt, nil
 }
 
 // runACP serves the editor until it closes stdin or ctx ends.
@@ -68,25 +99,7 @@ func runACP(ctx context.Context, o *acpOptions) error {
 		b := base
 		b.resume = req.Resume
 		b.mcpConfigs = slices.Concat(b.mcpConfigs, req.MCPConfigs)
-		workdir := req.Cwd
-		if resolved, err := filepath.EvalSymlinks(workdir); err == nil {
-			workdir = resolved
-		}
-		rt, err := live.Build(ctx, b.live(o.io, novaHome, workdir))
-		if err != nil {
-			return nil, err
-		}
-		if err := b.shape(rt); err != nil {
-			_ = rt.Close()
-			return nil, err
-		}
-		for _, w := range rt.Warnings {
-			fmt.Fprintf(o.io.ErrOut, "nova: warning: %s\n", w)
-		}
-		for _, ig := range rt.Ignored {
-			fmt.Fprintf(o.io.ErrOut, "nova: %s\n", untrustedNotice(ig, rt.Workdir, rt.Home))
-		}
-		return rt, nil
+		return openRuntime(ctx, o.io, novaHome, req.Cwd, b)
 	}
 	err = acp.Serve(ctx, o.io.In, o.io.Out, acp.Options{
 		Open: open, Version: version, Log: o.io.ErrOut,

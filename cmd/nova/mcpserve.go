@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -46,15 +45,8 @@ offers it; otherwise they are denied, and the model is told why.
 		},
 	}
 	fl := cmd.Flags()
-	o := &opts.session
-	fl.StringVar(&o.model, "model", "", "model of sessions whose call names none, as provider:model")
-	fl.StringVar(&o.permissionMode, "permission-mode", "", "mode of sessions whose call names none: default, acceptEdits or plan")
+	addSessionFlags(fl, &opts.session, "model of sessions whose call names none, as provider:model", "mode of sessions whose call names none: default, acceptEdits or plan")
 	fl.BoolVar(&opts.bypassOK, "allow-dangerously-skip-permissions", false, "let a call ask for bypassPermissions")
-	fl.StringArrayVar(&o.allowedTools, "allowedTools", nil, `rules every session allows without asking, e.g. "Read,Bash(git diff:*)"`)
-	fl.StringArrayVar(&o.disallowedTools, "disallowedTools", nil, `rules every session denies, e.g. "Bash(rm:*),WebFetch"`)
-	fl.BoolVar(&o.sandbox, "sandbox", false, "run Bash inside the OS sandbox, or refuse it where the sandbox cannot run")
-	fl.BoolVar(&o.noSandbox, "no-sandbox", false, "run Bash outside the OS sandbox")
-	fl.StringSliceVar(&o.addDirs, "add-dir", nil, "further directories the agent may use")
 	return cmd
 }
 
@@ -76,22 +68,7 @@ func runMCPServe(ctx context.Context, o *mcpServeOptions) error {
 			return nil, fmt.Errorf("permissionMode bypassPermissions needs nova mcp serve started with --allow-dangerously-skip-permissions")
 		}
 		b.allowedTools = append(append([]string(nil), b.allowedTools...), req.AllowedTools...)
-		dir := cmp.Or(req.Cwd, workdir)
-		if resolved, err := filepath.EvalSymlinks(dir); err == nil {
-			dir = resolved
-		}
-		rt, err := live.Build(ctx, b.live(o.io, novaHome, dir))
-		if err != nil {
-			return nil, err
-		}
-		if err := b.shape(rt); err != nil {
-			_ = rt.Close()
-			return nil, err
-		}
-		for _, w := range rt.Warnings {
-			fmt.Fprintf(o.io.ErrOut, "nova: warning: %s\n", w)
-		}
-		return rt, nil
+		return openRuntime(ctx, o.io, novaHome, cmp.Or(req.Cwd, workdir), b)
 	}
 	if err := acp.ServeMCP(ctx, o.io.In, o.io.Out, acp.MCPOptions{Open: open, Version: version, Log: o.io.ErrOut}); err != nil {
 		return failure(err)
