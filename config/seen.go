@@ -101,3 +101,76 @@ func equalSeen(a, b map[string]seenProvider) bool {
 	}
 	return true
 }
+
+// ignoredSeenFile records, per folder, the untrusted project grants print
+// mode last told of, so a script run again and again in one folder is
+// told once, not on every run.
+const ignoredSeenFile = "ignored-seen.json"
+
+// maxIgnoredFolders bounds the record: the folders told of longest ago
+// are forgotten first (and told of again, once).
+const maxIgnoredFolders = 200
+
+// NoteIgnored returns the grants of ignored that were not told of for
+// folder yet (all of them when the set changed since), and records the
+// set. An unreadable record tells all, as a first run would.
+func NoteIgnored(novaHome, folder string, ignored []IgnoredSetting) ([]IgnoredSetting, error) {
+	path := filepath.Join(novaHome, ignoredSeenFile)
+	type entry struct {
+		Seen []string `json:"seen"`
+		At   int64    `json:"at"` // the order of recording: higher is newer
+	}
+	rec := map[string]entry{}
+	if data, err := os.ReadFile(path); err == nil {
+		if json.Unmarshal(data, &rec) != nil {
+			rec = map[string]entry{}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return ignored, fmt.Errorf("read %s: %w", path, err)
+	}
+	key := func(ig IgnoredSetting) string { return ig.File + "\x00" + ig.Setting + "\x00" + ig.Value }
+	told := map[string]bool{}
+	for _, k := range rec[folder].Seen {
+		told[k] = true
+	}
+	var fresh []IgnoredSetting
+	now := make([]string, 0, len(ignored))
+	for _, ig := range ignored {
+		now = append(now, key(ig))
+		if !told[key(ig)] {
+			fresh = append(fresh, ig)
+		}
+	}
+	if len(fresh) == 0 && len(now) == len(rec[folder].Seen) {
+		return nil, nil
+	}
+	var newest int64
+	for _, e := range rec {
+		newest = max(newest, e.At)
+	}
+	if len(now) == 0 {
+		delete(rec, folder)
+	} else {
+		rec[folder] = entry{Seen: now, At: newest + 1}
+	}
+	for len(rec) > maxIgnoredFolders {
+		oldest, at := "", int64(-1)
+		for f, e := range rec {
+			if at < 0 || e.At < at {
+				oldest, at = f, e.At
+			}
+		}
+		delete(rec, oldest)
+	}
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return fresh, err
+	}
+	if err := os.MkdirAll(novaHome, 0o700); err != nil {
+		return fresh, fmt.Errorf("create %s: %w", novaHome, err)
+	}
+	if err := atomicfile.Write(path, append(data, '\n'), 0o600); err != nil {
+		return fresh, fmt.Errorf("record the ignored settings told of: %w", err)
+	}
+	return fresh, nil
+}

@@ -252,13 +252,9 @@ func (*ApplyPatch) Run(ctx context.Context, input json.RawMessage, env *Env) (Re
 	if err != nil {
 		return Errorf("%v", err), nil
 	}
-	files, err := parsePatch(in.Input)
-	if err != nil {
-		return Errorf("invalid patch: %v. No files were changed.", err), nil
-	}
-	changes, err := planPatch(files, env)
-	if err != nil {
-		return Errorf("%v. No files were changed.", err), nil
+	changes, fail := planPatchInput(in.Input, env)
+	if fail != nil {
+		return *fail, nil
 	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("apply patch: %w", err)
@@ -292,24 +288,36 @@ func (*ApplyPatch) Run(ctx context.Context, input json.RawMessage, env *Env) (Re
 
 // Preview implements Previewer: the diff of every file the patch would
 // change.
-func (*ApplyPatch) Preview(_ context.Context, input json.RawMessage, env *Env) *display.Display {
+func (*ApplyPatch) Preview(_ context.Context, input json.RawMessage, env *Env) (*display.Display, *Result) {
 	in, err := decodeFileInput[applyPatchInput]("ApplyPatch", input)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	files, err := parsePatch(in.Input)
-	if err != nil {
-		return nil
-	}
-	changes, err := planPatch(files, env)
-	if err != nil {
-		return nil
+	changes, fail := planPatchInput(in.Input, env)
+	if fail != nil {
+		return nil, fail
 	}
 	diffs := make([]FileDiff, 0, len(changes))
 	for _, c := range changes {
 		diffs = append(diffs, newFileDiff(c.shown, c.before, c.after))
 	}
-	return display.Diff(diffs...)
+	return display.Diff(diffs...), nil
+}
+
+// planPatchInput parses a patch and computes its changes; a failure is
+// what the model is told, and nothing was written.
+func planPatchInput(patch string, env *Env) ([]fileChange, *Result) {
+	files, err := parsePatch(patch)
+	if err != nil {
+		fail := Errorf("invalid patch: %v. No files were changed.", err)
+		return nil, &fail
+	}
+	changes, err := planPatch(files, env)
+	if err != nil {
+		fail := Errorf("%v. No files were changed.", err)
+		return nil, &fail
+	}
+	return changes, nil
 }
 
 // planPatch computes every file's new content without writing anything.

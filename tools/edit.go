@@ -164,20 +164,20 @@ func planEdit(env *Env, path string, edits []editSpec, multi bool) (p editPlan, 
 }
 
 // Preview implements Previewer: the diff the edit would make.
-func (*Edit) Preview(_ context.Context, input json.RawMessage, env *Env) *display.Display {
+func (*Edit) Preview(_ context.Context, input json.RawMessage, env *Env) (*display.Display, *Result) {
 	in, err := decodeFileInput[editInput]("Edit", input)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	return previewEdit(env, in.FilePath, []editSpec{in.editSpec}, false)
 }
 
-func previewEdit(env *Env, path string, edits []editSpec, multi bool) *display.Display {
+func previewEdit(env *Env, path string, edits []editSpec, multi bool) (*display.Display, *Result) {
 	p, fail, err := planEdit(env, path, edits, multi)
 	if fail != nil || err != nil {
-		return nil
+		return nil, fail
 	}
-	return display.Diff(p.diff())
+	return display.Diff(p.diff()), nil
 }
 
 func plural(n int) string {

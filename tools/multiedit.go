@@ -54,10 +54,10 @@ func (*MultiEdit) Run(ctx context.Context, input json.RawMessage, env *Env) (Res
 }
 
 // Preview implements Previewer: the diff the edits would make.
-func (*MultiEdit) Preview(_ context.Context, input json.RawMessage, env *Env) *display.Display {
+func (*MultiEdit) Preview(_ context.Context, input json.RawMessage, env *Env) (*display.Display, *Result) {
 	in, err := decodeFileInput[multiEditInput]("MultiEdit", input)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	return previewEdit(env, in.FilePath, in.Edits, true)
 }

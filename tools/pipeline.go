@@ -325,18 +325,45 @@ func runTool(ctx context.Context, t Tool, input json.RawMessage, env *Env) (res 
 
 // preview asks a Previewer what the call would do; a panic in it costs
 // the preview, not the session.
-func preview(ctx context.Context, pv Previewer, input json.RawMessage, env *Env) (d *display.Display) {
+func preview(ctx context.Context, pv Previewer, input json.RawMessage, env *Env) (d *display.Display, fail *Result) {
 	defer func() {
 		if recover() != nil {
-			d = nil
+			d, fail = nil, nil
 		}
 	}()
 	return pv.Preview(ctx, input, env)
 }
 
+// readable reports whether the checker lets the model read, without
+// asking, every file the call touches: a failure computed from them
+// (a file that exists, a string it lacks) then reveals nothing.
+func (pr *Prepared) readable(ctx context.Context) bool {
+	if len(pr.req.Paths) == 0 {
+		return false
+	}
+	req := permission.Request{Tool: "Read", Kind: permission.KindRead, Workdir: pr.req.Workdir, Mode: pr.req.Mode, Worktree: pr.req.Worktree}
+	for _, a := range pr.req.Paths {
+		req.Paths = append(req.Paths, permission.Access{Path: a.Path})
+	}
+	return pr.p.Checker.Check(ctx, req).Behavior == permission.Allow
+}
+
 // ask puts the call to PermissionRequest hooks, then to a person, and
 // reports whether it may run.
 func (pr *Prepared) ask(ctx context.Context) bool {
+	var shown *display.Display
+	if pv, ok := pr.tool.(Previewer); ok {
+		var fail *Result
+		shown, fail = preview(ctx, pv, pr.call.Input, pr.env)
+		if fail != nil && pr.readable(ctx) {
+			// The call cannot work whatever the answer: say so now rather
+			// than ask a person to approve it. Only where the model may
+			// read the file anyway, so the refusal tells it nothing that
+			// a question would have guarded.
+			pr.finish(*fail, pr.decision)
+			return false
+		}
+	}
 	if pr.p.Hooks != nil && !pr.hookAsked {
 		if done, ok := pr.permissionHooks(ctx); done {
 			return ok
@@ -350,10 +377,7 @@ func (pr *Prepared) ask(ctx context.Context) bool {
 		pr.deny(d, "")
 		return false
 	}
-	ask := PermissionAsk{CallID: pr.call.ID, Tool: pr.call.Name, Input: pr.call.Input, Decision: pr.decision}
-	if pv, ok := pr.tool.(Previewer); ok {
-		ask.Preview = preview(ctx, pv, pr.call.Input, pr.env)
-	}
+	ask := PermissionAsk{CallID: pr.call.ID, Tool: pr.call.Name, Input: pr.call.Input, Decision: pr.decision, Preview: shown}
 	ans := pr.env.Ask.AskPermission(ctx, ask)
 	if ctx.Err() != nil {
 		ans = Approval{Message: "interrupted"}

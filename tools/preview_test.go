@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nova-dev/nova/permission"
@@ -34,13 +36,19 @@ func TestPreviewIsWhatRunDoes(t *testing.T) {
 			putFile(t, abs, src, 0o644)
 			env.Files.Record(abs)
 			raw, _ := json.Marshal(tc.input)
-			pv := tc.tool.(Previewer).Preview(context.Background(), raw, env)
+			pv, fail := tc.tool.(Previewer).Preview(context.Background(), raw, env)
 			if got := fileText(t, abs); got != src {
 				t.Fatalf("the preview changed f.go: %q", got)
 			}
 			if tc.fails {
 				if pv != nil {
 					t.Errorf("a call that fails previewed %+v", pv)
+				}
+				if fail == nil || !fail.IsError {
+					t.Fatalf("a call that fails gave no failure: %+v", fail)
+				}
+				if res := callFileTool(t, tc.tool, env, tc.input); res.Output != fail.Output {
+					t.Errorf("preview says %q, run says %q", fail.Output, res.Output)
 				}
 				return
 			}
@@ -77,5 +85,58 @@ func TestPipelineAskCarriesPreview(t *testing.T) {
 	}
 	if d := asker.asks[0].Preview.Diffs[0]; d.Added != 1 || d.Removed != 1 || d.Path != "a.txt" {
 		t.Errorf("preview diff = %+v", d)
+	}
+}
+
+// TestPipelineRefusesWhatCannotWorkBeforeAsking: an Edit of a file never
+// read is refused before a person is asked to approve it, in the words Run
+// would use; a file the model may not read without asking is still asked
+// about (the refusal would tell it what is there), and a call that can
+// work is asked about as before.
+func TestPipelineRefusesWhatCannotWorkBeforeAsking(t *testing.T) {
+	ws, outside := t.TempDir(), t.TempDir()
+	c, err := permission.NewChecker(permission.Config{Workspace: ws, Home: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, env := newPlPipeline(t, c, &Edit{}, &Write{})
+	env.Workdir = ws
+	asker := &plAsker{answer: Approval{}}
+	env.Ask = asker
+	putFile(t, filepath.Join(ws, "unread.txt"), "old line\n", 0o644)
+	putFile(t, filepath.Join(outside, "secret.txt"), "old line\n", 0o644)
+	putFile(t, filepath.Join(ws, "read.txt"), "old line\n", 0o644)
+	env.Files.Record(filepath.Join(ws, "read.txt"))
+
+	for _, call := range []struct{ tool, input string }{
+		{"Edit", `{"file_path":"unread.txt","old_string":"old line","new_string":"new line"}`},
+		{"Write", `{"file_path":"unread.txt","content":"new\n"}`},
+		{"Edit", `{"file_path":"read.txt","old_string":"not there","new_string":"x"}`},
+	} {
+		out := plRun(p, env, call.tool, call.input)
+		if len(asker.asks) != 0 {
+			t.Fatalf("%s %s: asked %+v", call.tool, call.input, asker.asks)
+		}
+		if !out.Result.IsError || out.Denied {
+			t.Errorf("%s %s: %+v", call.tool, call.input, out)
+		}
+	}
+	if got := fileText(t, filepath.Join(ws, "unread.txt")); got != "old line\n" {
+		t.Fatalf("unread.txt = %q", got)
+	}
+	if out := plRun(p, env, "Edit", `{"file_path":"unread.txt","old_string":"old line","new_string":"new line"}`); !strings.Contains(out.Result.Output, "has not been read") {
+		t.Errorf("the refusal says %q", out.Result.Output)
+	}
+
+	// Outside the workspace a read asks: so does the edit, whatever it
+	// would find.
+	plRun(p, env, "Edit", `{"file_path":"`+filepath.Join(outside, "secret.txt")+`","old_string":"password","new_string":"x"}`)
+	if len(asker.asks) != 1 {
+		t.Fatalf("an edit outside the workspace was not asked about: %d asks", len(asker.asks))
+	}
+	// Positive control: an edit that can work is asked about.
+	plRun(p, env, "Edit", `{"file_path":"read.txt","old_string":"old line","new_string":"new line"}`)
+	if len(asker.asks) != 2 || asker.asks[1].Preview == nil {
+		t.Fatalf("a workable edit was not asked about with its diff: %+v", asker.asks)
 	}
 }

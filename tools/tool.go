@@ -160,9 +160,14 @@ type PermissionAsk struct {
 // the diff an edit would make, computed from the file as it is now and the
 // call's input, exactly as Run computes it, writing nothing. The pipeline
 // puts it in the permission ask, so a person sees what they approve.
-// Preview returns nil when the call would fail (Run then says why).
+//
+// When the call would fail whatever the answer (an Edit of a file never
+// read, an old_string that is not there), Preview returns that failure,
+// as Run would, instead of a display: the pipeline then refuses the call
+// rather than ask a person to approve what cannot work. Both are nil when
+// Preview cannot tell (Run then says what happened).
 type Previewer interface {
-	Preview(ctx context.Context, input json.RawMessage, env *Env) *display.Display
+	Preview(ctx context.Context, input json.RawMessage, env *Env) (*display.Display, *Result)
 }
 
 // Approval is what a person decided about a PermissionAsk, as the

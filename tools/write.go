@@ -121,14 +121,14 @@ func planWrite(env *Env, in writeInput) (p writePlan, fail *Result, err error) {
 
 // Preview implements Previewer: the new file's content as a diff (all
 // added for a new file), or the change to the file it replaces.
-func (*Write) Preview(_ context.Context, input json.RawMessage, env *Env) *display.Display {
+func (*Write) Preview(_ context.Context, input json.RawMessage, env *Env) (*display.Display, *Result) {
 	in, err := decodeFileInput[writeInput]("Write", input)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	p, fail, err := planWrite(env, in)
 	if fail != nil || err != nil {
-		return nil
+		return nil, fail
 	}
-	return display.Diff(newFileDiff(p.shown, p.before, p.after))
+	return display.Diff(newFileDiff(p.shown, p.before, p.after)), nil
 }

@@ -116,7 +116,11 @@ func (m *markdown) glamour(width int) *glamour.TermRenderer {
 	if m.renderer != nil && m.width == width {
 		return m.renderer
 	}
-	r, err := glamour.NewTermRenderer(glamour.WithStyles(mdStyle(m.dark)), glamour.WithWordWrap(width))
+	r, err := glamour.NewTermRenderer(glamour.WithStyles(mdStyle(m.dark)), glamour.WithWordWrap(width),
+		// A single newline stays a line break, as Claude Code shows it:
+		// models write one fact per line ("Files changed: 2\nTests: 14
+		// passed") far more often than they hard-wrap prose.
+		glamour.WithPreservedNewLines())
 	if err != nil {
 		return nil
 	}

@@ -129,3 +129,26 @@ func TestMarkdownTablesAndHeadings(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownKeepsSingleLineBreaks: one fact per line stays one per line
+// (CommonMark would join them into a paragraph); a long line still wraps,
+// and lists and blank-line paragraphs are unchanged.
+func TestMarkdownKeepsSingleLineBreaks(t *testing.T) {
+	m := &markdown{dark: true}
+	src := "Summary:\nFiles changed: 2\nTests: 14 passed\n\n- one\n- two\n\n" + strings.Repeat("word ", 30) + "\n"
+	var lines []string
+	for _, l := range strings.Split(ansi.Strip(m.render(src, 60)), "\n") {
+		lines = append(lines, strings.TrimSpace(l))
+	}
+	got := strings.Join(lines, "\n")
+	for _, want := range []string{"Summary:\nFiles changed: 2\nTests: 14 passed\n", "• one\n", "• two\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("want %q in\n%s", want, got)
+		}
+	}
+	for _, l := range lines {
+		if len(l) > 60 {
+			t.Errorf("a line is wider than 60: %q", l)
+		}
+	}
+}

@@ -257,6 +257,10 @@ func (t *transcript) loadHistory(msgs []llm.Message) {
 				s := strings.TrimSpace(p.Text)
 				if note, ok := attachedNote(s); ok {
 					t.add(&entry{kind: entryNotice, text: note})
+				} else if s == agent.InterruptedNote || s == agent.InterruptedForToolNote {
+					// The note kept for the model when the person stopped
+					// a run: shown as it was live, not as their words.
+					t.add(&entry{kind: entryNotice, text: "Interrupted"})
 				} else if s != "" && !strings.HasPrefix(s, "<environment>") {
 					t.add(&entry{kind: entryUser, text: s})
 				}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,5 +43,28 @@ func TestRetryDiscardsThePartialResponse(t *testing.T) {
 		if !strings.Contains(all, want) {
 			t.Errorf("%q missing: %q", want, all)
 		}
+	}
+}
+
+// TestResumedInterruptionIsANotice: the note kept for the model when a run
+// was stopped comes back, after nova -c or /resume, as the notice it was
+// live, not as a message the person wrote.
+func TestResumedInterruptionIsANotice(t *testing.T) {
+	tr := newTranscript()
+	tr.loadHistory([]llm.Message{
+		llm.UserText("do it"),
+		{Role: llm.RoleAssistant, Parts: []llm.Part{llm.TextPart("Starting")}},
+		llm.UserText(agent.InterruptedNote),
+		llm.UserText("now this"),
+	})
+	var kinds []entryKind
+	for _, e := range tr.entries {
+		kinds = append(kinds, e.kind)
+		if e.kind == entryUser && strings.Contains(e.text, "interrupted") {
+			t.Errorf("the note is shown as the person's words: %q", e.text)
+		}
+	}
+	if want := []entryKind{entryUser, entryAssistant, entryNotice, entryUser}; !slices.Equal(kinds, want) {
+		t.Errorf("entries %v, want %v", kinds, want)
 	}
 }

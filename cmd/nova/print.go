@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/headless"
 )
 
@@ -33,8 +34,20 @@ func runPrint(ctx context.Context, opts *rootOptions) error {
 	}
 	ignored := make([]headless.IgnoredSetting, 0, len(rt.Ignored))
 	for _, ig := range rt.Ignored {
-		fmt.Fprintf(opts.io.ErrOut, "nova: %s\n", untrustedNotice(ig, rt.Workdir, rt.Home))
 		ignored = append(ignored, headless.IgnoredSetting{File: displayPath(ig.File, rt.Workdir, rt.Home), Setting: ig.Setting})
+	}
+	// A script run again and again in one folder is told once what the
+	// folder's untrusted files would grant (the json result lists them
+	// every time).
+	fresh, err := config.NoteIgnored(rt.NovaHome, rt.Workdir, rt.Ignored)
+	if err != nil {
+		fmt.Fprintf(opts.io.ErrOut, "nova: warning: %v\n", err)
+	}
+	for _, ig := range fresh {
+		fmt.Fprintf(opts.io.ErrOut, "nova: %s\n", untrustedNotice(ig, rt.Workdir, rt.Home))
+	}
+	if len(fresh) > 0 {
+		fmt.Fprintf(opts.io.ErrOut, "nova: (said once for this folder; `nova trust` trusts it, `nova doctor` lists what is ignored)\n")
 	}
 	debug, closeDebug, err := debugOutput(opts)
 	if err != nil {

@@ -181,6 +181,12 @@ func askTrust(ctx context.Context, opts *rootOptions) (bool, error) {
 	if ts.Trusted {
 		return true, nil
 	}
+	// No provider stops nova after the question too: say so first rather
+	// than ask about a folder nova cannot work in (providers come from
+	// config.json and the environment, never from project files).
+	if file, err := config.LoadFile(novaHome); err == nil && len(config.Providers(file, opts.io.Getenv)) == 0 {
+		return false, usageErr("%v", config.ErrNoProvider)
+	}
 	// Settings that do not parse stop nova before the question, as they
 	// would after it.
 	home := opts.io.Home

@@ -85,6 +85,31 @@ func TestTrustProjectAllowNeedsTrust(t *testing.T) {
 		}
 	})
 
+	t.Run("told once per folder", func(t *testing.T) {
+		e := newE2E(t, llmtest.Turn{Text: "one"}, llmtest.Turn{Text: "two"}, llmtest.Turn{Text: "three"})
+		e.write(".nova/settings.json", allowTouch)
+		first := e.run("", "-p", "hi")
+		second := e.run("", "-p", "--output-format", "json", "hi")
+		if first.code != 0 || second.code != 0 {
+			t.Fatalf("exit %d, %d\n%s%s", first.code, second.code, first.stderr, second.stderr)
+		}
+		if !strings.Contains(first.stderr, ignoredAllowLine) || !strings.Contains(first.stderr, "nova trust") {
+			t.Errorf("the first run does not say what is ignored and how to trust:\n%s", first.stderr)
+		}
+		if strings.Contains(second.stderr, "ignoring") {
+			t.Errorf("the second run in the same folder says it again:\n%s", second.stderr)
+		}
+		if res := parseTrustResult(t, second.stdout); len(res.Ignored) != 1 {
+			t.Errorf("the json result stopped listing the ignored setting: %+v", res.Ignored)
+		}
+		// A new grant in the folder is told of.
+		e.write(".nova/settings.json", `{"permissions": {"allow": ["Bash(touch:*)"]}, "env": {"X": "1"}}`)
+		third := e.run("", "-p", "hi")
+		if !strings.Contains(third.stderr, "ignoring env") || strings.Count(third.stderr, "ignoring") != 1 {
+			t.Errorf("a new grant is not told of alone:\n%s", third.stderr)
+		}
+	})
+
 	t.Run("--trust", func(t *testing.T) {
 		e := newE2E(t, bashTurns("toolu_touch", "touch x")...)
 		e.write(".nova/settings.json", allowTouch)

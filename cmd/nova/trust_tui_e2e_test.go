@@ -112,3 +112,21 @@ func TestTUITrustDialog(t *testing.T) {
 	tm.keys("C-c")
 	tm.waitExit()
 }
+
+// TestTUINoProviderBeforeTrust: with no provider, nova says so and how to
+// set one before it asks whether to trust the folder (it could not work
+// there either way); with one, the question comes first (the positive
+// control is TestTUITrustDialog).
+func TestTUINoProviderBeforeTrust(t *testing.T) {
+	e := newE2E(t)
+	e.write(".nova/settings.json", allowTouch)
+	tm := startTmux(t, e.ws, e.baseEnv())
+	tm.waitExit()
+	screen := tm.scrollback()
+	if !strings.Contains(screen, "no model provider configured") || !strings.Contains(screen, "ANTHROPIC_API_KEY") {
+		t.Errorf("nova does not say there is no provider:\n%s", screen)
+	}
+	if strings.Contains(screen, "Do you trust") {
+		t.Errorf("the trust dialog came first:\n%s", screen)
+	}
+}

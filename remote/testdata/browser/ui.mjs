@@ -74,6 +74,18 @@ async function desktop(browser) {
   await login(page, NOVA_URL, NOVA_TOKEN);
   await labelled(page, 'desktop');
 
+  step('the Markdown renderer keeps a single line break');
+  const lines = await page.evaluate(async () => {
+    const { renderMarkdown } = await import('/js/markdown.js');
+    const box = document.createElement('div');
+    document.body.append(box);
+    box.append(renderMarkdown('Summary:\nFiles changed: 2\nTests: 14 passed\n\nNext paragraph.'));
+    const text = box.innerText;
+    box.remove();
+    return text;
+  });
+  assert.ok(lines.includes('Summary:\nFiles changed: 2\nTests: 14 passed'), `single line breaks were joined: ${JSON.stringify(lines)}`);
+
   step('the Markdown renderer keeps agent-written HTML and scripts out');
   const md = await page.evaluate(async () => {
     const { renderMarkdown } = await import('/js/markdown.js');
@@ -180,6 +192,13 @@ async function desktop(browser) {
   await page.locator('#stop').click();
   await page.locator('.notice.stopped', { hasText: 'Stopped.' }).waitFor();
   await idle(page);
+
+  step('after a reload the stopped run is a notice, not your words');
+  await page.reload();
+  await connected(page);
+  await page.locator('.user-text', { hasText: 'Take your time' }).waitFor();
+  await page.locator('.notice.stopped', { hasText: 'Stopped.' }).waitFor();
+  assert.equal(await page.locator('.user-text', { hasText: 'Request interrupted' }).count(), 0, 'the stop note is shown as a user message');
 
   step('lose the network mid-answer and miss no frame');
   await send(page, 'Stream slowly');

@@ -241,8 +241,9 @@ function renderTable(lines, i, parent) {
 const PUNCT = /[!-/:-@[-`{-~]/;
 const URL_RE = /^https?:\/\/[^\s<>"'`]+/i;
 
-// inline renders a paragraph's text. A newline is a space unless the line
-// ended with two spaces or a backslash (a hard break).
+// inline renders a paragraph's text. Every newline is a line break, as
+// Claude Code shows it (CommonMark would make a lone newline a space):
+// models write one fact per line far more often than they hard-wrap prose.
 export function inline(text, depth = 0) {
   const out = [];
   let plain = '';
@@ -268,12 +269,8 @@ export function inline(text, depth = 0) {
       continue;
     }
     if (ch === '\n') {
-      if (plain.endsWith('  ')) {
-        plain = plain.replace(/ +$/, '');
-        push(h('br'));
-      } else {
-        plain = plain.replace(/ +$/, '') + ' ';
-      }
+      plain = plain.replace(/ +$/, '');
+      push(h('br'));
       i += 1;
       continue;
     }

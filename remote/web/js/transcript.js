@@ -13,6 +13,10 @@ import { ToolRow, todoList } from './tools.js';
 import { approvalCard, who } from './approval.js';
 import { questionCard } from './question.js';
 
+// INTERRUPTED are the notes agent.InterruptedNote and
+// agent.InterruptedForToolNote put in history when a run is stopped.
+const INTERRUPTED = new Set(['[Request interrupted by user]', '[Request interrupted by user for tool use]']);
+
 // CONTEXT_BLOCK is a block of the context message nova puts before a
 // session's first prompt (agent.ContextSource: the environment, the
 // instruction files, memory). The history may hold it with the prompt;
@@ -195,7 +199,10 @@ export class Transcript {
     for (const r of records) {
       if (r.role === 'user') {
         const text = typed(r.content);
-        if (text.trim() || (r.images && r.images.length)) this.addUser(text, r.images || []);
+        // The note nova keeps for the model when a run was stopped (Claude
+        // Code's words) is shown as it was live, not as something you said.
+        if (INTERRUPTED.has(text.trim())) this.note('Stopped.', 'notice stopped');
+        else if (text.trim() || (r.images && r.images.length)) this.addUser(text, r.images || []);
       } else if (r.role === 'assistant') {
         this.ensureArticle();
         if (r.reasoning_content) {
