@@ -42,6 +42,8 @@ type Options struct {
 	Open Opener
 	// Version is nova's, told to the client.
 	Version string
+	// NovaHome is where the sessions session/list lists are.
+	NovaHome string
 	// BypassOK says session/set_mode may switch to bypassPermissions (the
 	// command line allowed it).
 	BypassOK bool
@@ -55,8 +57,8 @@ type Options struct {
 // Serve speaks ACP on in and out until the client closes in or ctx ends;
 // it closes every session it opened before it returns.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
-	if o.Open == nil {
-		return errors.New("acp: no way to open sessions")
+	if o.Open == nil || o.NovaHome == "" {
+		return errors.New("acp: no way to open or list sessions")
 	}
 	if o.Log == nil {
 		o.Log = io.Discard

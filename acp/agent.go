@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"time"
 
 	acpsdk "github.com/coder/acp-go-sdk"
+
+	novasession "github.com/nova-dev/nova/session"
 )
 
 // acpAgent answers the client's requests (acpsdk.Agent, AgentLoader).
@@ -43,6 +46,9 @@ func (a *acpAgent) Initialize(_ context.Context, p acpsdk.InitializeRequest) (ac
 			LoadSession:        true,
 			PromptCapabilities: acpsdk.PromptCapabilities{Image: true, EmbeddedContext: true},
 			McpCapabilities:    acpsdk.McpCapabilities{Http: true, Sse: true},
+			SessionCapabilities: acpsdk.SessionCapabilities{
+				List: &acpsdk.SessionListCapabilities{}, Close: &acpsdk.SessionCloseCapabilities{}, Resume: &acpsdk.SessionResumeCapabilities{},
+			},
 		},
 		AgentInfo:   &acpsdk.Implementation{Name: "nova", Version: a.o.Version},
 		AuthMethods: []acpsdk.AuthMethod{},
@@ -95,10 +101,37 @@ func (a *acpAgent) ResumeSession(ctx context.Context, p acpsdk.ResumeSessionRequ
 	return acpsdk.ResumeSessionResponse{Modes: modeState(s.rt, a.o.BypassOK)}, nil
 }
 
-// ListSessions implements acpsdk.Agent; nova does not offer it (the
-// capability is not advertised): `nova sessions` lists them.
-func (a *acpAgent) ListSessions(context.Context, acpsdk.ListSessionsRequest) (acpsdk.ListSessionsResponse, error) {
-	return acpsdk.ListSessionsResponse{}, acpsdk.NewMethodNotFound(acpsdk.AgentMethodSessionList)
+// ListSessions implements acpsdk.Agent: the saved sessions (newest
+// first), of one directory when the client names it, in one page.
+func (a *acpAgent) ListSessions(_ context.Context, p acpsdk.ListSessionsRequest) (acpsdk.ListSessionsResponse, error) {
+	var f novasession.Filter
+	if p.Cwd != nil && *p.Cwd != "" {
+		if !filepath.IsAbs(*p.Cwd) {
+			return acpsdk.ListSessionsResponse{}, acpsdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd must be an absolute path, not %q", *p.Cwd)})
+		}
+		f.Workspace = *p.Cwd
+		if resolved, err := filepath.EvalSymlinks(f.Workspace); err == nil {
+			f.Workspace = resolved
+		}
+	}
+	metas, err := novasession.NewStore(a.o.NovaHome).List(f)
+	if err != nil {
+		return acpsdk.ListSessionsResponse{}, acpsdk.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	out := acpsdk.ListSessionsResponse{Sessions: []acpsdk.SessionInfo{}}
+	for _, m := range metas {
+		if m.AgentKey != "" && m.AgentKey != "main" {
+			// A teammate's or another agent's session is not the
+			// person's conversation.
+			continue
+		}
+		info := acpsdk.SessionInfo{SessionId: acpsdk.SessionId(m.ID), Cwd: m.WorkspaceDir, UpdatedAt: acpsdk.Ptr(m.UpdatedAt.UTC().Format(time.RFC3339))}
+		if m.Title != "" {
+			info.Title = acpsdk.Ptr(m.Title)
+		}
+		out.Sessions = append(out.Sessions, info)
+	}
+	return out, nil
 }
 
 // CloseSession implements acpsdk.Agent: the run stops and the session is

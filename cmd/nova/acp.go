@@ -110,7 +110,7 @@ func runACP(ctx context.Context, o *acpOptions) error {
 		return openRuntime(ctx, o.io, novaHome, req.Cwd, b)
 	}
 	err = acp.Serve(ctx, o.io.In, o.io.Out, acp.Options{
-		Open: open, Version: version, Log: o.io.ErrOut,
+		Open: open, Version: version, NovaHome: novaHome, Log: o.io.ErrOut,
 		BypassOK: o.bypassOK || base.permissionMode == string(permission.ModeBypass),
 		OnPrompt: titleAfterPrompt,
 	})

@@ -35,6 +35,13 @@ type acpRecord struct {
 		StopReason string `json:"stopReason"`
 	}
 	Load              map[string]any   `json:"load"`
+	List              struct {
+		Sessions []struct {
+			SessionID string `json:"sessionId"`
+			Cwd       string `json:"cwd"`
+			Title     string `json:"title"`
+		} `json:"sessions"`
+	} `json:"list"`
 	SetMode           map[string]any   `json:"setMode"`
 	BadMode           map[string]any   `json:"badMode"`
 	CancelChunks      int              `json:"cancelChunks"`
@@ -267,6 +274,12 @@ func TestACPWithTheTypeScriptSDK(t *testing.T) {
 	}
 	if first.After.StopReason != "end_turn" || !strings.Contains(first.text("agent_message_chunk"), "Still here.") {
 		t.Errorf("the prompt after the malformed messages: %+v", first.After)
+	}
+
+	// session/list in a new nova finds the session, named after its
+	// first prompt.
+	if l := second.List.Sessions; len(l) != 1 || l[0].SessionID != first.Session.SessionID || l[0].Cwd != e.ws || l[0].Title != "please edit greet.txt" {
+		t.Errorf("session/list = %+v, want the one session of the workspace", l)
 	}
 
 	// session/load in a new nova replays the history.

@@ -142,7 +142,8 @@ async function second() {
   const { child, stream, app, stderr } = start(r);
   try {
     await app.connectWith(stream, async (ctx) => {
-      await ctx.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+      r.initialize = await ctx.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+      r.list = await ctx.request(acp.methods.agent.session.list, { cwd: workspace });
       r.load = await ctx.request(acp.methods.agent.session.load, {
         sessionId: out.first.session.sessionId,
         cwd: workspace,
