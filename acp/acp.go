@@ -5,6 +5,10 @@
 // through the one pipeline and checker, asks become
 // session/request_permission, and the run's events become session/update
 // notifications. The protocol side is github.com/coder/acp-go-sdk.
+//
+// ServeMCP (mcpserve.go) is the same frontend for agents rather than
+// editors: nova mcp serve, nova as an MCP server whose tools run prompts
+// in sessions.
 package acp
 
 import (
