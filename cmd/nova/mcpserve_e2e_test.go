@@ -156,6 +156,12 @@ func TestMCPServe(t *testing.T) {
 	if !strings.Contains(last, "elicitation") {
 		t.Errorf("the model was not told why the call was denied: %.2000s", last)
 	}
+
+	// A caller cannot lift nova's checks without the command line's leave.
+	text, _, isErr = callNova(t, c, "nova", map[string]any{"prompt": "anything", "cwd": e.ws, "permissionMode": "bypassPermissions"})
+	if !isErr || !strings.Contains(text, "--allow-dangerously-skip-permissions") {
+		t.Errorf("nova with bypassPermissions = %q (error %v), want it refused", text, isErr)
+	}
 }
 
 // TestMCPServeElicitation: with a client that offers elicitation, an ask
