@@ -226,6 +226,15 @@ func newSelector() selector {
 	return s
 }
 
+// within reports whether class/id passes the levels of -test.run below
+// the test's own name (TestAttackCorpusIsReal/class18 runs class 18).
+func (s selector) within(class, id string) bool {
+	if len(s.levels) < 2 {
+		return true
+	}
+	return selector{levels: append([]*regexp.Regexp{regexp.MustCompile("")}, s.levels[1:]...)}.match(class, id)
+}
+
 // match reports whether TestAttacks/class/id passes -test.run.
 func (s selector) match(class, id string) bool {
 	names := []string{"TestAttacks", class, id}

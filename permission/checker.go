@@ -66,7 +66,7 @@ type checkerState struct {
 	allow     []Rule
 	ask       []Rule
 	deny      []Rule
-	specs     map[string]*spec // the command table, parsed
+	specs     map[string]*spec // the command table, parsed once and shared read-only
 	// readDenies says some deny rule names paths that Read covers.
 	readDenies bool
 	// grants numbers the Grants made, so each revokes only its own rules.
@@ -118,7 +118,7 @@ func NewChecker(cfg Config) (*Checker, error) {
 	if c.cfg.LookupEnv == nil {
 		c.cfg.LookupEnv = os.LookupEnv
 	}
-	c.specs = commandSpecs()
+	c.specs = sharedSpecs()
 	// Rules may come straight from --allowedTools values, which can hold
 	// several rules each ("Bash(git log:*),Edit").
 	sets := append([]RuleSet{{Source: "command line", Allow: splitAll(cfg.Rules.Allow), Ask: splitAll(cfg.Rules.Ask), Deny: splitAll(cfg.Rules.Deny)}}, cfg.RuleSets...)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // commandTable is the accept-list of programs nova understands, one entry
@@ -184,15 +185,29 @@ func commandTable() map[string]string {
 			"-I --head -k --insecure -m= --max-time= --connect-timeout= -A= --user-agent= -e= --referer= -u= --user= --compressed " +
 			"-x= --proxy= --unix-socket=r --abstract-unix-socket= -w= --write-out= --retry= --retry-delay= --retry-max-time= -# --progress-bar " +
 			"-N --no-buffer -4 -6 --http1.0 --http1.1 --http2 --http3 -G --get -Z --parallel -q --disable -n --netrc --netrc-file=r " +
-			"--netrc-optional -r= --range= -C= --continue-at= --create-dirs --limit-rate= -Y= -y= --cacert=r --capath=r -E= --cert=r --key=r ; pos=n",
+			"--netrc-optional -r= --range= -C= --continue-at= --create-dirs --limit-rate= -Y= -y= --cacert=r --capath=r -E= --cert=r --key=r " +
+			"--proxy-header= --url-query= --variable= ; pos=n",
+		// patch [options] [file [patchfile]]: it writes the file, and the
+		// files its patch names, which nova cannot know before it runs.
+		"patch": "-i=r --input=r -o=w --output=w -r=w --reject-file=w -p= --strip= -d=r --directory=r -R --reverse -N --forward " +
+			"-s --silent --quiet -b --backup -f --force -t --batch -E --remove-empty-files -F= --fuzz= -l --ignore-whitespace --dry-run " +
+			"-u --unified -c --context -n --normal -e --ed --verbose --binary -B= --prefix= -z= --suffix= -V= --version-control= " +
+			"-Y= --basename-prefix= --merge[=] --posix -T --set-time -Z --set-utc --follow-symlinks --read-only= -D= --ifdef= " +
+			"--no-backup-if-mismatch --backup-if-mismatch --reject-format= --quoting-style= ; pos=w",
 		"tar":   "; any ro", // what it does is read by tarCheck
 		"unzip": "; any ro",
 	}
 }
 
-// commandSpecs parses the table once per Checker. An entry that does not
-// parse is a bug the table's test catches; at run time that program is
-// simply unknown (and asks).
+// sharedSpecs is the command table, parsed once per process on first use
+// and shared read-only by every Checker: parsing it costs ~2 ms and half a
+// megabyte, which a Checker per served session would pay again each time
+// (issue 27). Nothing changes a spec after commandSpecs returns.
+var sharedSpecs = sync.OnceValue(commandSpecs)
+
+// commandSpecs parses the table. An entry that does not parse is a bug
+// the table's test catches; at run time that program is simply unknown
+// (and asks).
 func commandSpecs() map[string]*spec {
 	out := map[string]*spec{}
 	for name, def := range commandTable() {
@@ -200,15 +215,17 @@ func commandSpecs() map[string]*spec {
 			out[name] = sp
 		}
 	}
-	for name, def := range gitTable() {
-		if sp, err := parseSpec(name, def); err == nil {
-			sp.negatable = true
-			out[name] = sp
+	for _, t := range []map[string]string{gitTable(), gitWriterTable()} {
+		for name, def := range t {
+			if sp, err := parseSpec(name, def); err == nil {
+				sp.negatable = true
+				out[name] = sp
+			}
 		}
 	}
 	checks := map[string]func(*Checker, *invocation, []word){
 		"sed": sedCheck, "find": findCheck, "uniq": uniqCheck, "xxd": outputFileCheck, "jq": jqCheck, "cp": cpCheck,
-		"go doc": goDocCheck, "hostname": noPositional, "date": dateCheck, "make": makeCheck, "curl": curlCheck, "tar": tarCheck, "unzip": unzipCheck, "go test": goBuildCheck, "go build": goBuildCheck, "grep": grepCheck, "egrep": grepCheck, "fgrep": grepCheck,
+		"go doc": goDocCheck, "strings": atFileCheck, "patch": patchCheck, "hostname": noPositional, "date": dateCheck, "make": makeCheck, "curl": curlCheck, "tar": tarCheck, "unzip": unzipCheck, "go test": goBuildCheck, "go build": goBuildCheck, "grep": grepCheck, "egrep": grepCheck, "fgrep": grepCheck,
 	}
 	for name, f := range checks {
 		if sp := out[name]; sp != nil {
@@ -223,7 +240,7 @@ func commandSpecs() map[string]*spec {
 // that keeps the table well-formed.
 func tableErrors() []string {
 	var errs []string
-	for _, t := range []map[string]string{commandTable(), gitTable()} {
+	for _, t := range []map[string]string{commandTable(), gitTable(), gitWriterTable()} {
 		for name, def := range t {
 			if _, err := parseSpec(name, def); err != nil {
 				errs = append(errs, err.Error())
@@ -297,12 +314,31 @@ func makeCheck(_ *Checker, inv *invocation, _ []word) {
 	}
 }
 
-// curlCheck: @file values of curl's data and form options read the file.
+// curlCheck: @file values of curl's data, form, header, write-out and
+// query options read the file, and a --cookie value without '=' is a
+// cookie file it reads.
 func curlCheck(_ *Checker, inv *invocation, args []word) {
 	for i, a := range args {
 		opt, val, glued := strings.Cut(a.val, "=")
 		if !glued && i+1 < len(args) {
 			val = args[i+1].val
+		}
+		switch opt {
+		case "-H", "--header", "--proxy-header", "-w", "--write-out":
+			if f, ok := strings.CutPrefix(val, "@"); ok && f != "" {
+				inv.reads = append(inv.reads, word{val: f})
+			}
+			continue
+		case "-b", "--cookie":
+			if val != "" && !strings.Contains(val, "=") {
+				inv.reads = append(inv.reads, word{val: val})
+			}
+			continue
+		case "--url-query", "--variable":
+			if _, f, ok := strings.Cut(val, "@"); ok && f != "" {
+				inv.reads = append(inv.reads, word{val: f})
+			}
+			continue
 		}
 		switch opt {
 		case "-d", "--data", "--data-binary", "--data-ascii", "--data-urlencode", "--json", "-F", "--form", "-T":
@@ -353,6 +389,14 @@ func tarCheck(_ *Checker, inv *invocation, args []word) {
 			}
 		case strings.HasPrefix(a.val, "--file="):
 			archive = word{val: strings.TrimPrefix(a.val, "--file=")}
+		case (a.val == "-T" || a.val == "--files-from" || a.val == "-X" || a.val == "--exclude-from") && i+1 < len(args):
+			// A list of names tar reads (and names back when one is
+			// missing): a read of that file whatever the mode.
+			inv.reads = append(inv.reads, args[i+1])
+			i++
+		case strings.HasPrefix(a.val, "--files-from=") || strings.HasPrefix(a.val, "--exclude-from="):
+			_, f, _ := strings.Cut(a.val, "=")
+			inv.reads = append(inv.reads, word{val: f})
 		case strings.HasPrefix(a.val, "--to-command") || strings.HasPrefix(a.val, "--use-compress-program") || a.val == "-I" ||
 			strings.HasPrefix(a.val, "--checkpoint-action") || strings.HasPrefix(a.val, "--rsh-command") || strings.HasPrefix(a.val, "--info-script") || a.val == "-F":
 			inv.execs = append(inv.execs, a)
@@ -400,6 +444,26 @@ func unzipCheck(_ *Checker, inv *invocation, args []word) {
 	inv.writes = append(inv.writes, dir)
 	inv.rec = true
 	inv.effect = "unzip extracts files nova cannot list before it runs"
+}
+
+// atFileCheck: a word @FILE is a response file the program reads its
+// options from (binutils' strings): a read of FILE.
+func atFileCheck(_ *Checker, inv *invocation, _ []word) {
+	for _, p := range inv.pos {
+		if f, ok := strings.CutPrefix(p.val, "@"); ok && f != "" {
+			inv.reads = append(dropWords(inv.reads, []word{p}), word{val: f, dyn: p.dyn})
+		}
+	}
+}
+
+// patchCheck: patch's second positional word is the patch it reads; the
+// files the patch names are written too, which nova cannot list.
+func patchCheck(_ *Checker, inv *invocation, _ []word) {
+	if len(inv.pos) >= 2 {
+		inv.writes = dropWords(inv.writes, inv.pos[1:2])
+		inv.reads = append(inv.reads, inv.pos[1])
+	}
+	inv.effect = "patch writes the files its patch names, which nova cannot list before it runs"
 }
 
 // uniqCheck: uniq's second file is its output.

@@ -73,7 +73,7 @@ func gitTable() map[string]string {
 		"git var":            "-l ; pos=v ro",
 		"git cherry":         "-v --abbrev[=] ; pos=v ro",
 		"git branch":         "-a --all -r --remotes --list -l -v --verbose -q --quiet --color[=] --column[=] --sort= --merged[=] --no-merged[=] --contains[=] --no-contains[=] --points-at= --format= --abbrev[=] -i --ignore-case --omit-empty --show-current ; pos=v ro",
-		"git tag":            "-l --list -n[=] --sort= --contains[=] --no-contains[=] --merged[=] --no-merged[=] --points-at= --column[=] --format= --color[=] -i --ignore-case --omit-empty ; pos=v ro",
+		"git tag":            "-a --annotate -s --sign -u= --local-user= -f --force -d --delete -v --verify -m= --message= -F=r --file=r -e --edit --cleanup= --create-reflog --trailer= -l --list -n[=] --sort= --contains[=] --no-contains[=] --merged[=] --no-merged[=] --points-at= --column[=] --format= --color[=] -i --ignore-case --omit-empty ; pos=v ro",
 		"git remote":         "-v --verbose ; pos=v ro",
 		"git remote get-url": "--push --all ; pos=v ro",
 		"git remote show":    "-n ; pos=v ro",
@@ -84,6 +84,61 @@ func gitTable() map[string]string {
 		"git reflog show":    gitLogOpts + "; pos=v ro",
 		"git reflog exists":  "; pos=v ro",
 		"git worktree list":  "--porcelain -v --verbose -z --expire= ; pos=v ro",
+	}
+}
+
+// gitWriterTable lists git subcommands that change the repository. None is
+// read-only (each asks unless a rule or a mode allows it); they are listed
+// for the files their options read: a commit message file (-F, --file,
+// --template), a pathspec file (--pathspec-from-file), a patch. A rule
+// that allows the command does not allow those reads outside the
+// workspace, and a Read deny rule holds for them. Positional words are
+// pathspecs and revisions (git refuses paths outside the repository),
+// except the patches git apply and git am read and the files git
+// hash-object reads. The options are git's own (git SUB -h), so that a
+// value is never taken for an option or the reverse.
+func gitWriterTable() map[string]string {
+	return map[string]string{
+		"git commit": "-q --quiet -v --verbose -F=r --file=r --author= --date= -m= --message= -c= --reedit-message= -C= --reuse-message= " +
+			"--fixup= --squash= --reset-author --trailer= -s --signoff -t=r --template=r -e --edit --cleanup= --status -S[=] --gpg-sign[=] " +
+			"-a --all -i --include --interactive -p --patch -o --only -n --no-verify --verify --dry-run --short --branch --ahead-behind " +
+			"--porcelain --long -z --null --amend --no-post-rewrite -u[=] --untracked-files[=] --pathspec-from-file=r --pathspec-file-nul " +
+			"--allow-empty --allow-empty-message ; pos=v",
+		"git notes add":    "-m= --message= -F=r --file=r -c= --reedit-message= -C= --reuse-message= --allow-empty -f --force ; pos=v",
+		"git notes append": "-m= --message= -F=r --file=r -c= --reedit-message= -C= --reuse-message= --allow-empty ; pos=v",
+		"git merge": "-n --stat --summary --log[=] --squash --commit -e --edit --cleanup= --ff --ff-only --rerere-autoupdate " +
+			"--verify-signatures -s= --strategy= -X= --strategy-option= -m= --message= -F=r --file=r --into-name= -v --verbose -q --quiet " +
+			"--abort --quit --continue --allow-unrelated-histories --progress -S[=] --gpg-sign[=] --autostash --overwrite-ignore --signoff --verify ; pos=v",
+		"git commit-tree": "-p= -m= -F=r -S[=] --gpg-sign[=] ; pos=v",
+		"git add": "-n --dry-run -v --verbose -i --interactive -p --patch -e --edit -f --force -u --update --renormalize -N --intent-to-add " +
+			"-A --all --ignore-removal --refresh --ignore-errors --ignore-missing --sparse --chmod= --pathspec-from-file=r --pathspec-file-nul ; pos=v",
+		"git rm":    "-n --dry-run -q --quiet --cached -f --force -r --ignore-unmatch --sparse --pathspec-from-file=r --pathspec-file-nul ; pos=v",
+		"git reset": "-q --quiet --refresh --mixed --soft --hard --merge --keep --recurse-submodules[=] -p --patch -N --intent-to-add --pathspec-from-file=r --pathspec-file-nul ; pos=v",
+		"git restore": "-s= --source= -S --staged -W --worktree --ignore-unmerged --overlay -q --quiet --recurse-submodules[=] --progress -m --merge " +
+			"--conflict= -2 --ours -3 --theirs -p --patch --ignore-skip-worktree-bits --pathspec-from-file=r --pathspec-file-nul ; pos=v",
+		"git checkout": "-b= -B= -l --guess --overlay -q --quiet --recurse-submodules[=] --progress -m --merge --conflict= -d --detach -t[=] --track[=] " +
+			"-f --force --orphan= --overwrite-ignore --ignore-other-worktrees -2 --ours -3 --theirs -p --patch --ignore-skip-worktree-bits " +
+			"--pathspec-from-file=r --pathspec-file-nul ; pos=v",
+		"git stash push": "-k --keep-index -S --staged -p --patch -q --quiet -u --include-untracked -a --all -m= --message= --pathspec-from-file=r --pathspec-file-nul ; pos=v",
+		"git apply": "--exclude= --include= -p= --add --stat --numstat --summary --check --index -N --intent-to-add --cached --unsafe-paths --apply " +
+			"-3 --3way --build-fake-ancestor=w -z -C= --whitespace= --ignore-space-change --ignore-whitespace -R --reverse --unidiff-zero --reject " +
+			"--allow-overlap -v --verbose -q --quiet --inaccurate-eof --recount --directory= --allow-empty",
+		"git am": "-i --interactive -3 --3way -q --quiet -s --signoff -u --utf8 -k --keep --keep-non-patch -m --message-id --keep-cr -c --scissors " +
+			"--quoted-cr= --whitespace= --ignore-space-change --ignore-whitespace --directory= --exclude= --include= -C= -p= --patch-format= --reject " +
+			"--resolvemsg= --continue -r --resolved --skip --abort --quit --show-current-patch[=] --allow-empty --committer-date-is-author-date " +
+			"--ignore-date --rerere-autoupdate -S[=] --gpg-sign[=] --empty=",
+		"git clone": "-v --verbose -q --quiet --progress --reject-shallow -n --no-checkout --checkout --bare --mirror -l --local --hardlinks " +
+			"-s --shared --recurse-submodules[=] --recursive[=] -j= --jobs= --template=x --reference=r --reference-if-able=r --dissociate " +
+			"-o= --origin= -b= --branch= --revision= -u=x --upload-pack=x --depth= --shallow-since= --shallow-exclude= --single-branch --tags " +
+			"--shallow-submodules --separate-git-dir=w -c=v!cfg --config=v!cfg --server-option= -4 --ipv4 -6 --ipv6 --filter= " +
+			"--also-filter-submodules --remote-submodules --sparse --bundle-uri= --ref-format= ; pos=v",
+		"git init":        "--template=x --bare --shared[=] -q --quiet --separate-git-dir=w -b= --initial-branch= --object-format= --ref-format= ; pos=w",
+		"git hash-object": "-t= -w --stdin --stdin-paths --filters --literally --path=",
+		"git format-patch": gitDiffOpts + gitLogOpts + "-n --numbered -N --no-numbered -s --signoff --stdout --cover-letter --numbered-files " +
+			"--suffix= --start-number= -v= --reroll-count= --filename-max-length= --rfc --cover-from-description= --subject-prefix= -o=w " +
+			"--output-directory=w -k --keep-subject --binary --zero-commit --ignore-if-in-upstream -p --stat --add-header= --to= --cc= " +
+			"--from[=] --in-reply-to= --attach[=] --inline[=] --thread[=] --signature= --base= --signature-file=r -q --quiet --progress " +
+			"--interdiff= --range-diff= --creation-factor= --force-in-body-from ; pos=v",
 	}
 }
 
@@ -121,6 +176,20 @@ func addGitChecks(specs map[string]*spec) {
 			}
 		}
 	}
+	// git clone reads the repository it copies when that is a path (not
+	// a URL, not host:path) and writes the directory it makes.
+	set("git clone", func(_ *Checker, inv *invocation, _ []word) {
+		if len(inv.pos) == 0 {
+			return
+		}
+		if src := inv.pos[0]; src.dyn || !strings.Contains(src.val, "://") && !scpLike(src.val) {
+			inv.reads = append(inv.reads, src)
+			inv.tree = true
+		}
+		if len(inv.pos) > 1 {
+			inv.writes = append(inv.writes, inv.pos[1])
+		}
+	})
 	set("git reflog", func(_ *Checker, inv *invocation, _ []word) {
 		if len(inv.pos) > 0 {
 			switch inv.pos[0].val {
@@ -163,6 +232,77 @@ func addGitChecks(specs map[string]*spec) {
 			inv.effect = "git config sets configuration"
 		}
 	})
+}
+
+// scpLike reports whether a git repository argument is host:path, git's
+// scp-like syntax for ssh: a colon before the first slash.
+func scpLike(s string) bool {
+	i := strings.IndexByte(s, ':')
+	return i > 0 && !strings.Contains(s[:i], "/")
+}
+
+// gitConfigSets returns the KEY=VALUE settings a git command writes: git
+// config KEY VALUE (and set, --add, --replace-all), git clone -c; edit
+// says it opens the configuration in an editor, where any key may be set.
+func gitConfigSets(inv *invocation, writes bool, args []word) (sets []word, edit bool) {
+	sets = append(sets, inv.cfgs...)
+	if !writes || inv.spec.name != "git config" {
+		return sets, false
+	}
+	for _, a := range args {
+		if a.val == "-e" || a.val == "--edit" {
+			return sets, true
+		}
+	}
+	pos := inv.pos
+	if len(pos) > 0 && !pos[0].dyn {
+		switch pos[0].val {
+		case "edit":
+			return sets, true
+		case "set":
+			pos = pos[1:]
+		case "get", "list", "unset", "remove-section", "rename-section":
+			return sets, false
+		}
+	}
+	if len(pos) == 0 {
+		return sets, false
+	}
+	// git config stops reading options at the key: the value is the next
+	// word, whatever it looks like (alias.l '-c core.pager=x log').
+	key := pos[0]
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == key {
+			v := args[i+1]
+			sets = append(sets, word{val: key.val + "=" + v.val, dyn: key.dyn || v.dyn})
+			break
+		}
+	}
+	return sets, false
+}
+
+// gitConfigValues judges the configuration a git command writes: a key
+// that is not plain data (plainGitKey) names a program or a path git runs
+// or reads later, which no rule for the command covers (it asks unless
+// bypassPermissions), and a path key is a write of the path it names.
+func (c *Checker) gitConfigValues(bc *bashCmd, writes bool) {
+	sets, edit := gitConfigSets(bc.inv, writes, bc.sc.argv)
+	if edit {
+		bc.inv.execs = append(bc.inv.execs, word{val: "an editor on git's configuration (any key, a program included)"})
+	}
+	for _, kv := range sets {
+		key, val, _ := strings.Cut(kv.val, "=")
+		if !kv.dyn && plainGitKey(key, val) {
+			continue
+		}
+		bc.inv.execs = append(bc.inv.execs, word{val: "what the git setting " + key + " names (" + shorten(val) + "), later"})
+		if gitPathKey(key) && val != "" && !kv.dyn {
+			for _, acc := range c.wordAccesses(word{val: val}, bc.sc.cwd, true) {
+				acc.tree = true
+				bc.accs = append(bc.accs, acc)
+			}
+		}
+	}
 }
 
 // gitInvocation reads a git command line: the global options, then the

@@ -134,8 +134,9 @@ func (w *walker) decl(variant string, items []declItem, sc *simpleCmd) {
 	}
 }
 
-// varNameArgs checks builtins that take the name of a variable to set or
-// test (read, mapfile, getopts, printf -v, wait -p, test -v): bash
+// varNameArgs checks builtins that take the name of a variable to set,
+// test or unset (read, mapfile, getopts, printf -v, wait -p, test -v,
+// unset): bash
 // evaluates a subscript in that name, so it must be a plain name.
 func (w *walker) varNameArgs(name string, args []word, sc *simpleCmd) {
 	check := func(v word) {
@@ -145,7 +146,7 @@ func (w *walker) varNameArgs(name string, args []word, sc *simpleCmd) {
 		}
 		base, _, _ := strings.Cut(v.val, "[")
 		delete(w.known, base)
-		if name == "test" || name == "[" {
+		if name == "test" || name == "[" || name == "unset" {
 			return
 		}
 		if why := plainAssignAsks(base, "", true, w.inEnv); why != "" && sc.asks == "" {
@@ -153,6 +154,19 @@ func (w *walker) varNameArgs(name string, args []word, sc *simpleCmd) {
 		}
 	}
 	switch name {
+	case "unset":
+		// unset a[SUB] evaluates SUB as arithmetic, even quoted: unset
+		// 'a[$(cmd)]' runs cmd. Function names (-f) are not evaluated.
+		funcs := false
+		for _, a := range args {
+			if !a.dyn && strings.HasPrefix(a.val, "-") && len(a.val) > 1 && a.val != "--" {
+				funcs = strings.ContainsRune(a.val, 'f')
+				continue
+			}
+			if !funcs {
+				check(a)
+			}
+		}
 	case "test", "[":
 		for i, a := range args {
 			if (a.val == "-v" || a.val == "-R") && i+1 < len(args) {

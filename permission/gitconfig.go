@@ -202,3 +202,83 @@ func gitKeyHazard(section, sub, key string) string {
 	}
 	return ""
 }
+
+// plainGitKey reports whether setting the git configuration key to val
+// only changes data git uses (a name, a colour, a merge style). It is an
+// accept-list: every other key may name a program git runs
+// (core.sshCommand, diff.*.textconv, filter.*.clean, credential.helper,
+// alias.x=!cmd) or a path git runs or reads configuration from
+// (core.hooksPath, include.path, init.templateDir), so a command that sets
+// one asks whatever rule allows the command.
+func plainGitKey(key, val string) bool {
+	key = strings.ToLower(key)
+	section, rest, _ := strings.Cut(key, ".")
+	sub, name := "", rest
+	if j := strings.LastIndex(rest, "."); j >= 0 {
+		sub, name = rest[:j], rest[j+1:]
+	}
+	if name == "" {
+		return false
+	}
+	switch section {
+	case "user", "color", "advice", "i18n", "column", "status", "pull", "fetch", "rebase", "pretty", "tag", "versionsort",
+		"gc", "pack", "rerere", "grep", "am", "checkout", "clone", "index", "feature", "fsck", "transfer", "branch", "author", "committer":
+		return true
+	case "push":
+		return name != "receivepack"
+	case "init":
+		return name == "defaultbranch"
+	case "protocol":
+		return sub == "" && name == "version"
+	case "submodule":
+		return sub == "" && (name == "recurse" || name == "fetchjobs")
+	case "merge", "diff":
+		return sub == "" && name != "external" && name != "tool" && name != "guitool"
+	case "log":
+		return name != "showsignature"
+	case "format":
+		return name != "signaturefile" && name != "outputdirectory"
+	case "blame":
+		return name != "ignorerevsfile"
+	case "commit":
+		return name != "template"
+	case "interactive":
+		return name == "singlekey"
+	case "core":
+		switch name {
+		case "autocrlf", "safecrlf", "eol", "filemode", "ignorecase", "quotepath", "abbrev", "compression", "loosecompression",
+			"bigfilethreshold", "whitespace", "symlinks", "precomposeunicode", "protecthfs", "protectntfs", "commentchar",
+			"commentstring", "untrackedcache", "preloadindex", "splitindex", "logallrefupdates", "checkstat", "trustctime",
+			"fscache", "longpaths", "multipackindex", "packedgitlimit", "packedgitwindowsize", "deltabasecachesize",
+			"sparsecheckout", "sparsecheckoutcone", "fsyncmethod", "fsync", "warnambiguousrefs", "filesreflocktimeout":
+			return true
+		}
+	case "alias":
+		// An alias that runs git with options may set configuration
+		// (alias.l = -c core.pager=cmd log); one starting with ! is a
+		// shell command.
+		if strings.HasPrefix(strings.TrimSpace(val), "!") {
+			return false
+		}
+		for _, f := range strings.Fields(val) {
+			if strings.HasPrefix(f, "-") {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// gitPathKey reports whether the value of key is a path git later runs
+// programs from or reads configuration, hooks or a message from: setting
+// it is a write of what it names.
+func gitPathKey(key string) bool {
+	key = strings.ToLower(key)
+	switch key {
+	case "core.hookspath", "include.path", "init.templatedir", "core.worktree", "core.excludesfile", "core.attributesfile",
+		"commit.template", "blame.ignorerevsfile", "mailmap.file", "format.signaturefile", "core.fsmonitor":
+		return true
+	}
+	return strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path")
+}

@@ -84,11 +84,18 @@ type invocation struct {
 	net     string // why it reaches the network, or ""
 	effect  string // why it does more than read, or ""
 	unknown string // the first option nova does not know, or ""
-	tree    bool   // reads recursively
-	rec     bool   // a recursive write (rm -r, cp -r)
-	inplace bool
-	noIndex bool
-	pos     []word // positional words, files or not
+	// cfgs are the values of options that set configuration (git -c,
+	// git clone --config): KEY=VALUE words.
+	cfgs []word
+	// writeOpt is the first option that writes or deletes files (sort
+	// -o, find -delete, find -fprint): a rule for a reader allows what it
+	// reads, not these.
+	writeOpt string
+	tree     bool // reads recursively
+	rec      bool // a recursive write (rm -r, cp -r)
+	inplace  bool
+	noIndex  bool
+	pos      []word // positional words, files or not
 	// patterns are the values of pattern options (grep -e, sed -e): the
 	// program text when it is not the first positional word.
 	patterns []word
@@ -302,6 +309,9 @@ func (c *Checker) parseArgs(sp *spec, args []word) *invocation {
 				inv.reads = append(inv.reads, v)
 			case argWrite:
 				inv.writes = append(inv.writes, v)
+				if inv.writeOpt == "" {
+					inv.writeOpt = o.name
+				}
 			case argExec:
 				inv.execs = append(inv.execs, v)
 			case argNet:
@@ -317,6 +327,9 @@ func (c *Checker) parseArgs(sp *spec, args []word) *invocation {
 				inv.reads = append(inv.reads, v)
 				inv.listed = append(inv.listed, v)
 			}
+		}
+		if o.mark == "cfg" {
+			inv.cfgs = append(inv.cfgs, vals...)
 		}
 		if o.mark != "" {
 			inv.marks[o.mark] = true
@@ -337,6 +350,9 @@ func (c *Checker) parseArgs(sp *spec, args []word) *invocation {
 				inv.net = o.name + " reaches the network"
 			case "w":
 				inv.effect = o.name + " writes"
+				if inv.writeOpt == "" {
+					inv.writeOpt = o.name
+				}
 			}
 		}
 	}

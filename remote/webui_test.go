@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -186,7 +187,27 @@ func webUITurns() []llmtest.Turn {
 		{Text: "Wide things:\n\n```sh\necho " + strings.Repeat("very-long-argument-", 12) + "\n```\n\n" +
 			"| column one | column two | column three | column four | column five |\n| --- | --- | --- | --- | --- |\n" +
 			"| " + strings.Repeat("cell ", 8) + "| b | c | d | e |\n"},
+		// "Edit the notes" on the phone: an Edit of a long line and a long
+		// command, both asked in cards that must show them whole.
+		{ToolCalls: []llmtest.ToolCall{{ID: "toolu_read", Name: "Read", Input: `{"file_path":"notes.txt"}`}}},
+		{ToolCalls: []llmtest.ToolCall{{ID: "toolu_edit", Name: "Edit", Input: jsonText(map[string]string{"file_path": "notes.txt",
+			"old_string": webUINote, "new_string": strings.Replace(webUINote, "reads every", "merges every", 1)})}}},
+		{ToolCalls: []llmtest.ToolCall{{ID: "toolu_tee", Name: "Bash", Input: jsonText(map[string]string{"description": "Keep a copy",
+			"command": "grep -n configuration notes.txt | sed -e 's/loader/reader/' -e 's/settings/options/' | sort | tee notes-copy.log"})}}},
+		{Text: "Edited the notes."},
 	}
+}
+
+// webUINote is the long line the phone's Edit changes in the middle.
+const webUINote = "The configuration loader reads every settings file in order, user first, then the project's, then the local one, and merges them key by key."
+
+// jsonText is v as JSON text, for a scripted tool call's input.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }
 
 // TestWebUIInBrowser is issue 14's "done when": the embedded UI in
@@ -212,6 +233,9 @@ func runWebUI(t *testing.T, wrap func(*testing.T, *Server) func(http.Handler) ht
 	// A workspace with a name, as the screenshots show it.
 	workdir := filepath.Join(t.TempDir(), "my-project")
 	if err := os.MkdirAll(filepath.Join(workdir, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(workdir, "notes.txt"), []byte(webUINote+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	o := Options{Host: "127.0.0.1", Token: testToken, NovaHome: filepath.Join(t.TempDir(), ".nova"), Home: t.TempDir(),
@@ -280,6 +304,9 @@ func runWebUI(t *testing.T, wrap func(*testing.T, *Server) func(http.Handler) ht
 	// the workspace, and every scripted turn was asked for.
 	if _, err := os.Stat(filepath.Join(workdir, "made-by-nova.txt")); err != nil {
 		t.Errorf("the approved Bash call did not run: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(workdir, "notes.txt")); !strings.Contains(string(b), "merges every settings file") {
+		t.Errorf("the Edit approved on the phone did not change notes.txt: %q", b)
 	}
 	if n := model.Remaining(); n != 0 {
 		t.Errorf("%d scripted turns were not used", n)

@@ -235,6 +235,13 @@ async function desktop(browser) {
   assert.deepEqual(problems, []);
 }
 
+// fitsAcross fails when what el shows is wider than el: text off to the
+// side that a phone would have to scroll to.
+async function fitsAcross(el, what) {
+  const [scroll, client] = await el.evaluate((e) => [e.scrollWidth, e.clientWidth]);
+  assert.ok(scroll <= client, `${what} overflows: ${scroll} px of content in ${client} px`);
+}
+
 async function phone(browser) {
   const problems = [];
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
@@ -275,6 +282,41 @@ async function phone(browser) {
   const box = await page.locator('#prompt').boundingBox();
   assert.ok(box && box.y + box.height <= 844, 'the message box is below the screen');
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-phone.png') });
+
+  step('phone: an Edit approval shows its whole diff, wrapped, the change marked');
+  await send(page, 'Edit the notes');
+  let ask = page.getByRole('alertdialog');
+  await ask.waitFor();
+  const askDiff = ask.locator('pre.diff');
+  await askDiff.waitFor();
+  await fitsAcross(askDiff, 'the Edit approval diff');
+  const askText = await askDiff.innerText();
+  assert.ok(askText.includes('merges every settings file') && askText.includes('merges them key by key.'), `the new text is not shown whole: ${askText}`);
+  assert.equal(await askDiff.locator('mark.diff-word', { hasText: 'merges' }).count(), 1, 'the changed word is not marked');
+  assert.equal(await askDiff.locator('mark.diff-word', { hasText: 'reads' }).count(), 1, 'the removed word is not marked');
+  await noHorizontalScroll(page, 'phone, Edit approval');
+  await ask.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-phone-approval.png') });
+  await ask.getByRole('button', { name: 'Allow', exact: true }).click();
+
+  step('phone: a long command is shown in full in its approval');
+  ask = page.getByRole('alertdialog');
+  await ask.locator('pre.command').waitFor();
+  await fitsAcross(ask.locator('pre.command'), 'the Bash approval command');
+  assert.ok((await ask.locator('pre.command').innerText()).includes('| sort | tee notes-copy.log'), 'the end of the command is hidden');
+  await ask.getByRole('button', { name: 'Allow', exact: true }).click();
+  await page.locator('article.msg.assistant').last().locator('.markdown', { hasText: 'Edited the notes.' }).waitFor();
+  await idle(page);
+
+  step('phone: the finished Edit shows its diff wrapped');
+  const edit = page.locator('details.tool[data-call-id="toolu_edit"]');
+  await edit.locator('.tool-status', { hasText: 'done' }).waitFor();
+  if (!(await edit.evaluate((e) => e.open))) await edit.locator('summary').click();
+  const doneDiff = edit.locator('.tool-output pre.diff');
+  await doneDiff.waitFor();
+  await fitsAcross(doneDiff, 'the finished Edit diff');
+  assert.ok((await doneDiff.innerText()).includes('merges them key by key.'), 'the finished diff hides the new text');
+  await noHorizontalScroll(page, 'phone, finished Edit');
+  await edit.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-phone-edit.png') });
 
   await context.close();
   assert.deepEqual(problems, []);

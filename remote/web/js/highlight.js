@@ -118,19 +118,74 @@ function span(cls, text) {
   return s;
 }
 
-// highlightDiff colours a unified diff by line.
+// highlightDiff colours a unified diff by line, one block per line (so a
+// long line wraps in its own row, never beside the next), and marks the
+// words that changed between a removed line and the added line that
+// replaces it.
 export function highlightDiff(code) {
   const frag = document.createDocumentFragment();
   const lines = code.split('\n');
-  lines.forEach((line, i) => {
-    let cls = 'tok-ctx';
-    if (line.startsWith('+++') || line.startsWith('---')) cls = 'tok-file';
-    else if (line.startsWith('+')) cls = 'tok-add';
-    else if (line.startsWith('-')) cls = 'tok-del';
-    else if (line.startsWith('@@')) cls = 'tok-hunk';
-    frag.append(span(`diff-line ${cls}`, line + (i < lines.length - 1 ? '\n' : '')));
-  });
+  const cls = (line) => {
+    if (line.startsWith('+++') || line.startsWith('---')) return 'tok-file';
+    if (line.startsWith('+')) return 'tok-add';
+    if (line.startsWith('-')) return 'tok-del';
+    if (line.startsWith('@@')) return 'tok-hunk';
+    return 'tok-ctx';
+  };
+  const kinds = lines.map(cls);
+  let i = 0;
+  while (i < lines.length) {
+    // A run of removed lines followed by as many added ones: each pair is
+    // a line that changed, and what changed in it is marked.
+    let d = i;
+    while (d < lines.length && kinds[d] === 'tok-del') d += 1;
+    let a = d;
+    while (a < lines.length && kinds[a] === 'tok-add') a += 1;
+    if (d > i && a - d === d - i) {
+      const n = d - i;
+      const marks = [];
+      for (let k = 0; k < n; k += 1) marks.push(changedSpan(lines[i + k].slice(1), lines[d + k].slice(1)));
+      for (let k = 0; k < n; k += 1) frag.append(diffLine('tok-del', lines[i + k], marks[k] && marks[k].old));
+      for (let k = 0; k < n; k += 1) frag.append(diffLine('tok-add', lines[d + k], marks[k] && marks[k].new));
+      i = a;
+      continue;
+    }
+    frag.append(diffLine(kinds[i], lines[i]));
+    i += 1;
+  }
   return frag;
+}
+
+// diffLine is one line of a diff; mark, when given, is the [start, end)
+// of the changed part of the line's text (after its +/- sign).
+function diffLine(kind, line, mark) {
+  const s = document.createElement('span');
+  s.className = `diff-line ${kind}`;
+  if (!mark) {
+    s.textContent = line || ' ';
+    return s;
+  }
+  const text = line.slice(1);
+  const m = document.createElement('mark');
+  m.className = 'diff-word';
+  m.textContent = text.slice(mark[0], mark[1]);
+  s.append(line[0] + text.slice(0, mark[0]), m, text.slice(mark[1]));
+  return s;
+}
+
+// changedSpan finds what changed between two versions of a line: the part
+// between their common start and common end, widened to whole words. It
+// returns null when they share too little for marks to help.
+function changedSpan(before, after) {
+  let p = 0;
+  while (p < before.length && p < after.length && before[p] === after[p]) p += 1;
+  let q = 0;
+  while (q < before.length - p && q < after.length - p && before[before.length - 1 - q] === after[after.length - 1 - q]) q += 1;
+  const word = /[\w$]/;
+  while (p > 0 && word.test(before[p - 1])) p -= 1;
+  while (q > 0 && word.test(before[before.length - q]) && word.test(after[after.length - q])) q -= 1;
+  if (p + q < Math.min(before.length, after.length) / 3) return null;
+  return { old: [p, before.length - q], new: [p, after.length - q] };
 }
 
 const IDENT = /[A-Za-z_$][\w$]*/y;
