@@ -9,6 +9,7 @@ import (
 
 	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/llm"
+	novasession "github.com/nova-dev/nova/session"
 	"github.com/nova-dev/nova/tools/display"
 )
 
@@ -217,6 +218,9 @@ func firstLine(s string) string {
 func (s *session) replay(ctx context.Context) error {
 	names := map[string]string{}
 	for _, m := range s.rt.Session.Messages() {
+		// nova's context message (the environment, the instruction
+		// files) is not the person's words.
+		m = novasession.WithoutContext(m)
 		for _, p := range m.Parts {
 			var u acpsdk.SessionUpdate
 			switch {

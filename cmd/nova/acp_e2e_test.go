@@ -286,8 +286,8 @@ func TestACPWithTheTypeScriptSDK(t *testing.T) {
 	if second.Load == nil {
 		t.Fatalf("session/load answered nothing; nova's stderr: %s", second.Stderr)
 	}
-	if got := second.text("user_message_chunk"); !strings.Contains(got, "please edit greet.txt") || !strings.Contains(got, "still there?") {
-		t.Errorf("replayed user messages = %q", got)
+	if got := second.text("user_message_chunk"); !strings.Contains(got, "please edit greet.txt") || !strings.Contains(got, "still there?") || strings.Contains(got, "<environment>") {
+		t.Errorf("replayed user messages = %q, want the prompts without nova's context", got)
 	}
 	if got := second.text("agent_message_chunk"); !strings.Contains(got, "Let me read it.") || !strings.Contains(got, "Still here.") {
 		t.Errorf("replayed agent messages = %q", got)
