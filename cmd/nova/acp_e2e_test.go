@@ -34,8 +34,8 @@ type acpRecord struct {
 	Edit, Cancel, Buffer, After struct {
 		StopReason string `json:"stopReason"`
 	}
-	Load              map[string]any   `json:"load"`
-	List              struct {
+	Load map[string]any `json:"load"`
+	List struct {
 		Sessions []struct {
 			SessionID string `json:"sessionId"`
 			Cwd       string `json:"cwd"`
