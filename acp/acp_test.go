@@ -69,3 +69,13 @@ func TestMCPConfigs(t *testing.T) {
 		t.Error("a server without a name was taken")
 	}
 }
+
+// clip never cuts a character in two.
+func TestClip(t *testing.T) {
+	if got := clip("héllo", 2); got != "h…" {
+		t.Errorf("clip = %q", got)
+	}
+	if got := clip("abc", 5); got != "abc" {
+		t.Errorf("clip = %q", got)
+	}
+}
