@@ -129,6 +129,7 @@ type Runtime struct {
 	Registry                *tools.Registry
 	// Pipeline is the one path of every tool call, the agent's and !cmd's.
 	Pipeline *tools.Pipeline
+	mentions mentionSeq // ids of the Reads of @file mentions
 	Env      *tools.Env
 	Session  *session.Session
 	Agent    *agent.Agent

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -23,6 +24,56 @@ var attachedRe = regexp.MustCompile(`^<mcp-resource server=("(?:[^"\\]|\\.)*") u
 type mention struct{ server, uri string }
 
 func (mt mention) String() string { return "@" + mt.server + ":" + mt.uri }
+
+// FileMentions is an optional Backend capability: the files a prompt names
+// with @path (Claude Code's @-mentions) go to the model beside it.
+type FileMentions interface {
+	// ReadMentionedFile returns the file at path (relative to the
+	// workspace, or absolute) as the model reads it; ok is false when path
+	// names no file, and the @word stays text. Called off the UI goroutine.
+	ReadMentionedFile(ctx context.Context, path string) (text string, ok bool, err error)
+}
+
+// fileMentionRe finds @<path> in a prompt, right after a blank or the
+// start.
+var fileMentionRe = regexp.MustCompile(`(?:^|\s)@([^\s@]+)`)
+
+// fileMentions returns the @words of text that may name files, once each,
+// leaving out the MCP mentions ms and addresses.
+func (m *Model) fileMentions(text string, ms []mention) []string {
+	if _, ok := m.b.(FileMentions); !ok {
+		return nil
+	}
+	taken := map[string]bool{}
+	for _, mt := range ms {
+		taken[mt.server+":"+mt.uri] = true
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, g := range fileMentionRe.FindAllStringSubmatch(text, -1) {
+		p := g[1]
+		if taken[p] || strings.Contains(p, "://") {
+			continue
+		}
+		// Punctuation after a path is the sentence's.
+		p = strings.TrimRight(p, ".,;:!?)'\"")
+		if p == "" || seen[p] || taken[p] {
+			continue
+		}
+		seen[p] = true
+		out = append(out, p)
+	}
+	return out
+}
+
+// filePart is a file as the model reads it beside the prompt: the Read
+// tool's output (numbered lines).
+func filePart(path, body string) string {
+	return fmt.Sprintf("<file path=%q>\n%s\n</file>", path, strings.TrimRight(body, "\n"))
+}
+
+// attachedFileRe reads the opening of an attached file back.
+var attachedFileRe = regexp.MustCompile(`^<file path=("(?:[^"\\]|\\.)*")>`)
 
 // mcpMentionsMsg carries the resources a prompt mentions, read.
 type mcpMentionsMsg struct {
@@ -78,17 +129,24 @@ func (m *Model) mentions(text string) []mention {
 
 // readMentions reads the resources a prompt mentions in the background,
 // then sends the prompt with them (mentionsRead).
-func (m *Model) readMentions(text string, ms []mention) tea.Cmd {
-	r, ctx := m.b.(MCPResources), m.ctx
+func (m *Model) readMentions(text string, ms []mention, files []string) tea.Cmd {
+	ctx := m.ctx
+	r, _ := m.b.(MCPResources) // ms is empty without it
+	fm, _ := m.b.(FileMentions) // and files without this
 	waiting := map[string]bool{}
 	if b, ok := m.b.(MCPServers); ok {
 		for _, p := range b.MCPPending() {
 			waiting[p.Name] = true
 		}
 	}
-	busy := "Reading " + ms[0].String() + "…"
-	if len(ms) > 1 {
-		busy = fmt.Sprintf("Reading %d MCP resources…", len(ms))
+	var busy string
+	switch {
+	case len(ms)+len(files) > 1:
+		busy = fmt.Sprintf("Reading %d mentions…", len(ms)+len(files))
+	case len(ms) == 1:
+		busy = "Reading " + ms[0].String() + "…"
+	default:
+		busy = "Reading @" + files[0] + "…"
 	}
 	m.busy = busy
 	return tea.Batch(m.startTick(), func() tea.Msg {
@@ -106,6 +164,16 @@ func (m *Model) readMentions(text string, ms []mention) tea.Cmd {
 			msg.parts = append(msg.parts, llm.TextPart(resourcePart(mt, body)))
 			msg.attached = append(msg.attached, fmt.Sprintf("Attached %s (%d bytes)", mt, len(body)))
 		}
+		for _, p := range files {
+			body, ok, err := fm.ReadMentionedFile(ctx, p)
+			switch {
+			case err != nil:
+				msg.errs = append(msg.errs, err)
+			case ok:
+				msg.parts = append(msg.parts, llm.TextPart(filePart(p, body)))
+				msg.attached = append(msg.attached, fmt.Sprintf("Attached @%s (%d lines)", p, strings.Count(strings.TrimRight(body, "\n"), "\n")+1))
+			}
+		}
 		return msg
 	})
 }
@@ -118,6 +186,11 @@ func resourcePart(mt mention, body string) string {
 // attachedNote is what a resumed transcript shows for an attached
 // resource part; ok is false for any other text.
 func attachedNote(s string) (string, bool) {
+	if g := attachedFileRe.FindStringSubmatch(s); g != nil {
+		if p, err := strconv.Unquote(g[1]); err == nil {
+			return "Attached @" + p, true
+		}
+	}
 	g := attachedRe.FindStringSubmatch(s)
 	if g == nil {
 		return "", false

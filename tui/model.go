@@ -321,11 +321,12 @@ func (m *Model) dropRunDialogs() {
 	m.dialogs = kept
 }
 
-// startRun sends a prompt to the agent; the MCP resources it mentions are
-// read first, in the background.
+// startRun sends a prompt to the agent; the MCP resources and files it
+// mentions are read first, in the background.
 func (m *Model) startRun(text string) tea.Cmd {
-	if ms := m.mentions(text); len(ms) > 0 {
-		return m.readMentions(text, ms)
+	ms := m.mentions(text)
+	if files := m.fileMentions(text, ms); len(ms)+len(files) > 0 {
+		return m.readMentions(text, ms, files)
 	}
 	return m.runWith(text, nil, nil)
 }

@@ -329,6 +329,15 @@ func (b *interactiveBackend) Shell(ctx context.Context, command string) (string,
 	return out.Result.Output, nil
 }
 
+// ReadMentionedFile implements tui.FileMentions (live.ReadMentionedFile).
+func (b *interactiveBackend) ReadMentionedFile(ctx context.Context, path string) (string, bool, error) {
+	text, err := b.runtime().ReadMentionedFile(ctx, path)
+	if errors.Is(err, live.ErrNotAFile) {
+		return "", false, nil
+	}
+	return text, err == nil, err
+}
+
 // Models implements tui.ModelSwitcher: every configured model (those of
 // config.json, and the current models nova knows of each Anthropic and
 // OpenAI provider, from config.json or the environment), and the model in

@@ -26,7 +26,10 @@ import (
 // session: the server serves the backend's current runtime at every
 // request, and the follower below moves to it.
 
-var _ tui.Remote = (*interactiveBackend)(nil)
+var (
+	_ tui.Remote       = (*interactiveBackend)(nil)
+	_ tui.FileMentions = (*interactiveBackend)(nil)
+)
 
 // The defaults of --host and --port, nova serve's.
 const (
