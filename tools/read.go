@@ -93,7 +93,15 @@ func (*Read) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, 
 	case ext == ".ipynb":
 		res, err = readNotebook(f, abs)
 	default:
-		res, err = readText(ctx, f, abs, shownPath(env, abs), in.Offset, in.Limit)
+		var src io.Reader = f
+		if env.Buffers != nil {
+			// The editor's buffer is what the person sees, unsaved edits
+			// included; the file was opened (and so checked) all the same.
+			if text, berr := env.Buffers.ReadBuffer(ctx, abs); berr == nil {
+				src = strings.NewReader(text)
+			}
+		}
+		res, err = readText(ctx, src, abs, shownPath(env, abs), in.Offset, in.Limit)
 	}
 	if err == nil && !res.IsError {
 		env.Files.Record(abs)
@@ -144,7 +152,7 @@ func readImage(f *os.File, abs, ext string, size int64) (Result, error) {
 
 // readText numbers the lines [offset, offset+limit) of a text file. It
 // streams, so a huge file costs memory only for the lines shown.
-func readText(ctx context.Context, f *os.File, abs, shown string, offset, limit int) (Result, error) {
+func readText(ctx context.Context, f io.Reader, abs, shown string, offset, limit int) (Result, error) {
 	br := bufio.NewReaderSize(f, 64<<10)
 	head, _ := br.Peek(binarySniffBytes)
 	if nulInHead(head) {

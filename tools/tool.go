@@ -107,6 +107,10 @@ type Env struct {
 	// Ask puts questions to a person (AskUserQuestion, plan approval); nil
 	// when nobody can answer (print mode).
 	Ask Asker
+	// Buffers, when set, gives the text of files as the person's editor
+	// holds them (an ACP client's unsaved buffers): Read shows that text
+	// in place of the disk's. nil reads the disk.
+	Buffers BufferReader
 	// Modes switches the permission mode (EnterPlanMode, ExitPlanMode);
 	// nil when the session has no mode to switch, and plan mode is then
 	// unavailable.
@@ -123,6 +127,13 @@ type Sandbox interface {
 	// release once the command and every process it started have ended (or
 	// it failed to start), so the sandbox can undo what it set up for it.
 	Confine(cmd *exec.Cmd) (release func(), err error)
+}
+
+// BufferReader reads a file as an editor holds it, saved or not.
+type BufferReader interface {
+	// ReadBuffer returns the text of the file at the absolute path abs as
+	// the editor has it; an error sends Read to the disk.
+	ReadBuffer(ctx context.Context, abs string) (string, error)
 }
 
 // Asker answers questions on behalf of a person.

@@ -87,16 +87,17 @@ only) and --mcp-config. See docs/mcp.md.
   nova mcp list                    every server here, where it comes from, whether it may start
   nova mcp get fs                  one server in full (secrets masked)
   nova mcp login linear            log in to a server that wants OAuth (logout forgets it)
-  nova mcp remove fs`,
+  nova mcp remove fs
+  nova mcp serve                   nova itself as an MCP server (stdio), for other agents`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usageErr("unknown command %q for \"nova mcp\"; want add, add-json, list, get, login, logout or remove", args[0])
+				return usageErr("unknown command %q for \"nova mcp\"; want add, add-json, list, get, login, logout, remove or serve", args[0])
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newMCPAddCmd(f, nil), newMCPAddJSONCmd(f, nil), newMCPListCmd(f, nil), newMCPGetCmd(f, nil), newMCPLoginCmd(f, nil), newMCPLogoutCmd(f, nil), newMCPRemoveCmd(f, nil))
+	cmd.AddCommand(newMCPAddCmd(f, nil), newMCPAddJSONCmd(f, nil), newMCPListCmd(f, nil), newMCPGetCmd(f, nil), newMCPLoginCmd(f, nil), newMCPLogoutCmd(f, nil), newMCPRemoveCmd(f, nil), newMCPServeCmd(f))
 	return cmd
 }
 

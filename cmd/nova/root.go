@@ -117,6 +117,7 @@ Documentation: ` + docsURL,
 	cmd.AddCommand(newSessionsCmd(f))
 	cmd.AddCommand(newTrustCmd(f, nil))
 	cmd.AddCommand(newServeCmd(f, nil))
+	cmd.AddCommand(newACPCmd(f))
 	cmd.AddCommand(newMCPCmd(f))
 	cmd.AddCommand(newTeamCmd(f))
 	cmd.AddCommand(newPluginCmd(f))

@@ -80,14 +80,7 @@ other users of this machine can read in the process list.`,
 	opts.token.add(fl, "requests")
 	fl.DurationVar(&opts.idle, "idle-timeout", 30*time.Minute, "close a session (and stop its MCP servers) after this long with no request, run or open page; the next request reopens it (0: never)")
 	fl.IntVar(&opts.maxSessions, "max-sessions", defaultMaxSessions, "sessions open at once, at most; past it a new one is refused (429) until one closes (0: no bound)")
-	o := &opts.session
-	fl.StringVar(&o.model, "model", "", "default model of new sessions, as provider:model")
-	fl.StringVar(&o.permissionMode, "permission-mode", "", "default, acceptEdits, plan or bypassPermissions")
-	fl.StringArrayVar(&o.allowedTools, "allowedTools", nil, `rules to allow without asking, e.g. "Read,Bash(git diff:*)"`)
-	fl.StringArrayVar(&o.disallowedTools, "disallowedTools", nil, `rules to deny, e.g. "Bash(rm:*),WebFetch"`)
-	fl.BoolVar(&o.sandbox, "sandbox", false, "run Bash inside the OS sandbox, or refuse it where the sandbox cannot run")
-	fl.BoolVar(&o.noSandbox, "no-sandbox", false, "run Bash outside the OS sandbox")
-	fl.StringSliceVar(&o.addDirs, "add-dir", nil, "further directories the agent may use")
+	addSessionFlags(fl, &opts.session, "default model of new sessions, as provider:model", "default, acceptEdits, plan or bypassPermissions")
 	return cmd
 }
 
