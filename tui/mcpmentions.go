@@ -131,7 +131,7 @@ func (m *Model) mentions(text string) []mention {
 // then sends the prompt with them (mentionsRead).
 func (m *Model) readMentions(text string, ms []mention, files []string) tea.Cmd {
 	ctx := m.ctx
-	r, _ := m.b.(MCPResources) // ms is empty without it
+	r, _ := m.b.(MCPResources)  // ms is empty without it
 	fm, _ := m.b.(FileMentions) // and files without this
 	waiting := map[string]bool{}
 	if b, ok := m.b.(MCPServers); ok {
