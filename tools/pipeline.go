@@ -355,9 +355,10 @@ func (pr *Prepared) ask(ctx context.Context) bool {
 	if pv, ok := pr.tool.(Previewer); ok {
 		var fail *Result
 		shown, fail = preview(ctx, pv, pr.call.Input, pr.env)
-		if fail != nil && pr.readable(ctx) {
+		if fail != nil && pr.env.Ask != nil && pr.readable(ctx) {
 			// The call cannot work whatever the answer: say so now rather
-			// than ask a person to approve it. Only where the model may
+			// than ask a person to approve it (with nobody to ask, the
+			// denial stands, as before). Only where the model may
 			// read the file anyway, so the refusal tells it nothing that
 			// a question would have guarded.
 			pr.finish(*fail, pr.decision)
