@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -256,11 +257,17 @@ func scriptArgs(sc *simpleCmd, f word) []word {
 // shellScript reports whether the file at path is a shell script: a
 // shebang naming a shell, or text with none (which the shell runs itself).
 func shellScript(path string) bool {
-	fh, err := os.Open(path)
+	// Non-blocking, and regular files only: opening a named pipe (a
+	// process substitution's, one a command made) would wait for a writer
+	// forever and stall the check.
+	fh, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return false
 	}
 	defer fh.Close()
+	if fi, err := fh.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
 	head := make([]byte, 128)
 	n, _ := fh.Read(head)
 	line, _, _ := strings.Cut(string(head[:n]), "\n")
