@@ -108,6 +108,13 @@ type Setup struct {
 	Plugins *plugins.Loaded
 }
 
+// SandboxCacheDir is where sandboxed commands keep their private
+// toolchain caches (sandbox.Config.Caches): in nova's own directory, which
+// no check of the workspace looks at and nothing outside the sandbox uses.
+func SandboxCacheDir(novaHome string) string {
+	return filepath.Join(novaHome, "cache", "sandbox")
+}
+
 // ProbeCacheFile is where a sandbox probe that worked is remembered.
 func ProbeCacheFile(novaHome string) string {
 	return filepath.Join(novaHome, "cache", "sandbox-probe.json")
@@ -139,12 +146,20 @@ func LoadSetup(ctx context.Context, o Options, scratch string) (*Setup, error) {
 		r := sandbox.ProbeCached(ctx, ProbeCacheFile(o.NovaHome), o.FreshProbe)
 		t.Probe = &r
 		dirs := append(append([]string(nil), st.Permissions.AdditionalDirectories...), o.AddDirs...)
+		tmp := ""
 		if scratch != "" {
 			dirs = append(dirs, scratch)
+			// TMPDIR of the session's sandboxed commands: it lasts from one
+			// command to the next, and goes with the scratch directory.
+			tmp = filepath.Join(scratch, "tmp")
+			if err := os.MkdirAll(tmp, 0o700); err != nil {
+				return nil, writeErr("cannot create the sandbox's temporary directory", tmp, err)
+			}
 		}
 		sb, err := sandbox.New(sandbox.Config{
 			Workspace: o.Workdir, AddDirs: dirs, Home: o.Home, NovaHome: o.NovaHome, Probed: &r,
 			Network: isTrue(st.Sandbox.Network), AllowUnixSockets: isTrue(st.Sandbox.AllowUnixSockets), Mask: st.Sandbox.DenyRead,
+			Caches: SandboxCacheDir(o.NovaHome), TempDir: tmp, Getenv: o.Getenv,
 		})
 		t.SandboxErr = err
 		switch {

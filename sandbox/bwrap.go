@@ -34,6 +34,11 @@ func bwrapArgv(s *Sandbox, argv []string, dir string, git gitPlan, masks []mask,
 	for _, w := range s.writable {
 		args = append(args, "--bind", w, w)
 	}
+	if s.cache.root != "" {
+		// Before the plan: a cache below a path that runs later stays
+		// read-only with it.
+		args = append(args, "--bind", s.cache.root, s.cache.root)
+	}
 	args = append(args, bwrapGit(git)...)
 	for _, m := range masks {
 		if m.dir {
@@ -70,8 +75,8 @@ func bwrapArgv(s *Sandbox, argv []string, dir string, git gitPlan, masks []mask,
 	}
 	args = append(args,
 		// The caller's TMPDIR may point outside the writable directories;
-		// the private /tmp is always writable.
-		"--setenv", "TMPDIR", "/tmp",
+		// the session's (or the private /tmp) is always writable.
+		"--setenv", "TMPDIR", s.TempDir(),
 		"--chdir", dir,
 		"--",
 	)

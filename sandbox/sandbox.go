@@ -60,6 +60,18 @@ type Config struct {
 	// Probed is the Report of an earlier Probe to trust instead of probing
 	// again; nil means New probes the machine itself.
 	Probed *Report
+	// Caches is the directory of the private toolchain caches of
+	// sandboxed commands (NOVA_HOME/cache/sandbox), writable inside; ""
+	// means none (caches.go).
+	Caches string
+	// TempDir is the session's private temporary directory, TMPDIR inside
+	// and writable (it must lie in a writable directory); "" keeps bwrap's
+	// /tmp, private to each command.
+	TempDir string
+	// Getenv reads nova's environment for the toolchains' settings the
+	// caches build on (GOPROXY, GOMODCACHE, MAVEN_OPTS); nil means
+	// os.Getenv.
+	Getenv func(string) string
 }
 
 // Sandbox wraps commands for one workspace. Its configuration is fixed by
@@ -74,7 +86,8 @@ type Sandbox struct {
 	masks     []string // candidates, absolute; resolved again for each command
 	warnings  []string
 	tempDirs  []string // sandbox-exec only: host temp dirs left writable
-	seccomp   []byte   // bwrap only: the Unix socket filter; nil when allowed
+	cache     cacheSetup
+	seccomp   []byte // bwrap only: the Unix socket filter; nil when allowed
 	// placeholders are the files written on the host for the commands
 	// running now (bwrap only).
 	placeholders placeholders
@@ -126,6 +139,10 @@ func New(cfg Config) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
+	cache, err := setupCaches(cfg, home, writable)
+	if err != nil {
+		return nil, err
+	}
 
 	report := cfg.Probed
 	if report == nil {
@@ -158,6 +175,7 @@ func New(cfg Config) (*Sandbox, error) {
 		allowUnix: cfg.AllowUnixSockets,
 		masks:     masks,
 		warnings:  warnings,
+		cache:     cache,
 		cfg:       cfg,
 		report:    *report,
 	}
@@ -232,6 +250,9 @@ func (s *Sandbox) Confine(cmd *exec.Cmd) (release func(), err error) {
 	// found (or did not) outside no longer matters. bwrap itself starts
 	// where the command will run.
 	cmd.Err, cmd.Dir = nil, dir
+	if len(s.cache.env) > 0 {
+		cmd.Env = withEnv(cmd.Env, s.cache.env)
+	}
 	switch s.backend {
 	case BackendBwrap:
 		return s.confineBwrap(cmd, bin, dir)

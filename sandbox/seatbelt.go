@@ -134,7 +134,7 @@ func sandboxExecArgv(s *Sandbox, argv []string, dir string) []string {
 		}
 	}
 	sb := darwinProfile(seatbeltInput{
-		writable:    s.writable,
+		writable:    s.Writable(),
 		tempDirs:    s.tempDirs,
 		protected:   dedup(protected),
 		pinned:      dedup(pinned),

@@ -281,7 +281,11 @@ func TestBashDeletedCwdFallsBack(t *testing.T) {
 }
 
 // prefixSandbox stands in for bwrap: it runs argv under env with a marker.
-type prefixSandbox struct{ dirs []string }
+// env are the variables it says it sets (Env).
+type prefixSandbox struct{ dirs, env []string }
+
+// Env implements Sandbox.
+func (s *prefixSandbox) Env() []string { return s.env }
 
 func (s *prefixSandbox) Confine(cmd *exec.Cmd) (func(), error) {
 	s.dirs = append(s.dirs, cmd.Dir)

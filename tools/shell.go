@@ -264,7 +264,7 @@ func (m *shellManager) run(ctx context.Context, env *Env, command string, timeou
 	defer os.Remove(envOut)
 	defer os.Remove(cwdOut)
 
-	script := restoreScript(dir, cwd)
+	script := restoreScript(dir, cwd) + sandboxScript(env, o.unsandboxed)
 	if !o.beside {
 		script += saveTrap(envOut, cwdOut, o.auto)
 	}
@@ -331,7 +331,7 @@ func (m *shellManager) background(env *Env, command, description string, o runOp
 	}
 	cwd, note := m.cwdFor(env)
 	s := &bgShell{command: command, description: description, cwd: cwd, status: shellStatusRun, done: make(chan struct{})}
-	script := restoreScript(dir, cwd)
+	script := restoreScript(dir, cwd) + sandboxScript(env, o.unsandboxed)
 	if o.auto {
 		script += gitOffScript
 	}

@@ -32,6 +32,8 @@ func (m *shellManager) carried(env *Env) []string {
 			continue
 		case d.name == "TMPDIR" && d.val == "/tmp" && env.Sandbox != nil:
 			continue // the sandbox's private /tmp, set by bwrap for every command
+		case d.hasVal && sandboxSet(env, d.name, d.val):
+			continue // the sandbox's caches and temporary directory, set for every command
 		}
 		if old, inBase := base[d.name]; !inBase || !d.hasVal || old != d.val {
 			if d.hasVal {

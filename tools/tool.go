@@ -127,6 +127,10 @@ type Sandbox interface {
 	// release once the command and every process it started have ended (or
 	// it failed to start), so the sandbox can undo what it set up for it.
 	Confine(cmd *exec.Cmd) (release func(), err error)
+	// Env returns the variables (NAME=value) the sandbox sets for every
+	// confined command: the shell sets them again after restoring its
+	// state, and takes them back for a command run outside the sandbox.
+	Env() []string
 }
 
 // BufferReader reads a file as an editor holds it, saved or not.
