@@ -119,6 +119,11 @@ type SandboxSettings struct {
 	// DenyRead are paths hidden from sandboxed commands; the lists of all
 	// files add up, made absolute when merged.
 	DenyRead []string `json:"denyRead,omitempty"`
+	// ExcludedCommands (Claude Code's key) are commands, written as Bash
+	// rule specifiers ("docker:*", "docker *"), that run outside the
+	// sandbox, each still checked; the lists of all files add up. From a
+	// project file it is a grant.
+	ExcludedCommands []string `json:"excludedCommands,omitempty"`
 }
 
 // HookSet is the "hooks" object of one settings file.
@@ -295,6 +300,11 @@ func parseSettings(path string, data []byte, project bool) (*Settings, error) {
 			}
 		}
 	}
+	for _, p := range s.Sandbox.ExcludedCommands {
+		if err := permission.ValidExcluded(p); err != nil {
+			return nil, fmt.Errorf("settings %s: sandbox.excludedCommands %q: %w", at(p), p, err)
+		}
+	}
 	for _, p := range s.EnvPassthrough {
 		if !validPassthrough(p) {
 			return nil, fmt.Errorf("settings %s: envPassthrough %q is not a variable name or a glob (*, ?, [...]); write it as GITHUB_TOKEN or AWS_*", at(p), p)
@@ -333,6 +343,7 @@ func (m *Settings) merge(s *Settings, path, projectDir, home string) {
 	}
 	m.Permissions.AdditionalDirectories = appendDirs(m.Permissions.AdditionalDirectories, p.AdditionalDirectories, projectDir, home)
 	m.Sandbox.DenyRead = appendDirs(m.Sandbox.DenyRead, s.Sandbox.DenyRead, projectDir, home)
+	m.Sandbox.ExcludedCommands = appendNew(m.Sandbox.ExcludedCommands, s.Sandbox.ExcludedCommands)
 	for _, b := range []struct {
 		key      string
 		from, to **bool
@@ -472,6 +483,7 @@ func (s *Settings) PermissionConfig(o PermissionOptions) (permission.Config, err
 		cfg.RuleSets = append(cfg.RuleSets, set)
 	}
 	cfg.SandboxAutoAllow = s.Sandbox.AutoAllow != nil && *s.Sandbox.AutoAllow
+	cfg.SandboxExcluded = append([]string(nil), s.Sandbox.ExcludedCommands...)
 	if cfg.Persist == nil && o.Workspace != "" {
 		dir := o.Workspace
 		cfg.Persist = func(rule string) error { return AddLocalRule(dir, "allow", rule) }

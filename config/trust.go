@@ -82,6 +82,13 @@ func projectGrants() []projectGrant {
 		{"sandbox.network", func(s *Settings) string { return takeBool(&s.Sandbox.Network, true) }},
 		{"sandbox.autoAllow", func(s *Settings) string { return takeBool(&s.Sandbox.AutoAllow, true) }},
 		{"sandbox.allowUnixSockets", func(s *Settings) string { return takeBool(&s.Sandbox.AllowUnixSockets, true) }},
+		// A command that runs outside the sandbox can write what runs
+		// later; which ones do is the user's choice.
+		{"sandbox.excludedCommands", func(s *Settings) string {
+			v := strings.Join(s.Sandbox.ExcludedCommands, ", ")
+			s.Sandbox.ExcludedCommands = nil
+			return v
+		}},
 		// Approving .mcp.json servers starts programs the repository
 		// names; declining them (disabledMcpjsonServers) restricts.
 		{"enableAllProjectMcpServers", func(s *Settings) string { return takeBool(&s.EnableAllProjectMcpServers, true) }},

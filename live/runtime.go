@@ -311,6 +311,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 		env.SandboxAt = func(dir string) (tools.Sandbox, error) { return sb.Reroot(dir) }
 	}
 	env.SandboxUnavailable = tr.SandboxUnavailable
+	env.SandboxExcluded = tr.Settings.Sandbox.ExcludedCommands
 	env.EnvPolicy = tr.EnvPolicy
 	if len(tr.Settings.Env) > 0 {
 		// The user's env always, the project's only when trusted: the

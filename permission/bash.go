@@ -243,20 +243,31 @@ func (c *Checker) bashAllowed(req Request, cmds []bashCmd, redirs []access) Deci
 	// A bare "Bash" allow rule allows every command, the variables it sets
 	// included, and lets any command write anywhere in the workspace (cp,
 	// tee ...), so a redirection there needs no question either.
-	_, wholeBash := firstRule(c.allow, func(r Rule) bool { return r.Tool == "Bash" && r.Spec == "" })
+	isWhole := func(r Rule) bool { return r.Tool == "Bash" && r.Spec == "" }
+	_, wholeBash := firstRule(c.allow, isWhole)
+	// A call that leaves the sandbox: rules cover only what
+	// sandbox.excludedCommands names (leave.go).
+	wholeFor := func(bc bashCmd) bool { _, ok := firstRule(c.allowFor(req, bc.sc), isWhole); return ok }
+	if req.LeavesSandbox {
+		wholeBash = len(cmds) > 0 && !slices.ContainsFunc(cmds, func(bc bashCmd) bool { return !wholeFor(bc) })
+	}
 	for _, bc := range cmds {
 		switch {
+		case bc.sc.covered && req.LeavesSandbox:
+			// A script's commands, covered by a rule for the script inside
+			// the sandbox: outside, they are asked about.
+			unapproved = append(unapproved, bashCmd{sc: bc.sc, why: "runs " + bc.sc.ruleText + " outside the sandbox"})
 		case bc.sc.covered:
 			// A command of a script a rule allows: the rule covers it,
 			// its files are judged below.
 			used, ruled[bc.sc] = "the rule that allows the script", true
-		case bc.sc.asks != "" && wholeBash:
+		case bc.sc.asks != "" && wholeFor(bc):
 			used, ruled[bc.sc] = "Bash", true
 		case bc.sc.asks != "":
 			unapproved = append(unapproved, bc) // no narrower rule may wave through PATH=... cmd
 		case bc.readOnly || bc.sc.decl:
 		default:
-			if r, ok := firstRule(c.allow, func(r Rule) bool { return r.Tool == "Bash" && r.matchBash(bc.sc.ruleText) }); ok {
+			if r, ok := firstRule(c.allowFor(req, bc.sc), func(r Rule) bool { return r.Tool == "Bash" && r.matchBash(bc.sc.ruleText) }); ok {
 				// A rule allows the command, not the programs its options
 				// name: those still ask; its files are judged below.
 				if bc.inv != nil && len(bc.inv.execs) > 0 {

@@ -33,6 +33,10 @@ type Config struct {
 	// sandboxed is the request's to say (Request.Sandboxed), from the
 	// sandbox the tool really runs in: there is no second copy here.
 	SandboxAutoAllow bool
+	// SandboxExcluded are the patterns of sandbox.excludedCommands (Bash
+	// rule specifiers: "docker:*", "docker *"): commands that run outside
+	// the sandbox, which allow rules may let run there (LeavesSandbox).
+	SandboxExcluded []string
 	// Persist writes an "allow always" rule to the local settings file; nil
 	// means rules added at run time live only as long as the Checker.
 	Persist func(rule string) error
@@ -207,7 +211,7 @@ func (c *Checker) Check(ctx context.Context, req Request) (d Decision) {
 		v = c.withRoot(filepath.Clean(req.Worktree))
 	}
 	if req.Tool == "Bash" {
-		return v.checkBash(req)
+		return leaving(req, v.checkBash(req))
 	}
 	return v.checkTool(req)
 }

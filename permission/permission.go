@@ -82,6 +82,19 @@ type Request struct {
 	Workdir string `json:"workdir,omitempty"` // the directory relative paths and commands start in
 	// Sandboxed says the call runs inside a working OS sandbox (Bash).
 	Sandboxed bool `json:"sandboxed,omitempty"`
+	// LeavesSandbox says the call runs outside an OS sandbox that works
+	// here: Bash with dangerouslyDisableSandbox, or a command that
+	// sandbox.excludedCommands names (Excluded). Allow rules then cover
+	// only the commands sandbox.excludedCommands names: a rule given for a
+	// sandboxed command does not let it run outside.
+	LeavesSandbox bool `json:"leaves_sandbox,omitempty"`
+	// Excluded is the sandbox.excludedCommands pattern that sends the call
+	// outside the sandbox; "" when the model asked (dangerouslyDisableSandbox).
+	Excluded string `json:"excluded,omitempty"`
+	// SandboxFailure is what the same command hit when it just failed
+	// inside the sandbox (its last line of output), shown when the call
+	// to run it outside asks.
+	SandboxFailure string `json:"sandbox_failure,omitempty"`
 	// SandboxUnavailable says the sandbox was asked for (a setting or
 	// --sandbox) but cannot run here, so the call would run unconfined
 	// against the user's wish: every such call asks.

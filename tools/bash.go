@@ -63,8 +63,28 @@ func (*Bash) Permission(input json.RawMessage, env *Env) permission.Request {
 	_ = json.Unmarshal(input, &in) // a partial request is better than none; Run validates
 	m := shellsOf(env)
 	cwd, _ := m.cwdFor(env)
-	return permission.Request{Tool: "Bash", Kind: permission.KindExec, Command: in.Command, Workdir: cwd,
-		Sandboxed: env.Sandbox != nil && !in.DangerouslyDisableSandbox, SandboxUnavailable: env.SandboxUnavailable, ShellEnv: m.carried(env)}
+	req := permission.Request{Tool: "Bash", Kind: permission.KindExec, Command: in.Command, Workdir: cwd,
+		Sandboxed: env.Sandbox != nil, SandboxUnavailable: env.SandboxUnavailable, ShellEnv: m.carried(env)}
+	if leaves, excluded := leavesSandbox(in, env); leaves {
+		req.Sandboxed, req.LeavesSandbox, req.Excluded = false, true, excluded
+		req.SandboxFailure = m.sandboxFailure(in.Command)
+	}
+	return req
+}
+
+// leavesSandbox reports whether the call runs outside the session's
+// sandbox: the model asked (dangerouslyDisableSandbox), or
+// sandbox.excludedCommands names a command of it (excluded, the pattern).
+// Without a sandbox there is nothing to leave.
+func leavesSandbox(in bashInput, env *Env) (leaves bool, excluded string) {
+	if env.Sandbox == nil {
+		return false, ""
+	}
+	if in.DangerouslyDisableSandbox {
+		return true, ""
+	}
+	p := permission.ExcludedCommand(env.SandboxExcluded, in.Command)
+	return p != "", p
 }
 
 // RunsBeside reports whether a call may run beside other calls, in a shell
@@ -89,7 +109,8 @@ func (*Bash) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, 
 	}
 	m := shellsOf(env)
 	d, _ := DecisionOf(ctx)
-	o := runOpts{unsandboxed: in.DangerouslyDisableSandbox, auto: d.Auto, beside: d.Auto && !d.ShellState}
+	leaves, _ := leavesSandbox(in, env)
+	o := runOpts{unsandboxed: leaves, auto: d.Auto, beside: d.Auto && !d.ShellState}
 	if in.RunInBackground {
 		return runBashBackground(m, env, in, o)
 	}
@@ -97,6 +118,9 @@ func (*Bash) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, 
 	out, err := m.run(ctx, env, in.Command, timeout, o)
 	if err != nil {
 		return Result{}, fmt.Errorf("bash: %w", err)
+	}
+	if !leaves && env.Sandbox != nil {
+		m.noteSandboxed(in.Command, out)
 	}
 	disp := display.OfCommand(display.Command{Command: in.Command, ExitCode: out.exitCode, TimedOut: out.timedOut, Cwd: out.cwd})
 	var b strings.Builder

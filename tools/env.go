@@ -45,7 +45,7 @@ func (e *Env) Child(workdir string) *Env {
 	c := NewEnv(workdir)
 	c.Home, c.AddDirs, c.SessionID, c.SpillDir, c.ScratchDir = e.Home, e.AddDirs, e.SessionID, e.SpillDir, e.ScratchDir
 	c.DeniedRead, c.ExtraEnv, c.EnvPolicy, c.Sandbox, c.SandboxUnavailable = e.DeniedRead, e.ExtraEnv, e.EnvPolicy, e.Sandbox, e.SandboxUnavailable
-	c.SandboxAt = e.SandboxAt
+	c.SandboxAt, c.SandboxExcluded = e.SandboxAt, e.SandboxExcluded
 	c.Notify, c.Ask = e.Notify, e.Ask
 	shareShellRecords(c, e)
 	return c

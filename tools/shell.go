@@ -48,6 +48,9 @@ type shellManager struct {
 	running map[*shellProc]struct{} // foreground processes, for Close
 	forker  *forker                 // made on first start, closed by Close
 	closed  bool
+	// failed is the last command that failed inside the sandbox and the
+	// last line it printed, for the ask of its retry outside.
+	failed, failedLine string
 }
 
 func newShellManager() *shellManager {

@@ -64,3 +64,38 @@ func sandboxSet(env *Env, name, val string) bool {
 	}
 	return false
 }
+
+// noteSandboxed remembers what a command that failed inside the sandbox
+// printed last, and forgets it when the command works.
+func (m *shellManager) noteSandboxed(command string, out fgOutcome) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if out.exitCode == 0 && !out.timedOut {
+		if m.failed == command {
+			m.failed, m.failedLine = "", ""
+		}
+		return
+	}
+	m.failed, m.failedLine = command, lastLine(out.output)
+}
+
+// sandboxFailure is the last line command printed when it just failed
+// inside the sandbox; "" when it did not.
+func (m *shellManager) sandboxFailure(command string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.failed != command {
+		return ""
+	}
+	return m.failedLine
+}
+
+// lastLine is the last non-blank line of s, at most 300 bytes of it.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n \t"), "\n")
+	line := strings.TrimSpace(lines[len(lines)-1])
+	if len(line) > 300 {
+		line = strings.ToValidUTF8(line[:300], "") + "…"
+	}
+	return line
+}

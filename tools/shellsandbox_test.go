@@ -40,3 +40,30 @@ func TestBashSandboxEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestBashLeaveSandbox: a command sandbox.excludedCommands names runs
+// outside the sandbox and says so to the check; the retry of a command
+// that failed inside tells the check what it hit.
+func TestBashLeaveSandbox(t *testing.T) {
+	env := newShellEnv(t)
+	env.Sandbox = &prefixSandbox{}
+	env.SandboxExcluded = []string{"printenv:*"}
+	if res := runBashTool(t, env, map[string]any{"command": "printenv SANDBOXED || echo outside"}); res.Output != "outside" {
+		t.Errorf("excluded command: %q, want it run outside the sandbox", res.Output)
+	}
+	req := (&Bash{}).Permission(json.RawMessage(`{"command":"printenv HOME"}`), env)
+	if req.Sandboxed || !req.LeavesSandbox || req.Excluded != "printenv:*" {
+		t.Errorf("excluded request: %+v", req)
+	}
+	fail := "echo 'go: failed to initialize build cache: read-only file system'; exit 1"
+	runBashTool(t, env, map[string]any{"command": fail})
+	in, _ := json.Marshal(map[string]any{"command": fail, "dangerouslyDisableSandbox": true})
+	req = (&Bash{}).Permission(in, env)
+	if !req.LeavesSandbox || req.SandboxFailure != "go: failed to initialize build cache: read-only file system" {
+		t.Errorf("retry request: %+v", req)
+	}
+	in, _ = json.Marshal(map[string]any{"command": "true", "dangerouslyDisableSandbox": true})
+	if req = (&Bash{}).Permission(in, env); req.SandboxFailure != "" {
+		t.Errorf("another command is told of the failure: %+v", req)
+	}
+}

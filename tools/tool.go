@@ -94,6 +94,9 @@ type Env struct {
 	// It is the one record of whether commands are confined: the
 	// permission check learns it from the tool's request.
 	Sandbox Sandbox
+	// SandboxExcluded are sandbox.excludedCommands: commands (Bash rule
+	// specifiers) that run outside the sandbox, still checked.
+	SandboxExcluded []string
 	// SandboxUnavailable says the user asked for the sandbox but it
 	// cannot run here (Sandbox is nil): every command then asks.
 	SandboxUnavailable bool
