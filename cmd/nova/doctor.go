@@ -151,6 +151,7 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 			fmt.Fprintf(w, " and are allowed without asking (sandbox.autoAllow)")
 		}
 		fmt.Fprintln(w)
+		printSandboxPolicy(w, tr, workdir, home)
 	case tr.Choice.On():
 		fmt.Fprintf(w, "  %s\n", tr.Notice)
 	default:
