@@ -144,7 +144,7 @@ func LoadSetup(ctx context.Context, o Options, scratch string) (*Setup, error) {
 		}
 		sb, err := sandbox.New(sandbox.Config{
 			Workspace: o.Workdir, AddDirs: dirs, Home: o.Home, NovaHome: o.NovaHome, Probed: &r,
-			Network: isTrue(st.Sandbox.Network), AllowUnixSockets: isTrue(st.Sandbox.AllowUnixSockets), Mask: st.Sandbox.DenyRead,
+			Network: st.Sandbox.Network.Everything(), AllowUnixSockets: isTrue(st.Sandbox.AllowUnixSockets), Mask: st.Sandbox.DenyRead,
 		})
 		t.SandboxErr = err
 		switch {
