@@ -134,6 +134,13 @@ func LoadSetup(ctx context.Context, o Options, scratch string) (*Setup, error) {
 	if t.Plugins, err = loadPlugins(o, st); err != nil {
 		return nil, err
 	}
+	cfg, err := st.PermissionConfig(config.PermissionOptions{
+		Workspace: o.Workdir, Home: o.Home, NovaHome: o.NovaHome, Mode: permission.Mode(o.PermissionMode), AddDirs: o.AddDirs,
+		AllowedTools: o.AllowedTools, DisallowedTools: o.DisallowedTools,
+	})
+	if err != nil {
+		return nil, configErr("%v", err)
+	}
 	available := false
 	if t.Choice.On() {
 		r := sandbox.ProbeCached(ctx, ProbeCacheFile(o.NovaHome), o.FreshProbe)
@@ -142,9 +149,14 @@ func LoadSetup(ctx context.Context, o Options, scratch string) (*Setup, error) {
 		if scratch != "" {
 			dirs = append(dirs, scratch)
 		}
+		hosts, err := sandboxHosts(st, cfg)
+		if err != nil {
+			return nil, configErr("%v", err)
+		}
 		sb, err := sandbox.New(sandbox.Config{
 			Workspace: o.Workdir, AddDirs: dirs, Home: o.Home, NovaHome: o.NovaHome, Probed: &r,
 			Network: st.Sandbox.Network.Everything(), AllowUnixSockets: isTrue(st.Sandbox.AllowUnixSockets), Mask: st.Sandbox.DenyRead,
+			Hosts: hosts, Bridge: o.SandboxBridge,
 		})
 		t.SandboxErr = err
 		switch {
@@ -159,13 +171,6 @@ func LoadSetup(ctx context.Context, o Options, scratch string) (*Setup, error) {
 			t.Notice = fmt.Sprintf("the Bash sandbox (on by default) cannot run here: %v. Bash commands run outside it, under the permission rules alone; "+
 				"to stop this notice, set \"sandbox\": {\"enabled\": false} in %s.", err, filepath.Join(o.NovaHome, "settings.json"))
 		}
-	}
-	cfg, err := st.PermissionConfig(config.PermissionOptions{
-		Workspace: o.Workdir, Home: o.Home, NovaHome: o.NovaHome, Mode: permission.Mode(o.PermissionMode), AddDirs: o.AddDirs,
-		AllowedTools: o.AllowedTools, DisallowedTools: o.DisallowedTools,
-	})
-	if err != nil {
-		return nil, configErr("%v", err)
 	}
 	if err := permission.CheckStartup(cfg.Mode, available, os.Geteuid()); err != nil {
 		return nil, configErr("%v", err)
