@@ -110,9 +110,11 @@ type Permissions struct {
 // were not set and leave earlier files' values alone.
 type SandboxSettings struct {
 	// Enabled unset means on wherever the sandbox works.
-	Enabled   *bool `json:"enabled,omitempty"`
-	Network   *bool `json:"network,omitempty"`   // allow network access inside the sandbox
-	AutoAllow *bool `json:"autoAllow,omitempty"` // run Bash without asking when sandboxed
+	Enabled *bool `json:"enabled,omitempty"`
+	// Network is what sandboxed commands reach: every host, none, or the
+	// allowed domains through nova's proxy (NetworkSetting).
+	Network   *NetworkSetting `json:"network,omitempty"`
+	AutoAllow *bool           `json:"autoAllow,omitempty"` // run Bash without asking when sandboxed
 	// AllowUnixSockets lets sandboxed commands connect to Unix sockets
 	// while the network is cut.
 	AllowUnixSockets *bool `json:"allowUnixSockets,omitempty"`
@@ -305,6 +307,9 @@ func parseSettings(path string, data []byte, project bool) (*Settings, error) {
 			return nil, fmt.Errorf("settings %s: sandbox.excludedCommands %q: %w", at(p), p, err)
 		}
 	}
+	if err := s.Sandbox.Network.check(at); err != nil {
+		return nil, err
+	}
 	for _, p := range s.EnvPassthrough {
 		if !validPassthrough(p) {
 			return nil, fmt.Errorf("settings %s: envPassthrough %q is not a variable name or a glob (*, ?, [...]); write it as GITHUB_TOKEN or AWS_*", at(p), p)
@@ -344,12 +349,12 @@ func (m *Settings) merge(s *Settings, path, projectDir, home string) {
 	m.Permissions.AdditionalDirectories = appendDirs(m.Permissions.AdditionalDirectories, p.AdditionalDirectories, projectDir, home)
 	m.Sandbox.DenyRead = appendDirs(m.Sandbox.DenyRead, s.Sandbox.DenyRead, projectDir, home)
 	m.Sandbox.ExcludedCommands = appendNew(m.Sandbox.ExcludedCommands, s.Sandbox.ExcludedCommands)
+	m.mergeNetwork(s.Sandbox.Network, path)
 	for _, b := range []struct {
 		key      string
 		from, to **bool
 	}{
 		{"sandbox.enabled", &s.Sandbox.Enabled, &m.Sandbox.Enabled},
-		{"sandbox.network", &s.Sandbox.Network, &m.Sandbox.Network},
 		{"sandbox.autoAllow", &s.Sandbox.AutoAllow, &m.Sandbox.AutoAllow},
 		{"sandbox.allowUnixSockets", &s.Sandbox.AllowUnixSockets, &m.Sandbox.AllowUnixSockets},
 	} {
@@ -484,6 +489,9 @@ func (s *Settings) PermissionConfig(o PermissionOptions) (permission.Config, err
 	}
 	cfg.SandboxAutoAllow = s.Sandbox.AutoAllow != nil && *s.Sandbox.AutoAllow
 	cfg.SandboxExcluded = append([]string(nil), s.Sandbox.ExcludedCommands...)
+	if s.Sandbox.Network.Filtered() {
+		cfg.AllowedDomains = append([]string(nil), s.Sandbox.Network.AllowedDomains...)
+	}
 	if cfg.Persist == nil && o.Workspace != "" {
 		dir := o.Workspace
 		cfg.Persist = func(rule string) error { return AddLocalRule(dir, "allow", rule) }

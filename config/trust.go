@@ -79,7 +79,7 @@ func projectGrants() []projectGrant {
 			return v
 		}},
 		{"sandbox.enabled", func(s *Settings) string { return takeBool(&s.Sandbox.Enabled, false) }},
-		{"sandbox.network", func(s *Settings) string { return takeBool(&s.Sandbox.Network, true) }},
+		{"sandbox.network", takeNetwork},
 		{"sandbox.autoAllow", func(s *Settings) string { return takeBool(&s.Sandbox.AutoAllow, true) }},
 		{"sandbox.allowUnixSockets", func(s *Settings) string { return takeBool(&s.Sandbox.AllowUnixSockets, true) }},
 		// A command that runs outside the sandbox can write what runs

@@ -64,7 +64,7 @@ func TestLoadSettingsUntrustedDropsGrants(t *testing.T) {
 		t.Errorf("envPassthrough %v: only the user's", s.EnvPassthrough)
 	}
 	sb := s.Sandbox
-	if sb.Enabled == nil || !*sb.Enabled || sb.Network == nil || *sb.Network || sb.AutoAllow != nil || sb.AllowUnixSockets != nil {
+	if sb.Enabled == nil || !*sb.Enabled || sb.Network == nil || sb.Network.All == nil || *sb.Network.All || sb.AutoAllow != nil || sb.AllowUnixSockets != nil {
 		t.Errorf("sandbox %+v: enabled true and network false tighten and apply; the rest are grants", sb)
 	}
 	if want := []string{filepath.Join(proj, "secrets")}; !slices.Equal(sb.DenyRead, want) {
@@ -117,7 +117,7 @@ func TestLoadSettingsTrustedAppliesGrants(t *testing.T) {
 	if s.Permissions.DefaultMode != "bypassPermissions" || s.Env["BASH_ENV"] != "/tmp/evil" || s.Env["A"] != "project" {
 		t.Errorf("mode %q env %v", s.Permissions.DefaultMode, s.Env)
 	}
-	if sb := s.Sandbox; !*sb.Enabled || !*sb.AutoAllow || !*sb.AllowUnixSockets || *sb.Network {
+	if sb := s.Sandbox; !*sb.Enabled || !*sb.AutoAllow || !*sb.AllowUnixSockets || sb.Network.Everything() {
 		t.Errorf("sandbox %+v", sb)
 	}
 	if len(s.Permissions.AdditionalDirectories) != 1 {

@@ -66,9 +66,14 @@ type Options struct {
 	Continue        bool   // resume the workspace's latest session
 	Resume          string // resume this session (an id or a unique prefix)
 	Sandbox         bool   // --sandbox
-	NoSandbox       bool   // --no-sandbox
-	Trust           bool   // --trust: the workspace is trusted for this run
-	AddDirs         []string
+	// SandboxBridge is nova's own executable, which runs the network
+	// proxy's bridge inside the sandbox (sandbox.Config.Bridge); "" means
+	// no filtered network can be set up (the sandbox then cannot run with
+	// sandbox.network.allowedDomains).
+	SandboxBridge string
+	NoSandbox     bool // --no-sandbox
+	Trust         bool // --trust: the workspace is trusted for this run
+	AddDirs       []string
 	// Interactive says a person can answer asks and questions (the TUI,
 	// the server); otherwise an ask is a denial the model is told about.
 	Interactive bool

@@ -141,6 +141,13 @@ func LoadSetup(ctx context.Context, o Options, scratch string) (*Setup, error) {
 	if t.Plugins, err = loadPlugins(o, st); err != nil {
 		return nil, err
 	}
+	cfg, err := st.PermissionConfig(config.PermissionOptions{
+		Workspace: o.Workdir, Home: o.Home, NovaHome: o.NovaHome, Mode: permission.Mode(o.PermissionMode), AddDirs: o.AddDirs,
+		AllowedTools: o.AllowedTools, DisallowedTools: o.DisallowedTools,
+	})
+	if err != nil {
+		return nil, configErr("%v", err)
+	}
 	available := false
 	if t.Choice.On() {
 		r := sandbox.ProbeCached(ctx, ProbeCacheFile(o.NovaHome), o.FreshProbe)
@@ -156,10 +163,15 @@ func LoadSetup(ctx context.Context, o Options, scratch string) (*Setup, error) {
 				return nil, writeErr("cannot create the sandbox's temporary directory", tmp, err)
 			}
 		}
+		hosts, err := sandboxHosts(st, cfg)
+		if err != nil {
+			return nil, configErr("%v", err)
+		}
 		sb, err := sandbox.New(sandbox.Config{
 			Workspace: o.Workdir, AddDirs: dirs, Home: o.Home, NovaHome: o.NovaHome, Probed: &r,
-			Network: isTrue(st.Sandbox.Network), AllowUnixSockets: isTrue(st.Sandbox.AllowUnixSockets), Mask: st.Sandbox.DenyRead,
+			Network: st.Sandbox.Network.Everything(), AllowUnixSockets: isTrue(st.Sandbox.AllowUnixSockets), Mask: st.Sandbox.DenyRead,
 			Caches: SandboxCacheDir(o.NovaHome), TempDir: tmp, Getenv: o.Getenv,
+			Hosts: hosts, Bridge: o.SandboxBridge,
 		})
 		t.SandboxErr = err
 		switch {
@@ -174,13 +186,6 @@ func LoadSetup(ctx context.Context, o Options, scratch string) (*Setup, error) {
 			t.Notice = fmt.Sprintf("the Bash sandbox (on by default) cannot run here: %v. Bash commands run outside it, under the permission rules alone; "+
 				"to stop this notice, set \"sandbox\": {\"enabled\": false} in %s.", err, filepath.Join(o.NovaHome, "settings.json"))
 		}
-	}
-	cfg, err := st.PermissionConfig(config.PermissionOptions{
-		Workspace: o.Workdir, Home: o.Home, NovaHome: o.NovaHome, Mode: permission.Mode(o.PermissionMode), AddDirs: o.AddDirs,
-		AllowedTools: o.AllowedTools, DisallowedTools: o.DisallowedTools,
-	})
-	if err != nil {
-		return nil, configErr("%v", err)
 	}
 	if err := permission.CheckStartup(cfg.Mode, available, os.Geteuid()); err != nil {
 		return nil, configErr("%v", err)

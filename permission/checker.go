@@ -46,6 +46,10 @@ type Config struct {
 	// SensitiveReads are further absolute paths that hold secrets (the
 	// sandbox masks them too): reading them always asks.
 	SensitiveReads []string
+	// AllowedDomains are the host patterns sandboxed commands reach
+	// through nova's network proxy without a question
+	// (sandbox.network.allowedDomains; see CheckHost).
+	AllowedDomains []string
 	// LookupEnv reads nova's environment (what Bash commands inherit);
 	// nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)

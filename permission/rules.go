@@ -233,12 +233,7 @@ func (r Rule) matchDomain(host string) bool {
 	if r.Spec == "" {
 		return true
 	}
-	d := strings.ToLower(strings.TrimPrefix(r.Spec, "domain:"))
-	host = strings.ToLower(host)
-	if s, ok := strings.CutPrefix(d, "*."); ok {
-		return strings.HasSuffix(host, "."+s)
-	}
-	return host == d
+	return MatchHost(strings.TrimPrefix(r.Spec, "domain:"), host)
 }
 
 // parseRules parses the lists of every source, naming the source of a bad

@@ -53,9 +53,7 @@ func bwrapArgv(s *Sandbox, argv []string, dir string, git gitPlan, masks []mask,
 		}
 		args = append(args, "--ro-bind-data", strconv.Itoa(fd), m.path)
 	}
-	if !s.network {
-		args = append(args, "--unshare-net")
-	}
+	args = append(args, bwrapNet(s)...)
 	args = append(args,
 		"--unshare-pid",
 		"--die-with-parent",

@@ -20,6 +20,9 @@ import (
 const helperEnv = "NOVA_SANDBOX_TEST_HELPER"
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == BridgeArg {
+		os.Exit(BridgeMain(os.Args[2:]))
+	}
 	if mode := os.Getenv(helperEnv); mode != "" {
 		os.Exit(helper(mode, os.Args[1:]))
 	}

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -41,6 +42,14 @@ type Config struct {
 	AddDirs []string
 	// Network allows network access; false cuts it (loopback included).
 	Network bool
+	// Hosts, when set (and Network is false), lets commands reach the
+	// network through nova's filtering proxy only: Hosts decides each host,
+	// unless Confine is given a decider of its own (ConfineHosts).
+	Hosts HostDecider
+	// Bridge is the executable that runs the proxy's bridge inside bwrap
+	// (BridgeMain, for the argument BridgeArg): nova's own. Required with
+	// Hosts on Linux.
+	Bridge string
 	// AllowUnixSockets lets commands connect to Unix sockets (setting
 	// sandbox.allowUnixSockets). By default they cannot: a Unix socket
 	// reaches whatever listens on it (the Docker daemon, an ssh agent, the
@@ -83,11 +92,16 @@ type Sandbox struct {
 	home      string   // absolute, symlinks resolved when it exists; "" for none
 	network   bool
 	allowUnix bool
-	masks     []string // candidates, absolute; resolved again for each command
-	warnings  []string
-	tempDirs  []string // sandbox-exec only: host temp dirs left writable
-	cache     cacheSetup
-	seccomp   []byte // bwrap only: the Unix socket filter; nil when allowed
+	// hosts, bridge and proxy filter the network (Config.Hosts); hosts is
+	// nil when it is all or nothing.
+	hosts    HostDecider
+	bridge   string
+	proxy    *proxy
+	masks    []string // candidates, absolute; resolved again for each command
+	warnings []string
+	tempDirs []string // sandbox-exec only: host temp dirs left writable
+	cache    cacheSetup
+	seccomp  []byte // bwrap only: the Unix socket filter; nil when allowed
 	// placeholders are the files written on the host for the commands
 	// running now (bwrap only).
 	placeholders placeholders
@@ -166,7 +180,12 @@ func New(cfg Config) (*Sandbox, error) {
 			"set sandbox.allowUnixSockets to true to sandbox without closing them", ErrUnavailable, report.Reason)
 	}
 
+	if err := checkHosts(cfg, report.Backend); err != nil {
+		return nil, err
+	}
 	sb := &Sandbox{
+		hosts:     cfg.Hosts,
+		bridge:    cfg.Bridge,
 		backend:   report.Backend,
 		bin:       report.Path,
 		writable:  writable,
@@ -178,6 +197,9 @@ func New(cfg Config) (*Sandbox, error) {
 		cache:     cache,
 		cfg:       cfg,
 		report:    *report,
+	}
+	if sb.hosts != nil {
+		sb.proxy = newProxy()
 	}
 	switch report.Backend {
 	case BackendBwrap:
@@ -235,6 +257,17 @@ func (s *Sandbox) Warnings() []string { return slices.Clone(s.warnings) }
 // once, after the command and every process it started have ended or when
 // it failed to start.
 func (s *Sandbox) Confine(cmd *exec.Cmd) (release func(), err error) {
+	return s.ConfineHosts(cmd, nil)
+}
+
+// ConfineHosts is Confine with decide judging the hosts this command's
+// network requests go to, in place of Config.Hosts (the Bash tool's, which
+// can ask the person whose call it runs); nil means Config.Hosts. It makes
+// no difference unless the network is filtered.
+func (s *Sandbox) ConfineHosts(cmd *exec.Cmd, decide HostDecider) (release func(), err error) {
+	if decide == nil {
+		decide = s.hosts
+	}
 	if len(cmd.Args) == 0 {
 		return nil, errors.New("sandbox: empty command")
 	}
@@ -255,25 +288,26 @@ func (s *Sandbox) Confine(cmd *exec.Cmd) (release func(), err error) {
 	}
 	switch s.backend {
 	case BackendBwrap:
-		return s.confineBwrap(cmd, bin, dir)
+		return s.confineBwrap(cmd, bin, dir, decide)
 	case BackendSandboxExec:
-		cmd.Path, cmd.Args = bin, sandboxExecArgv(s, cmd.Args, dir)
-		return func() {}, nil
+		return s.confineSandboxExec(cmd, bin, dir, decide)
 	}
 	return nil, fmt.Errorf("sandbox: unknown backend %q", s.backend)
 }
 
 // confineBwrap plans the command's mounts as the files are now, writes the
 // placeholders and the pipes bwrap reads, and rewrites cmd.
-func (s *Sandbox) confineBwrap(cmd *exec.Cmd, bin, dir string) (release func(), err error) {
+func (s *Sandbox) confineBwrap(cmd *exec.Cmd, bin, dir string, decide HostDecider) (release func(), err error) {
 	var (
 		files []*os.File
 		held  []string
+		stop  = func() {}
 	)
 	undo := sync.OnceFunc(func() {
 		for _, f := range files {
 			f.Close()
 		}
+		stop()
 		s.placeholders.release(held)
 	})
 	defer func() {
@@ -295,7 +329,16 @@ func (s *Sandbox) confineBwrap(cmd *exec.Cmd, bin, dir string) (release func(), 
 		files = append(files, r)
 		return first + len(files) - 1, nil
 	}
-	argv, err := bwrapArgv(s, cmd.Args, dir, git, s.currentMasks(), pass)
+	argv := cmd.Args
+	if s.hosts != nil {
+		var ctl *os.File
+		if ctl, stop, err = s.startBridge(decide); err != nil {
+			return nil, err
+		}
+		files = append(files, ctl)
+		argv = append([]string{bridgeInside, BridgeArg, strconv.Itoa(first + len(files) - 1), "--"}, argv...)
+	}
+	argv, err = bwrapArgv(s, argv, dir, git, s.currentMasks(), pass)
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,9 @@ type seatbeltInput struct {
 	// masked paths can be neither read nor written (credentials).
 	masked  []string
 	network bool
+	// proxyPort, when set (with network false), is the loopback port of
+	// nova's filtering proxy: the one place the command may connect to.
+	proxyPort int
 	// unixSockets allows connecting to Unix sockets.
 	unixSockets bool
 }
@@ -80,6 +83,14 @@ func darwinProfile(in seatbeltInput) seatbelt {
 		b.WriteString(")\n")
 	}
 	switch {
+	case !in.network && in.proxyPort > 0:
+		// Only the proxy: it resolves names and judges hosts, so neither
+		// mDNSResponder nor any other address is needed.
+		b.WriteString("(deny network*)\n")
+		fmt.Fprintf(&b, "(allow network-outbound (remote ip \"localhost:%d\"))\n", in.proxyPort)
+		if in.unixSockets {
+			b.WriteString("(allow network* (local unix-socket) (remote unix-socket))\n")
+		}
 	case !in.network:
 		// Unix sockets too: the Docker socket or an ssh agent reach as far
 		// as the network does.
@@ -101,10 +112,11 @@ func darwinProfile(in seatbeltInput) seatbelt {
 	return seatbelt{profile: b.String(), params: params}
 }
 
-// sandboxExecArgv builds the sandbox-exec command line for argv in dir.
+// sandboxExecArgv builds the sandbox-exec command line for argv in dir
+// (proxyPort: the filtering proxy's, or 0).
 // sandbox-exec cannot change directory, so a tiny sh does it inside the
 // sandbox and then execs the command, keeping argv intact.
-func sandboxExecArgv(s *Sandbox, argv []string, dir string) []string {
+func sandboxExecArgv(s *Sandbox, argv []string, dir string, proxyPort int) []string {
 	var protected, pinned []string
 	for _, w := range s.writable {
 		for _, name := range protectedNames() {
@@ -140,6 +152,7 @@ func sandboxExecArgv(s *Sandbox, argv []string, dir string) []string {
 		pinned:      dedup(pinned),
 		masked:      masked,
 		network:     s.network,
+		proxyPort:   proxyPort,
 		unixSockets: s.allowUnix,
 	})
 	args := []string{s.bin, "-p", sb.profile}

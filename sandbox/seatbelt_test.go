@@ -109,7 +109,7 @@ func TestSandboxExecWrap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv := sandboxExecArgv(sb, []string{"go", "test", "./..."}, dir)
+	argv := sandboxExecArgv(sb, []string{"go", "test", "./..."}, dir, 0)
 	if argv[0] != "/usr/bin/sandbox-exec" || argv[1] != "-p" || !strings.HasPrefix(argv[2], "(version 1)") {
 		t.Fatalf("argv head = %q", argv[:3])
 	}
@@ -168,7 +168,7 @@ func TestSandboxExecProtects(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		argv := sandboxExecArgv(sb, []string{"true"}, ws)
+		argv := sandboxExecArgv(sb, []string{"true"}, ws, 0)
 		params := map[string]bool{}
 		for i := range argv {
 			if argv[i] == "-D" {

@@ -75,7 +75,7 @@ func (o buildOptions) live(s *IOStreams, novaHome, workdir string) live.Options 
 		SessionID: o.newID, NoPersistence: o.noPersistence, FallbackModel: o.fallbackModel, ExtraHooks: o.extraHooks,
 		ExtraAgents:  o.extraAgents,
 		AllowedTools: o.allowedTools, DisallowedTools: o.disallowedTools, AppendSystem: o.appendSystem,
-		Continue: o.cont, Resume: o.resume, Sandbox: o.sandbox, NoSandbox: o.noSandbox, Trust: o.trust,
+		Continue: o.cont, Resume: o.resume, Sandbox: o.sandbox, NoSandbox: o.noSandbox, Trust: o.trust, SandboxBridge: bridgeExe(),
 		AddDirs: o.addDirs, Interactive: o.interactive, FreshProbe: o.freshProbe, Version: version,
 		MCPConfigs: o.mcpConfigs, StrictMCPConfig: o.strictMCPConfig, SessionSource: o.sessionSource, PluginDirs: o.pluginDirs,
 		Settings: config.SettingsLayers{Sources: o.settings.Sources, Flag: o.settings.Flag, Dir: workdir},
@@ -154,4 +154,14 @@ func newProviders(novaHome string) []string {
 		notes = append(notes, err.Error())
 	}
 	return notes
+}
+
+// bridgeExe is nova's own executable, which runs the sandbox's network
+// bridge (main hands it sandbox.BridgeArg); "" when it cannot be found.
+func bridgeExe() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return exe
 }

@@ -38,12 +38,7 @@ func printSandboxPolicy(w io.Writer, tr *live.Setup, workdir, home string) {
 		}
 	}
 	fmt.Fprintf(w, "  temporary directory: %s\n", sb.TempDir())
-	network := "cut (sandbox.network is false)"
-	if s := tr.Settings.Sandbox.Network; s != nil && *s {
-		network = "all hosts (sandbox.network is true)"
-	}
-	// The allowed domains of the filtering proxy are shown here too,
-	// once the proxy lands (sandbox.network.allowedDomains).
+	network := tr.Settings.Sandbox.Network.Describe()
 	fmt.Fprintf(w, "  network: %s\n", network)
 	if ex := tr.Settings.Sandbox.ExcludedCommands; len(ex) > 0 {
 		fmt.Fprintf(w, "  run outside the sandbox, each still checked (sandbox.excludedCommands): %s\n", strings.Join(ex, ", "))

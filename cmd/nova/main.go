@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nova-dev/nova/headless"
+	"github.com/nova-dev/nova/sandbox"
 )
 
 // version is set at build time (-ldflags -X main.version=...).
@@ -41,6 +42,11 @@ func usageErr(format string, args ...any) error {
 }
 
 func main() {
+	// Inside the sandbox nova's own executable is the network proxy's
+	// bridge: before anything else, since it needs its inherited socket.
+	if len(os.Args) > 1 && os.Args[1] == sandbox.BridgeArg {
+		os.Exit(sandbox.BridgeMain(os.Args[2:]))
+	}
 	// --version answers before anything else is initialised.
 	if len(os.Args) == 2 && (os.Args[1] == "--version" || os.Args[1] == "-v") {
 		fmt.Println("nova " + version)
