@@ -139,6 +139,9 @@ func LoadSetup(ctx context.Context, o Options, scratch string) (*Setup, error) {
 		r := sandbox.ProbeCached(ctx, ProbeCacheFile(o.NovaHome), o.FreshProbe)
 		t.Probe = &r
 		dirs := append(append([]string(nil), st.Permissions.AdditionalDirectories...), o.AddDirs...)
+		// Claude Code's sandbox.filesystem.allowWrite: writable for
+		// commands, without widening what the file tools may touch.
+		dirs = append(dirs, st.Sandbox.AllowWrite...)
 		if scratch != "" {
 			dirs = append(dirs, scratch)
 		}
