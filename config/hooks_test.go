@@ -44,7 +44,9 @@ func TestHooksFromEveryLayer(t *testing.T) {
 		t.Errorf("trusted: hooks from %v, want %v", got, all)
 	}
 	// Claude Code's allow rule is read too, with its file, in a trusted folder.
-	if !slices.ContainsFunc(s.RuleSets, func(rs permission.RuleSet) bool { return rs.Source == all[2] && slices.Equal(rs.Allow, []string{"Bash"}) }) {
+	if !slices.ContainsFunc(s.RuleSets, func(rs permission.RuleSet) bool {
+		return rs.Source == all[2] && slices.Equal(rs.Allow, []string{"Bash"})
+	}) {
 		t.Errorf("no allow rule from %s in %+v", all[2], s.RuleSets)
 	}
 
