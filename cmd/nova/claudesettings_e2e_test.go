@@ -120,3 +120,28 @@ func TestClaudeSettingsEnvE2E(t *testing.T) {
 		t.Errorf("trusted: the command saw %q", got)
 	}
 }
+
+// TestClaudeSettingsDoctorE2E: nova doctor lists which of Claude Code's
+// files supplied which keys, what it read but does not apply, and the
+// untrusted project's grants among the ignored ones.
+func TestClaudeSettingsDoctorE2E(t *testing.T) {
+	e := newE2E(t)
+	e.writeHome(".claude/settings.json", `{"permissions": {"deny": ["Bash(curl:*)"]}, "env": {"A": "1"}, "theme": "dark"}`)
+	e.write(".claude/settings.json", `{"permissions": {"allow": ["Bash(make:*)"]}, "sandbox": {"network": {"allowedDomains": ["github.com"]}}}`)
+	r := e.run("", "doctor", "--no-sandbox")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		"Claude Code settings read (2):\n",
+		"  ~/.claude/settings.json (user): env, permissions.deny\n",
+		"  .claude/settings.json (project): permissions.allow\n",
+		"    not applied: sandbox.network.allowedDomains: ",
+		"    permissions.allow in .claude/settings.json: Bash(make:*)\n",
+		"rules: 0 allow, 0 ask, 1 deny",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}

@@ -118,6 +118,7 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 	if len(tr.Files) == 0 {
 		fmt.Fprintf(w, "  none (looked for %v)\n", config.SettingsFiles(novaHome, workdir))
 	}
+	printClaudeSettings(w, tr.Settings.Claude, workdir, home)
 	fmt.Fprintf(w, "\nPermissions:\n  mode: %s\n", tr.Config.Mode)
 	var allow, ask, deny int
 	for _, rs := range tr.Config.RuleSets {
@@ -290,4 +291,24 @@ func sandboxInForce(tr *live.Setup, workdir, home string) string {
 		return fmt.Sprintf("%s, but unavailable: %v; Bash runs under the permission rules alone", s, tr.SandboxErr)
 	}
 	return s + " (" + tr.Sandbox.Backend() + ")"
+}
+
+// printClaudeSettings says which of Claude Code's settings files nova
+// read, which keys each supplied (a project's grants only when trusted:
+// see Trust above), and what it read but does not apply.
+func printClaudeSettings(w io.Writer, reads []config.ClaudeRead, workdir, home string) {
+	fmt.Fprintf(w, "\nClaude Code settings read (%d):\n", len(reads))
+	if len(reads) == 0 {
+		fmt.Fprintf(w, "  none\n")
+	}
+	for _, r := range reads {
+		keys := "no key nova reads"
+		if len(r.Keys) > 0 {
+			keys = strings.Join(r.Keys, ", ")
+		}
+		fmt.Fprintf(w, "  %s (%s): %s\n", displayPath(r.File, workdir, home), r.Layer, keys)
+		for _, sk := range r.Skipped {
+			fmt.Fprintf(w, "    not applied: %s\n", sk)
+		}
+	}
 }
