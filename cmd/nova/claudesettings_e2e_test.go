@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/nova-dev/nova/llm/llmtest"
 )
 
 // sentinelServer counts the requests a loopback server got: a command
@@ -143,5 +145,40 @@ func TestClaudeSettingsDoctorE2E(t *testing.T) {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("doctor lacks %q:\n%s", want, r.stdout)
 		}
+	}
+}
+
+// TestClaudeSettingsModelE2E: the "model" of ~/.claude/settings.json is
+// the model the provider is asked for when neither --model nor
+// NOVA_MODEL names one; --model wins; a model no provider here has
+// ("opusplan", Claude Code's own mode) is not used, and stderr says so.
+func TestClaudeSettingsModelE2E(t *testing.T) {
+	e := newE2E(t)
+	e.writeHome(".claude/settings.json", `{"model": "haiku"}`)
+	lastModel := func() string {
+		reqs := e.srv.Requests()
+		if len(reqs) == 0 {
+			t.Fatal("no request")
+		}
+		m, _ := reqs[len(reqs)-1].JSON()["model"].(string)
+		return m
+	}
+	ask := func(args ...string) runResult {
+		e.srv.Push(llmtest.Turn{Text: "Hi."})
+		return e.run("", append([]string{"-p", "--no-sandbox"}, append(args, "hi")...)...)
+	}
+	if r := ask(); r.code != 0 || lastModel() != "claude-haiku-5-5" {
+		t.Errorf("model setting: exit %d, asked for %q; %s", r.code, lastModel(), r.stderr)
+	}
+	if d := e.run("", "doctor", "--no-sandbox"); !strings.Contains(d.stdout, "default model: anthropic:claude-haiku-5-5\n    (the model setting \"haiku\" of ~/.claude/settings.json)") {
+		t.Errorf("doctor:\n%s", d.stdout)
+	}
+	if r := ask("--model", "opus"); r.code != 0 || lastModel() != "claude-opus-5-5" {
+		t.Errorf("--model opus: exit %d, asked for %q", r.code, lastModel())
+	}
+	e.writeHome(".claude/settings.json", `{"model": "opusplan"}`)
+	r := ask()
+	if r.code != 0 || lastModel() != "claude-sonnet-4-5" || !strings.Contains(r.stderr, `not using the model "opusplan" of `) {
+		t.Errorf("unknown model setting: exit %d, asked for %q; stderr %q", r.code, lastModel(), r.stderr)
 	}
 }

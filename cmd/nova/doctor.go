@@ -80,7 +80,20 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 		}
 		fmt.Fprintf(w, "  %-12s %-18s %s, %s (from %s)\n", p.Key, p.Type, base, key, p.Source)
 	}
-	sel, selErr := config.Select(provs, file, "", s.Getenv)
+	// The settings' "model" (nova's or Claude Code's files) comes before
+	// default_model, as a session chooses (live.Build); one no provider
+	// has is skipped with a warning there, and said here.
+	choice, choiceFrom := "", ""
+	if s.Getenv("NOVA_MODEL") == "" {
+		if m, from := live.SettingsModel(o.live(s, novaHome, workdir)); m != "" {
+			if _, err := config.Select(provs, file, m, s.Getenv); err == nil {
+				choice, choiceFrom = m, from
+			} else if len(provs) > 0 {
+				fmt.Fprintf(w, "  model setting %q of %s: not used, no provider here has it\n", m, displayPath(from, workdir, s.Home))
+			}
+		}
+	}
+	sel, selErr := config.Select(provs, file, choice, s.Getenv)
 	switch {
 	case len(provs) == 0:
 	case selErr != nil:
@@ -90,6 +103,9 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 		fmt.Fprintf(w, "  default model: the first that %s lists\n", sel.Provider.Key)
 	default:
 		fmt.Fprintf(w, "  default model: %s\n", sel.ID())
+		if choiceFrom != "" {
+			fmt.Fprintf(w, "    (the model setting %q of %s)\n", choice, displayPath(choiceFrom, workdir, s.Home))
+		}
 		if p, ok := file.PriceOf(sel); ok {
 			fmt.Fprintf(w, "  prices: %s\n", p)
 		} else {
