@@ -171,6 +171,10 @@ type Runtime struct {
 	scratch   string        // removed on Close
 	// extraAgents are Options.ExtraAgents.
 	extraAgents []agent.SubagentType
+	// version is Options.Version; built is when Build made the runtime
+	// (a status line command's total_duration_ms counts from it).
+	version string
+	built   time.Time
 }
 
 // Close ends any run and releases what the runtime holds.
@@ -212,7 +216,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	if o.Getenv == nil {
 		o.Getenv = func(string) string { return "" }
 	}
-	rt := &Runtime{NovaHome: o.NovaHome, Workdir: o.Workdir, Home: o.Home, extraAgents: o.ExtraAgents}
+	rt := &Runtime{NovaHome: o.NovaHome, Workdir: o.Workdir, Home: o.Home, extraAgents: o.ExtraAgents, version: o.Version, built: time.Now()}
 	ok := false
 	defer func() {
 		if !ok {
