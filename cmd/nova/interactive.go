@@ -376,6 +376,14 @@ func (b *interactiveBackend) SetModel(id string) error {
 	return b.rebuild(o, "other")
 }
 
+// HasStatusLine implements tui.StatusCommand.
+func (b *interactiveBackend) HasStatusLine() bool { return b.runtime().HasStatusLine() }
+
+// StatusLine implements tui.StatusCommand.
+func (b *interactiveBackend) StatusLine(ctx context.Context, s tui.Status) (string, error) {
+	return b.runtime().StatusLine(ctx, live.StatusLineInput{CostUSD: s.CostUSD, Context: s.Context})
+}
+
 // Doctor implements tui.Doctor.
 func (b *interactiveBackend) Doctor() (string, error) {
 	var buf bytes.Buffer
