@@ -231,3 +231,36 @@ func TestClaudeSettingsBadRules(t *testing.T) {
 		t.Errorf("local bypass: mode %q, err %v", s.Permissions.DefaultMode, err)
 	}
 }
+
+// TestClaudeSettingsMCPApprovals: the answers Claude Code recorded about
+// a project's .mcp.json servers (enabledMcpjsonServers in
+// .claude/settings.local.json, enableAllProjectMcpServers, a decline in
+// the user's file) decide which start, in a trusted folder; untrusted,
+// none does, and a decline still holds.
+func TestClaudeSettingsMCPApprovals(t *testing.T) {
+	w := newMCPWorld(t)
+	writeFile(t, filepath.Join(w.ws, ".mcp.json"), `{"mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}, "c": {"command": "c"}}}`)
+	writeFile(t, filepath.Join(w.ws, ".claude", "settings.local.json"), `{"enabledMcpjsonServers": ["a", "c"]}`)
+	writeFile(t, filepath.Join(w.home, ".claude", "settings.json"), `{"disabledMcpjsonServers": ["c"]}`)
+	states := func(trusted bool) string {
+		st, _, err := LoadSettings(w.novaHome, w.ws, w.home, trusted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var parts []string
+		for _, c := range w.load(t, MCPLoad{Trusted: trusted, Settings: st}) {
+			parts = append(parts, c.Name+"="+string(c.State))
+		}
+		return strings.Join(parts, " ")
+	}
+	if got, want := states(true), "a=ready b=needs-approval c=rejected"; got != want {
+		t.Errorf("trusted: %s, want %s", got, want)
+	}
+	if got, want := states(false), "a=untrusted b=untrusted c=rejected"; got != want {
+		t.Errorf("untrusted: %s, want %s", got, want)
+	}
+	writeFile(t, filepath.Join(w.ws, ".claude", "settings.json"), `{"enableAllProjectMcpServers": true}`)
+	if got, want := states(true), "a=ready b=ready c=rejected"; got != want {
+		t.Errorf("trusted, all enabled: %s, want %s", got, want)
+	}
+}
