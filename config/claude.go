@@ -75,26 +75,24 @@ type claudeSandbox struct {
 // and its local file.
 func ClaudeSettingsFiles(projectDir, home string) []string {
 	var files []string
-	if home != "" {
-		files = append(files, filepath.Join(home, ".claude", "settings.json"))
+	for _, f := range claudeLayerFiles(projectDir, home) {
+		if f != "" {
+			files = append(files, f)
+		}
 	}
-	if projectDir == "" {
-		return files
-	}
-	return append(files, filepath.Join(projectDir, ".claude", "settings.json"), filepath.Join(projectDir, ".claude", "settings.local.json"))
+	return files
 }
 
 // claudeLayerFiles are ClaudeSettingsFiles by layer (user, project,
 // local), "" where there is none.
 func claudeLayerFiles(projectDir, home string) [3]string {
 	var out [3]string
-	files := ClaudeSettingsFiles(projectDir, home)
-	off := 3 - len(files)
-	if home == "" && projectDir != "" {
-		off = 1
+	if home != "" {
+		out[0] = filepath.Join(home, ".claude", "settings.json")
 	}
-	for i, f := range files {
-		out[i+off] = f
+	if projectDir != "" {
+		out[1] = filepath.Join(projectDir, ".claude", "settings.json")
+		out[2] = filepath.Join(projectDir, ".claude", "settings.local.json")
 	}
 	return out
 }

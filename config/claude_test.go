@@ -264,3 +264,24 @@ func TestClaudeSettingsMCPApprovals(t *testing.T) {
 		t.Errorf("trusted, all enabled: %s, want %s", got, want)
 	}
 }
+
+// TestClaudeSettingsLayers: with no project directory the user's file is
+// still the user's layer (its grants apply untrusted); with no home, the
+// project's files keep theirs.
+func TestClaudeSettingsLayers(t *testing.T) {
+	home := t.TempDir()
+	if got := claudeLayerFiles("", home); got[0] == "" || got[1] != "" || got[2] != "" {
+		t.Errorf("home only: %q", got)
+	}
+	if got := claudeLayerFiles("/p", ""); got[0] != "" || got[1] != "/p/.claude/settings.json" || got[2] != "/p/.claude/settings.local.json" {
+		t.Errorf("project only: %q", got)
+	}
+	writeFile(t, filepath.Join(home, ".claude", "settings.json"), `{"permissions": {"allow": ["Read"], "defaultMode": "acceptEdits"}}`)
+	s, _, err := LoadSettings(t.TempDir(), "", home, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Permissions.DefaultMode != "acceptEdits" || len(s.Ignored) != 0 || len(s.Claude) != 1 || s.Claude[0].Layer != SourceUser {
+		t.Errorf("mode %q, ignored %v, reads %+v", s.Permissions.DefaultMode, s.Ignored, s.Claude)
+	}
+}

@@ -134,7 +134,7 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 	if len(tr.Files) == 0 {
 		fmt.Fprintf(w, "  none (looked for %v)\n", config.SettingsFiles(novaHome, workdir))
 	}
-	printClaudeSettings(w, tr.Settings.Claude, workdir, home)
+	printClaudeSettings(w, tr.Settings.Claude, config.ClaudeSettingsFiles(workdir, home), workdir, home)
 	fmt.Fprintf(w, "\nPermissions:\n  mode: %s\n", tr.Config.Mode)
 	var allow, ask, deny int
 	for _, rs := range tr.Config.RuleSets {
@@ -312,10 +312,10 @@ func sandboxInForce(tr *live.Setup, workdir, home string) string {
 // printClaudeSettings says which of Claude Code's settings files nova
 // read, which keys each supplied (a project's grants only when trusted:
 // see Trust above), and what it read but does not apply.
-func printClaudeSettings(w io.Writer, reads []config.ClaudeRead, workdir, home string) {
+func printClaudeSettings(w io.Writer, reads []config.ClaudeRead, lookedFor []string, workdir, home string) {
 	fmt.Fprintf(w, "\nClaude Code settings read (%d):\n", len(reads))
 	if len(reads) == 0 {
-		fmt.Fprintf(w, "  none\n")
+		fmt.Fprintf(w, "  none (looked for %v)\n", lookedFor)
 	}
 	for _, r := range reads {
 		keys := "no key nova reads"
