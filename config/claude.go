@@ -38,7 +38,7 @@ type StatusLine struct {
 // "sandbox" differs from nova's (objects where nova has booleans), so it
 // is decoded apart and mapped onto nova's settings.
 type claudeFile struct {
-	Permissions                Permissions                `json:"permissions"`
+	Permissions                claudePermissions          `json:"permissions"`
 	Env                        map[string]string          `json:"env"`
 	Model                      string                     `json:"model"`
 	EnableAllProjectMcpServers *bool                      `json:"enableAllProjectMcpServers"`
@@ -49,6 +49,13 @@ type claudeFile struct {
 	Hooks                      json.RawMessage            `json:"hooks"`
 	EnabledPlugins             map[string]bool            `json:"enabledPlugins"`
 	ExtraKnownMarketplaces     map[string]json.RawMessage `json:"extraKnownMarketplaces"`
+}
+
+// claudePermissions is Claude Code's "permissions": nova's keys, and
+// one of Claude Code's own that restricts, which nova reports it lacks.
+type claudePermissions struct {
+	Permissions
+	DisableBypassPermissionsMode string `json:"disableBypassPermissionsMode"`
 }
 
 // claudeSandbox is Claude Code's "sandbox" object.
@@ -157,6 +164,10 @@ func readClaudeFile(path, layer string) (*Settings, *ClaudeRead, error) {
 		default:
 			s.Permissions.DefaultMode = m
 		}
+	}
+	if p.DisableBypassPermissionsMode != "" {
+		key("permissions.disableBypassPermissionsMode", true)
+		r.Skipped = append(r.Skipped, "permissions.disableBypassPermissionsMode: nova has no such lock yet; bypassPermissions stays reachable (--permission-mode, shift+tab)")
 	}
 	key("permissions.additionalDirectories", len(p.AdditionalDirectories) > 0)
 	s.Permissions.AdditionalDirectories = p.AdditionalDirectories

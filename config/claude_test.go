@@ -209,7 +209,7 @@ func TestClaudeSettingsBadRules(t *testing.T) {
 	if _, _, err := LoadSettings(novaHome, proj, home, true); err == nil || !strings.Contains(err.Error(), path+": line 1") {
 		t.Errorf("bad deny: err = %v", err)
 	}
-	writeFile(t, path, `{"permissions": {"allow": ["Bash(ls", "Read"], "defaultMode": "dontAsk"}}`)
+	writeFile(t, path, `{"permissions": {"allow": ["Bash(ls", "Read"], "defaultMode": "dontAsk", "disableBypassPermissionsMode": "disable"}}`)
 	s, _, err := LoadSettings(novaHome, proj, home, true)
 	if err != nil {
 		t.Fatal(err)
@@ -217,7 +217,7 @@ func TestClaudeSettingsBadRules(t *testing.T) {
 	if got := rulesOf(s); !slices.Equal(got, []string{"allow Read <- .claude/settings.json"}) || s.Permissions.DefaultMode != "" {
 		t.Errorf("rules %q, mode %q", got, s.Permissions.DefaultMode)
 	}
-	if len(s.Claude) != 1 || len(s.Claude[0].Skipped) != 2 {
+	if len(s.Claude) != 1 || len(s.Claude[0].Skipped) != 3 || !strings.Contains(strings.Join(s.Claude[0].Skipped, "\n"), "disableBypassPermissionsMode") {
 		t.Errorf("skipped = %+v", s.Claude)
 	}
 	// bypassPermissions from the committed file is not applied, even
