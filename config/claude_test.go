@@ -285,3 +285,18 @@ func TestClaudeSettingsLayers(t *testing.T) {
 		t.Errorf("mode %q, ignored %v, reads %+v", s.Permissions.DefaultMode, s.Ignored, s.Claude)
 	}
 }
+
+// TestNovaStatusLineChecked: nova's own files may set statusLine too; one
+// that is not a command is an error naming the file, as any bad setting.
+func TestNovaStatusLineChecked(t *testing.T) {
+	novaHome, proj := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(novaHome, "settings.json"), `{"statusLine": {"type": "command", "command": "echo mine"}}`)
+	s, _, err := LoadSettings(novaHome, proj, "", false)
+	if err != nil || s.StatusLine == nil || s.StatusLine.Command != "echo mine" {
+		t.Fatalf("statusLine %+v, %v", s.StatusLine, err)
+	}
+	writeFile(t, filepath.Join(novaHome, "settings.json"), `{"statusLine": {"type": "static", "text": "x"}}`)
+	if _, _, err := LoadSettings(novaHome, proj, "", false); err == nil || !strings.Contains(err.Error(), "statusLine wants") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -252,6 +252,9 @@ func parseSettings(path string, data []byte, project bool) (*Settings, error) {
 			return nil, fmt.Errorf("settings %s: envPassthrough %q is not a variable name or a glob (*, ?, [...]); write it as GITHUB_TOKEN or AWS_*", at(p), p)
 		}
 	}
+	if sl := s.StatusLine; sl != nil && (sl.Type != "command" || strings.TrimSpace(sl.Command) == "") {
+		return nil, fmt.Errorf("settings %s: statusLine wants {\"type\": \"command\", \"command\": \"...\"}", at("statusLine"))
+	}
 	if m := s.Permissions.DefaultMode; m != "" {
 		if _, ok := permission.ParseMode(m); !ok {
 			return nil, fmt.Errorf("settings %s: unknown defaultMode %q (want default, acceptEdits, plan or bypassPermissions)", at(m), m)
