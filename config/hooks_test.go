@@ -5,10 +5,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nova-dev/nova/permission"
 )
 
 // TestHooksFromEveryLayer: the "hooks" of nova's three settings files and
-// of Claude Code's three all load, in order, each with its file; the
+// of Claude Code's three all load, layer by layer (Claude Code's file of
+// a layer before nova's), each with its file; the
 // project's four only in a trusted folder, and otherwise they are listed
 // as ignored grants like any other.
 func TestHooksFromEveryLayer(t *testing.T) {
@@ -29,8 +32,9 @@ func TestHooksFromEveryLayer(t *testing.T) {
 		writeFile(t, p, data)
 	}
 	all := []string{
-		filepath.Join(novaHome, "settings.json"), filepath.Join(proj, ".nova", "settings.json"), filepath.Join(proj, ".nova", "settings.local.json"),
-		filepath.Join(home, ".claude", "settings.json"), filepath.Join(proj, ".claude", "settings.json"), filepath.Join(proj, ".claude", "settings.local.json"),
+		filepath.Join(home, ".claude", "settings.json"), filepath.Join(novaHome, "settings.json"),
+		filepath.Join(proj, ".claude", "settings.json"), filepath.Join(proj, ".nova", "settings.json"),
+		filepath.Join(proj, ".claude", "settings.local.json"), filepath.Join(proj, ".nova", "settings.local.json"),
 	}
 	s, _, err := LoadSettings(novaHome, proj, home, true)
 	if err != nil {
@@ -39,18 +43,18 @@ func TestHooksFromEveryLayer(t *testing.T) {
 	if got := hookFiles(s); !slices.Equal(got, all) {
 		t.Errorf("trusted: hooks from %v, want %v", got, all)
 	}
-	// Only the hooks of Claude Code's files are read: its allow rule is not.
-	for _, rs := range s.RuleSets {
-		if strings.Contains(rs.Source, ".claude") {
-			t.Errorf("a rule set from %s", rs.Source)
-		}
+	// Claude Code's allow rule is read too, with its file, in a trusted folder.
+	if !slices.ContainsFunc(s.RuleSets, func(rs permission.RuleSet) bool {
+		return rs.Source == all[2] && slices.Equal(rs.Allow, []string{"Bash"})
+	}) {
+		t.Errorf("no allow rule from %s in %+v", all[2], s.RuleSets)
 	}
 
 	s, _, err = LoadSettings(novaHome, proj, home, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := hookFiles(s), []string{all[0], all[3]}; !slices.Equal(got, want) {
+	if got, want := hookFiles(s), []string{all[0], all[1]}; !slices.Equal(got, want) {
 		t.Errorf("untrusted: hooks from %v, want only the user's %v", got, want)
 	}
 	var ignored []string
@@ -59,7 +63,7 @@ func TestHooksFromEveryLayer(t *testing.T) {
 			ignored = append(ignored, ig.File+": "+ig.Value)
 		}
 	}
-	want := []string{all[1] + ": PreToolUse", all[2] + ": PostToolUse", all[4] + ": Stop, UserPromptSubmit", all[5] + ": Notification"}
+	want := []string{all[2] + ": Stop, UserPromptSubmit", all[3] + ": PreToolUse", all[4] + ": Notification", all[5] + ": PostToolUse"}
 	if !slices.Equal(ignored, want) {
 		t.Errorf("ignored hooks = %q, want %q", ignored, want)
 	}

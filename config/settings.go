@@ -62,6 +62,14 @@ type Settings struct {
 	// Ignored are the grants of project files left out because the
 	// project is not trusted, in file order.
 	Ignored []IgnoredSetting `json:"-"`
+	// Model is the "model" setting (Claude Code's key): the model when
+	// neither --model nor NOVA_MODEL names one.
+	Model string `json:"model,omitempty"`
+	// StatusLine is the command the terminal UI shows the output of as
+	// its status line; Sources["statusLine"] says which file set it.
+	StatusLine *StatusLine `json:"statusLine,omitempty"`
+	// Claude says what each of Claude Code's settings files supplied.
+	Claude []ClaudeRead `json:"-"`
 	// Sources names, for each scalar setting in the merge ("sandbox.enabled",
 	// "permissions.defaultMode", ...), the file whose value won.
 	Sources map[string]string `json:"-"`
@@ -126,6 +134,10 @@ type SandboxSettings struct {
 	// sandbox, each still checked; the lists of all files add up. From a
 	// project file it is a grant.
 	ExcludedCommands []string `json:"excludedCommands,omitempty"`
+	// AllowWrite are further directories sandboxed commands may write
+	// (Claude Code's sandbox.filesystem.allowWrite; nova has no key of
+	// its own for it), made absolute when merged.
+	AllowWrite []string `json:"-"`
 }
 
 // HookSet is the "hooks" object of one settings file.
@@ -154,8 +166,10 @@ func SettingsFiles(novaHome, projectDir string) []string {
 // trusted is true, what they grant is left out and listed in Ignored,
 // while what they restrict applies.
 //
-// The "hooks" of Claude Code's settings files (ClaudeHookFiles) are read
-// too, under the same rule: a project's run only when it is trusted.
+// Claude Code's settings files (ClaudeSettingsFiles) are read too, each
+// in its layer before nova's file of the layer (so nova's wins on a
+// value both set), under the same trust rule; the loaded list names
+// only nova's files, Settings.Claude Claude Code's.
 //
 // home is the user's home directory, which "~/" in directory settings
 // stands for; "" leaves such paths as written.
@@ -168,9 +182,21 @@ func LoadSettings(novaHome, projectDir, home string, trusted bool) (*Settings, [
 func LoadSettingsLayers(novaHome, projectDir, home string, trusted bool, l SettingsLayers) (*Settings, []string, error) {
 	merged := &Settings{Env: map[string]string{}, Sources: map[string]string{}}
 	var loaded []string
+	claude := claudeLayerFiles(projectDir, home)
+	seen := map[string]bool{}
 	for i, path := range SettingsFiles(novaHome, projectDir) {
 		if !l.loads(settingSourceNames[i]) {
 			continue
+		}
+		// Claude Code's file of the layer goes first, so that nova's own
+		// file of the same layer wins where both set one value; rules and
+		// lists of both add up. In the home directory .claude/settings.json
+		// is the user's own file, read once, as the user's.
+		if c := claude[i]; c != "" && !seen[c] {
+			seen[c] = true
+			if err := merged.loadClaude(c, settingSourceNames[i], projectDir, home, trusted); err != nil {
+				return nil, loaded, err
+			}
 		}
 		data, err := os.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -190,9 +216,6 @@ func LoadSettingsLayers(novaHome, projectDir, home string, trusted bool, l Setti
 		merged.merge(s, path, projectDir, home)
 		merged.addPlugins(s, path, settingSourceNames[i], false)
 	}
-	if err := merged.loadClaudeHooks(projectDir, home, trusted, l); err != nil {
-		return nil, loaded, err
-	}
 	if l.Flag != "" {
 		path, s, err := l.flagSettings()
 		if err != nil {
@@ -205,69 +228,6 @@ func LoadSettingsLayers(novaHome, projectDir, home string, trusted bool, l Setti
 		merged.addPlugins(s, path, FlagSettingsName, false)
 	}
 	return merged, loaded, nil
-}
-
-// ClaudeHookFiles are Claude Code's settings files whose "hooks" nova
-// runs too, so a project set up for Claude Code works unchanged: the
-// user's (~/.claude/settings.json; none when home is ""), then the
-// project's and its local file. Only their hooks are read.
-func ClaudeHookFiles(projectDir, home string) []string {
-	var files []string
-	if home != "" {
-		files = append(files, filepath.Join(home, ".claude", "settings.json"))
-	}
-	if projectDir == "" {
-		return files
-	}
-	return append(files, filepath.Join(projectDir, ".claude", "settings.json"), filepath.Join(projectDir, ".claude", "settings.local.json"))
-}
-
-// loadClaudeHooks adds the hooks of ClaudeHookFiles, the project's only
-// when trusted (or listed in Ignored). A file that does not parse is an
-// error: a guard in it would otherwise be silently off.
-func (m *Settings) loadClaudeHooks(projectDir, home string, trusted bool, l SettingsLayers) error {
-	seen := map[string]bool{}
-	for i, path := range ClaudeHookFiles(projectDir, home) {
-		// In the home directory itself, the project's file is the user's.
-		project := i > 0 || home == ""
-		layer := i
-		if home == "" {
-			layer++ // no user file: the list starts with the project's
-		}
-		if seen[path] || !l.loads(settingSourceNames[layer]) {
-			continue
-		}
-		seen[path] = true
-		data, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("read settings %s: %w", path, err)
-		}
-		var s Settings
-		if len(bytes.TrimSpace(data)) > 0 {
-			var c struct {
-				Hooks                  json.RawMessage            `json:"hooks"`
-				EnabledPlugins         map[string]bool            `json:"enabledPlugins"`
-				ExtraKnownMarketplaces map[string]json.RawMessage `json:"extraKnownMarketplaces"`
-			}
-			if err := json.Unmarshal(data, &c); err != nil {
-				return fmt.Errorf("settings %s: %s", path, describeJSONError(data, err))
-			}
-			s.Hooks, s.EnabledPlugins, s.ExtraKnownMarketplaces = c.Hooks, c.EnabledPlugins, c.ExtraKnownMarketplaces
-		}
-		if project && !trusted {
-			m.Ignored = append(m.Ignored, takeGrants(&s, path)...)
-		}
-		if n := s.Subagents.MaxParallel; n > 0 {
-			m.Subagents.MaxParallel = n
-			m.Sources["subagents.maxParallel"] = path
-		}
-		m.addHooks(s.Hooks, path)
-		m.addPlugins(&s, path, settingSourceNames[layer], true)
-	}
-	return nil
 }
 
 // addHooks keeps a file's "hooks" object: the hooks of every file run.
@@ -286,15 +246,7 @@ func parseSettings(path string, data []byte, project bool) (*Settings, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, fmt.Errorf("settings %s: %s", path, describeJSONError(data, err))
 	}
-	at := func(needle string) string {
-		enc, _ := json.Marshal(needle)
-		off := bytes.Index(data, enc)
-		if off < 0 {
-			return path
-		}
-		line, col := LineCol(data, int64(off))
-		return fmt.Sprintf("%s: line %d, column %d", path, line, col)
-	}
+	at := func(needle string) string { return posOf(path, data, needle) }
 	for _, list := range [][]string{s.Permissions.Allow, s.Permissions.Ask, s.Permissions.Deny} {
 		for _, r := range list {
 			if _, err := permission.ParseRule(r); err != nil {
@@ -314,6 +266,9 @@ func parseSettings(path string, data []byte, project bool) (*Settings, error) {
 		if !validPassthrough(p) {
 			return nil, fmt.Errorf("settings %s: envPassthrough %q is not a variable name or a glob (*, ?, [...]); write it as GITHUB_TOKEN or AWS_*", at(p), p)
 		}
+	}
+	if sl := s.StatusLine; sl != nil && (sl.Type != "command" || strings.TrimSpace(sl.Command) == "") {
+		return nil, fmt.Errorf("settings %s: statusLine wants {\"type\": \"command\", \"command\": \"...\"}", at("statusLine"))
 	}
 	if m := s.Permissions.DefaultMode; m != "" {
 		if _, ok := permission.ParseMode(m); !ok {
@@ -350,6 +305,15 @@ func (m *Settings) merge(s *Settings, path, projectDir, home string) {
 	m.Sandbox.DenyRead = appendDirs(m.Sandbox.DenyRead, s.Sandbox.DenyRead, projectDir, home)
 	m.Sandbox.ExcludedCommands = appendNew(m.Sandbox.ExcludedCommands, s.Sandbox.ExcludedCommands)
 	m.mergeNetwork(s.Sandbox.Network, path)
+	m.Sandbox.AllowWrite = appendDirs(m.Sandbox.AllowWrite, s.Sandbox.AllowWrite, projectDir, home)
+	if s.Model != "" {
+		m.Model = s.Model
+		m.Sources["model"] = path
+	}
+	if s.StatusLine != nil {
+		m.StatusLine = s.StatusLine
+		m.Sources["statusLine"] = path
+	}
 	for _, b := range []struct {
 		key      string
 		from, to **bool

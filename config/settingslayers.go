@@ -11,12 +11,12 @@ import (
 
 // The settings file layers, as Claude Code's --setting-sources names them.
 const (
-	SourceUser    = "user"    // NOVA_HOME/settings.json (and ~/.claude/settings.json's hooks)
-	SourceProject = "project" // .nova/settings.json (and .claude/settings.json's hooks)
-	SourceLocal   = "local"   // .nova/settings.local.json (and .claude/settings.local.json's hooks)
+	SourceUser    = "user"    // NOVA_HOME/settings.json (and ~/.claude/settings.json)
+	SourceProject = "project" // .nova/settings.json (and .claude/settings.json)
+	SourceLocal   = "local"   // .nova/settings.local.json (and .claude/settings.local.json)
 )
 
-// settingSourceNames are the layers of SettingsFiles and ClaudeHookFiles,
+// settingSourceNames are the layers of SettingsFiles and ClaudeSettingsFiles,
 // in their order.
 var settingSourceNames = [...]string{SourceUser, SourceProject, SourceLocal}
 

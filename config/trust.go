@@ -97,6 +97,20 @@ func projectGrants() []projectGrant {
 			s.EnabledMcpjsonServers = nil
 			return v
 		}},
+		{"sandbox.filesystem.allowWrite", func(s *Settings) string {
+			v := strings.Join(s.Sandbox.AllowWrite, ", ")
+			s.Sandbox.AllowWrite = nil
+			return v
+		}},
+		// A status line runs its command after every turn.
+		{"statusLine", func(s *Settings) string {
+			if s.StatusLine == nil {
+				return ""
+			}
+			v := s.StatusLine.Command
+			s.StatusLine = nil
+			return v
+		}},
 		// Hooks run programs the repository names, on every prompt and
 		// tool call: none of a project's runs until it is trusted.
 		{"hooks", func(s *Settings) string {

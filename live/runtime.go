@@ -176,6 +176,10 @@ type Runtime struct {
 	scratch   string        // removed on Close
 	// extraAgents are Options.ExtraAgents.
 	extraAgents []agent.SubagentType
+	// version is Options.Version; built is when Build made the runtime
+	// (a status line command's total_duration_ms counts from it).
+	version string
+	built   time.Time
 }
 
 // Close ends any run and releases what the runtime holds.
@@ -217,7 +221,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	if o.Getenv == nil {
 		o.Getenv = func(string) string { return "" }
 	}
-	rt := &Runtime{NovaHome: o.NovaHome, Workdir: o.Workdir, Home: o.Home, extraAgents: o.ExtraAgents}
+	rt := &Runtime{NovaHome: o.NovaHome, Workdir: o.Workdir, Home: o.Home, extraAgents: o.ExtraAgents, version: o.Version, built: time.Now()}
 	ok := false
 	defer func() {
 		if !ok {
@@ -229,7 +233,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	if err != nil {
 		return nil, configErr("%v", err)
 	}
-	sel, warns, err := SelectModel(ctx, o, file)
+	sel, warns, err := chooseModel(ctx, o, file)
 	if err != nil {
 		return nil, err
 	}
@@ -403,6 +407,45 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	rt.Live = NewSession(ctx, rt.Session.ID(), mcpReady{mcp: rt.MCP, next: rt.Agent})
 	ok = true
 	return rt, nil
+}
+
+// SettingsModel is the "model" setting of the settings files (nova's or
+// Claude Code's, the last layer's winning) and the file that set it; ""
+// when none sets one, or the files do not load (LoadSetup says why). It
+// is the session's model when neither --model nor NOVA_MODEL names one.
+func SettingsModel(o Options) (model, file string) {
+	ts, err := ResolveTrust(o.NovaHome, o.projectDir(), o.Trust)
+	if err != nil {
+		return "", ""
+	}
+	st, _, err := config.LoadSettingsLayers(o.NovaHome, o.projectDir(), o.Home, ts.Trusted, o.Settings)
+	if err != nil {
+		return "", ""
+	}
+	return st.Model, st.Sources["model"]
+}
+
+// chooseModel is SelectModel with the settings' model (SettingsModel)
+// before config.json's default_model. A model a settings file names that
+// no provider here has (a Claude Code file's "opusplan", a Claude id with
+// only an OpenAI provider) is not used, and a warning says so: the file
+// was written for another tool, and nova still starts.
+func chooseModel(ctx context.Context, o Options, file *config.File) (config.Selection, []string, error) {
+	if o.Model == "" && o.Getenv("NOVA_MODEL") == "" {
+		if m, from := SettingsModel(o); m != "" {
+			so := o
+			so.Model = m
+			sel, warns, err := SelectModel(ctx, so, file)
+			if err == nil {
+				return sel, warns, nil
+			}
+			first, _, _ := strings.Cut(err.Error(), "\n")
+			warn := fmt.Sprintf("not using the model %q of %s: %s", m, from, strings.TrimPrefix(first, "--model "+m+": "))
+			sel, warns, err = SelectModel(ctx, o, file)
+			return sel, append([]string{warn}, warns...), err
+		}
+	}
+	return SelectModel(ctx, o, file)
 }
 
 // SelectModel is the provider and model o asks for (config.Select), made

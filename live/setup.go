@@ -154,6 +154,9 @@ func LoadSetup(ctx context.Context, o Options, scratch string) (*Setup, error) {
 		t.Probe = &r
 		dirs := append(append([]string(nil), st.Permissions.AdditionalDirectories...), o.AddDirs...)
 		tmp := ""
+		// Claude Code's sandbox.filesystem.allowWrite: writable for
+		// commands, without widening what the file tools may touch.
+		dirs = append(dirs, st.Sandbox.AllowWrite...)
 		if scratch != "" {
 			dirs = append(dirs, scratch)
 			// TMPDIR of the session's sandboxed commands: it lasts from one

@@ -62,6 +62,8 @@ type Model struct {
 	wait func(<-chan agent.Event) tea.Cmd
 	tick func() tea.Cmd
 
+	// sl is the statusLine command's line (statusline.go).
+	sl statusLineState
 	// share is /remote's: the session shared with browsers (remote.go).
 	share shareState
 	// arrows tells a mouse wheel arriving as arrow keys from a person's
@@ -125,7 +127,7 @@ func New(ctx context.Context, b Backend, opts Options) *Model {
 // styles), shows the share nova --remote started, if any, and sends the
 // initial prompt, if any.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.remoteInit()}
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.remoteInit(), m.refreshStatusLine()}
 	if p := strings.TrimSpace(m.opts.Prompt); p != "" {
 		cmds = append(cmds, func() tea.Msg { return submitMsg(p) })
 	}
@@ -183,7 +185,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.tr.add(&entry{kind: entryNotice, text: msg.text})
 		}
 		m.status = m.b.Status()
-		return m, m.sendQueued()
+		// A /model, /clear or resume changes what the line may show.
+		return m, tea.Batch(m.sendQueued(), m.refreshStatusLine())
+	case statusLineMsg:
+		return m, m.statusLineDone(msg)
 	case mcpPromptsMsg, mcpResourcesMsg, mcpPromptMsg, mcpMentionsMsg:
 		return m, m.mcpUpdate(msg)
 	case remoteRunMsg:
@@ -268,6 +273,7 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 	if m.run == nil || msg.ch != m.run.ch {
 		return nil // a run that was abandoned
 	}
+	var sl tea.Cmd
 	for _, ev := range msg.evs {
 		switch {
 		case ev.Type == agent.EventPermissionAsk:
@@ -292,6 +298,9 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 				if m.status.Context == nil {
 					m.status.Context = ctx
 				}
+				if sl == nil {
+					sl = m.refreshStatusLine()
+				}
 			}
 		}
 	}
@@ -300,11 +309,11 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 		m.dropRunDialogs()
 		m.hint = ""
 		if cmd := m.adoptWaiting(); cmd != nil {
-			return cmd // a browser's run, begun as this one ended
+			return tea.Batch(cmd, sl) // a browser's run, begun as this one ended
 		}
-		return m.sendQueued()
+		return tea.Batch(m.sendQueued(), sl)
 	}
-	return m.wait(msg.ch)
+	return tea.Batch(m.wait(msg.ch), sl)
 }
 
 // dropRunDialogs closes the dialogs of a run that ended (its asks are

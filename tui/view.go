@@ -61,7 +61,13 @@ func (m *Model) bottom() (lines []string, inputTop int) {
 	}
 	s := m.status
 	s.shared = m.share.runs != nil
-	lines = append(lines, m.activity(), statusView(s, m.width, &m.st))
+	lines = append(lines, m.activity())
+	if m.sl.text != "" {
+		// The statusLine command's line, over nova's own, which keeps the
+		// model, mode and cost in view whatever the command prints.
+		lines = append(lines, clipLine(m.sl.text, m.width))
+	}
+	lines = append(lines, statusView(s, m.width, &m.st))
 	return lines, inputTop
 }
 

@@ -80,7 +80,20 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 		}
 		fmt.Fprintf(w, "  %-12s %-18s %s, %s (from %s)\n", p.Key, p.Type, base, key, p.Source)
 	}
-	sel, selErr := config.Select(provs, file, "", s.Getenv)
+	// The settings' "model" (nova's or Claude Code's files) comes before
+	// default_model, as a session chooses (live.Build); one no provider
+	// has is skipped with a warning there, and said here.
+	choice, choiceFrom := "", ""
+	if s.Getenv("NOVA_MODEL") == "" {
+		if m, from := live.SettingsModel(o.live(s, novaHome, workdir)); m != "" {
+			if _, err := config.Select(provs, file, m, s.Getenv); err == nil {
+				choice, choiceFrom = m, from
+			} else if len(provs) > 0 {
+				fmt.Fprintf(w, "  model setting %q of %s: not used, no provider here has it\n", m, displayPath(from, workdir, s.Home))
+			}
+		}
+	}
+	sel, selErr := config.Select(provs, file, choice, s.Getenv)
 	switch {
 	case len(provs) == 0:
 	case selErr != nil:
@@ -90,6 +103,9 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 		fmt.Fprintf(w, "  default model: the first that %s lists\n", sel.Provider.Key)
 	default:
 		fmt.Fprintf(w, "  default model: %s\n", sel.ID())
+		if choiceFrom != "" {
+			fmt.Fprintf(w, "    (the model setting %q of %s)\n", choice, displayPath(choiceFrom, workdir, s.Home))
+		}
 		if p, ok := file.PriceOf(sel); ok {
 			fmt.Fprintf(w, "  prices: %s\n", p)
 		} else {
@@ -118,6 +134,7 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 	if len(tr.Files) == 0 {
 		fmt.Fprintf(w, "  none (looked for %v)\n", config.SettingsFiles(novaHome, workdir))
 	}
+	printClaudeSettings(w, tr.Settings.Claude, config.ClaudeSettingsFiles(workdir, home), workdir, home)
 	fmt.Fprintf(w, "\nPermissions:\n  mode: %s\n", tr.Config.Mode)
 	var allow, ask, deny int
 	for _, rs := range tr.Config.RuleSets {
@@ -291,4 +308,24 @@ func sandboxInForce(tr *live.Setup, workdir, home string) string {
 		return fmt.Sprintf("%s, but unavailable: %v; Bash runs under the permission rules alone", s, tr.SandboxErr)
 	}
 	return s + " (" + tr.Sandbox.Backend() + ")"
+}
+
+// printClaudeSettings says which of Claude Code's settings files nova
+// read, which keys each supplied (a project's grants only when trusted:
+// see Trust above), and what it read but does not apply.
+func printClaudeSettings(w io.Writer, reads []config.ClaudeRead, lookedFor []string, workdir, home string) {
+	fmt.Fprintf(w, "\nClaude Code settings read (%d):\n", len(reads))
+	if len(reads) == 0 {
+		fmt.Fprintf(w, "  none (looked for %v)\n", lookedFor)
+	}
+	for _, r := range reads {
+		keys := "no key nova reads"
+		if len(r.Keys) > 0 {
+			keys = strings.Join(r.Keys, ", ")
+		}
+		fmt.Fprintf(w, "  %s (%s): %s\n", displayPath(r.File, workdir, home), r.Layer, keys)
+		for _, sk := range r.Skipped {
+			fmt.Fprintf(w, "    not applied: %s\n", sk)
+		}
+	}
 }

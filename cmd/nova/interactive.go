@@ -376,6 +376,14 @@ func (b *interactiveBackend) SetModel(id string) error {
 	return b.rebuild(o, "other")
 }
 
+// HasStatusLine implements tui.StatusCommand.
+func (b *interactiveBackend) HasStatusLine() bool { return b.runtime().HasStatusLine() }
+
+// StatusLine implements tui.StatusCommand.
+func (b *interactiveBackend) StatusLine(ctx context.Context, s tui.Status) (string, error) {
+	return b.runtime().StatusLine(ctx, live.StatusLineInput{CostUSD: s.CostUSD, Context: s.Context})
+}
+
 // Doctor implements tui.Doctor.
 func (b *interactiveBackend) Doctor() (string, error) {
 	var buf bytes.Buffer
@@ -527,12 +535,20 @@ func (b *interactiveBackend) Rules() ([]tui.RuleInfo, error) {
 	}
 	files := config.SettingsFiles(rt.NovaHome, rt.Workdir)
 	kinds := map[string]string{files[0]: "user", files[1]: "project", files[2]: "local"}
+	// Claude Code's files are shown with their layer but not edited:
+	// they are Claude Code's, which nova only reads.
+	claude := map[string]string{}
+	for _, c := range st.Claude {
+		claude[c.File] = c.Layer + " (Claude Code)"
+	}
 	var out []tui.RuleInfo
 	for _, e := range config.ListRules(cfg.RuleSets) {
 		r := tui.RuleInfo{Behavior: permission.Behavior(e.List), Rule: e.Rule, Source: e.Source}
 		if kind, ok := kinds[e.Source]; ok {
 			r.Source = kind + " " + displayPath(e.Source, rt.Workdir, home)
 			r.Path, r.Removable = e.Source, true
+		} else if kind, ok := claude[e.Source]; ok {
+			r.Source = kind + " " + displayPath(e.Source, rt.Workdir, home)
 		}
 		out = append(out, r)
 	}
@@ -544,6 +560,9 @@ func (b *interactiveBackend) Rules() ([]tui.RuleInfo, error) {
 // with the same session and permission mode.
 func (b *interactiveBackend) RemoveRule(r tui.RuleInfo) error {
 	rt := b.runtime()
+	if strings.Contains(r.Source, "(Claude Code)") {
+		return fmt.Errorf("%s is in Claude Code's settings (%s), which nova only reads: remove it there", r.Rule, r.Source)
+	}
 	if !r.Removable || !slices.Contains(config.SettingsFiles(rt.NovaHome, rt.Workdir), r.Path) {
 		return fmt.Errorf("%s comes from %s, not a settings file: start nova without it to drop it", r.Rule, r.Source)
 	}

@@ -229,6 +229,35 @@ func TestInteractiveRules(t *testing.T) {
 	}
 }
 
+// TestInteractiveRulesClaude: /permissions lists the rules of Claude
+// Code's files with their layer and file, and does not edit those files.
+func TestInteractiveRulesClaude(t *testing.T) {
+	w := newInteractiveWorld(t)
+	user := filepath.Join(w.home, ".claude", "settings.json")
+	project := filepath.Join(w.ws, ".claude", "settings.json")
+	writeJSON(t, user, map[string]any{"permissions": map[string]any{"deny": []string{"Bash(curl:*)"}}})
+	writeJSON(t, project, map[string]any{"permissions": map[string]any{"ask": []string{"Bash(git push:*)"}}})
+	w.start(t, buildOptions{})
+	rules, err := w.b.Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []tui.RuleInfo{
+		{Behavior: permission.Ask, Rule: "Bash(git push:*)", Source: "project (Claude Code) .claude/settings.json"},
+		{Behavior: permission.Deny, Rule: "Bash(curl:*)", Source: "user (Claude Code) ~/.claude/settings.json"},
+	}
+	if !slices.Equal(rules, want) {
+		t.Fatalf("rules\n%+v\nwant\n%+v", rules, want)
+	}
+	before, _ := os.ReadFile(user)
+	if err := w.b.RemoveRule(rules[1]); err == nil || !strings.Contains(err.Error(), "Claude Code") {
+		t.Errorf("removing a Claude Code rule: %v", err)
+	}
+	if after, _ := os.ReadFile(user); string(after) != string(before) {
+		t.Errorf("Claude Code's file was edited: %s", after)
+	}
+}
+
 // TestInteractiveRemoveRuleFreshSession removes a rule before anything
 // was said: the empty session carries on.
 func TestInteractiveRemoveRuleFreshSession(t *testing.T) {
