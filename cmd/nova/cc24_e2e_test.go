@@ -37,3 +37,47 @@ func TestSlashCommandWithPromptHook(t *testing.T) {
 		t.Errorf("the command went to the model as typed:\n%s", got)
 	}
 }
+
+// TestClaudeCodeMemoryE2E: Claude Code's four memory locations reach the
+// model in the first request; a rule with paths: reaches it with the
+// result of the Read that touched a match, and not before.
+func TestClaudeCodeMemoryE2E(t *testing.T) {
+	e := newE2E(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "r1", Name: "Read", Input: jsonInput(map[string]any{"file_path": "src/api/users.go"})}}},
+		llmtest.Turn{Text: "read it"},
+	)
+	e.write(".git/HEAD", "ref: refs/heads/main\n")
+	e.writeHome(".claude/CLAUDE.md", "USER-MEMORY: answer in British English.\n")
+	e.write(".claude/CLAUDE.md", "PROJECT-DOT-CLAUDE: run make test.\n")
+	e.write("CLAUDE.local.md", "LOCAL-MEMORY: my sandbox URL is local.test.\n")
+	e.write(".claude/rules/style.md", "RULE-ALWAYS: wrap at 100 columns.\n")
+	e.write(".claude/rules/api.md", "---\npaths:\n  - \"src/api/**/*.go\"\n---\nRULE-API: handlers return typed errors.\n")
+	e.write("src/api/users.go", "package api\n")
+	r := e.run("", "-p", "read the users handler")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	first := string(reqs[0].Body)
+	for _, want := range []string{"USER-MEMORY", "PROJECT-DOT-CLAUDE", "LOCAL-MEMORY", "RULE-ALWAYS"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the first request lacks %s", want)
+		}
+	}
+	if strings.Contains(first, "RULE-API") {
+		t.Errorf("the conditional rule went out before a tool touched src/api")
+	}
+	if strings.Contains(first, "paths:") {
+		t.Errorf("a rule's frontmatter reached the model")
+	}
+	if second := string(reqs[1].Body); strings.Count(second, "RULE-API: handlers return typed errors.") != 1 {
+		t.Errorf("the Read's result does not carry the api rule once:\n%s", second)
+	}
+	d := e.run("", "doctor", "--no-sandbox")
+	if !strings.Contains(d.stdout, "api.md (when a tool touches src/api/**/*.go)") || !strings.Contains(d.stdout, ".claude/CLAUDE.md") {
+		t.Errorf("doctor does not list the memory files:\n%s", d.stdout)
+	}
+}
