@@ -1,6 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -79,5 +83,52 @@ func TestClaudeCodeMemoryE2E(t *testing.T) {
 	d := e.run("", "doctor", "--no-sandbox")
 	if !strings.Contains(d.stdout, "api.md (when a tool touches src/api/**/*.go)") || !strings.Contains(d.stdout, ".claude/CLAUDE.md") {
 		t.Errorf("doctor does not list the memory files:\n%s", d.stdout)
+	}
+}
+
+// TestStopHookReadsClaudeTranscript: a Stop hook that parses
+// transcript_path with jq, as the ralph-wiggum plugin's does, finds the
+// last assistant message's text each time it runs (the transcript is in
+// step with the session), and its loop ends when that text says so.
+func TestStopHookReadsClaudeTranscript(t *testing.T) {
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Skip("jq is not installed")
+	}
+	e := newE2E(t,
+		llmtest.Turn{Text: "Let me check.", ToolCalls: []llmtest.ToolCall{{ID: "toolu_1", Name: "Bash", Input: jsonInput(map[string]any{"command": "echo checking"})}}},
+		llmtest.Turn{Text: "First try: tests still fail."},
+		llmtest.Turn{Text: "Fixed it.\n<promise>DONE</promise>"},
+	)
+	hook, err := filepath.Abs("testdata/claudecode/stop-loop.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.userHooks(commandHook("Stop", "", hook))
+	r := e.run("", "-p", "--allowedTools", "Bash(echo:*)", "fix the tests")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if got, want := e.read("seen.txt"), "First try: tests still fail.\nFixed it.\n<promise>DONE</promise>\n"; got != want {
+		t.Errorf("the hook read %q, want %q", got, want)
+	}
+	if n := len(e.srv.Requests()); n != 3 {
+		t.Errorf("%d requests, want 3 (the hook sent the model back once)", n)
+	}
+	files, _ := filepath.Glob(filepath.Join(e.home, ".nova", "sessions", "*", "transcript.claude.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("Claude Code transcripts: %v", files)
+	}
+	b, _ := os.ReadFile(files[0])
+	var types []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var m struct{ Type string }
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		types = append(types, m.Type)
+	}
+	// prompt, tool call, tool result, text, the hook's feedback, text.
+	if want := "user assistant user assistant user assistant"; strings.Join(types, " ") != want {
+		t.Errorf("line types %v, want %s", types, want)
 	}
 }
