@@ -296,9 +296,10 @@ func (a *Agent) send(ev Event) {
 // run is the loop; it returns the done record.
 func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 	done := &Done{Subtype: SubtypeSuccess, Denials: []Denial{}}
+	var hookBefore, hookAfter []llm.Part
 	if a.cfg.Hooks != nil {
 		var goOn bool
-		if input, goOn = a.promptHooks(ctx, input, done); !goOn {
+		if hookBefore, hookAfter, goOn = a.promptHooks(ctx, input, done); !goOn {
 			return done
 		}
 	}
@@ -316,6 +317,9 @@ func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 			return a.finish(done, SubtypeError, err.Error())
 		}
 		input = in
+	}
+	if hookBefore != nil || hookAfter != nil {
+		input.Parts = append(append(append([]llm.Part(nil), hookBefore...), input.Parts...), hookAfter...)
 	}
 	notes, recorded := a.takeNotes()
 	if len(notes) > 0 {

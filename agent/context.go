@@ -34,7 +34,7 @@ func (c *ContextSource) Message(ctx context.Context) string {
 	c.tracker = memory.NewTracker(c.Workdir, c.Home, files)
 	c.mu.Unlock()
 	c.report(ctx, warns)
-	if r := memory.Render(files); r != "" {
+	if r := memory.Render(memory.Unconditional(files)); r != "" {
 		b.WriteString("\n\n")
 		b.WriteString(r)
 	}

@@ -46,16 +46,18 @@ func (a *Agent) notify(turn int, notices []string) {
 
 // promptHooks runs, before a prompt reaches the model, the session's
 // SessionStart hooks (for the agent's first prompt) and UserPromptSubmit
-// hooks. It returns the prompt with what they add for the model, or
+// hooks. It returns what they add for the model ahead of the prompt and
+// after it, kept apart from the prompt so that a slash command in it is
+// still the prompt's last text when it is expanded (issue 24: with a
+// UserPromptSubmit hook, /cmd reached the model as literal text), or
 // false when the run ends here: the prompt was blocked (an error the
 // person reads) or a hook stopped it.
-func (a *Agent) promptHooks(ctx context.Context, input llm.Message, done *Done) (llm.Message, bool) {
+func (a *Agent) promptHooks(ctx context.Context, input llm.Message, done *Done) (before, after []llm.Part, goOn bool) {
 	h := a.cfg.Hooks
 	a.mu.Lock()
 	first := !a.started
 	a.started = true
 	a.mu.Unlock()
-	var before []llm.Part
 	if first {
 		o := h.Started(ctx)
 		a.notify(0, o.Notices)
@@ -68,17 +70,15 @@ func (a *Agent) promptHooks(ctx context.Context, input llm.Message, done *Done) 
 	switch {
 	case o.Stop:
 		a.hookStopped("a UserPromptSubmit hook", o.StopReason)
-		return input, false
+		return nil, nil, false
 	case o.Block:
 		a.finish(done, SubtypeError, "a UserPromptSubmit hook blocked the prompt, which was not sent: "+o.Reason)
-		return input, false
+		return nil, nil, false
 	}
-	parts := append(before, input.Parts...)
 	for _, c := range o.Context {
-		parts = append(parts, llm.TextPart(c))
+		after = append(after, llm.TextPart(c))
 	}
-	input.Parts = parts
-	return input, true
+	return before, after, true
 }
 
 // turnHooks runs TurnStart or TurnEnd hooks and reports whether one

@@ -3,7 +3,6 @@ package live
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/hooks"
@@ -65,9 +64,9 @@ func (rt *Runtime) startHooks(ctx context.Context, o Options, tr *Setup, client 
 	rt.Warnings = append(rt.Warnings, cfg.Problems()...)
 	e := hooks.New(cfg, hooks.Session{
 		ID: rt.Session.ID(),
-		// The transcript's name in the session directory (session's
-		// transcriptFile), as Claude Code gives transcript_path.
-		TranscriptPath: filepath.Join(rt.Session.Dir(), "transcript.jsonl"),
+		// The transcript in Claude Code's format, which hooks written
+		// for Claude Code parse (issue 24); nova's own is beside it.
+		TranscriptPath: rt.Session.ClaudeTranscriptPath(),
 		ProjectDir:     o.Workdir,
 		Mode:           func() string { return string(rt.Checker.Mode()) },
 		Env:            st.Env,

@@ -27,6 +27,16 @@ const (
 	LocalFile = "NOVACODE.local.md"
 )
 
+// sharedNames are the instruction files of a directory that are
+// committed with it, in the order they are read.
+func sharedNames() []string {
+	return []string{NovaFile, AgentsFile, ClaudeFile, filepath.Join(ClaudeDir, ClaudeFile)}
+}
+
+// localNames are a directory's files of a person's own, read after every
+// shared one.
+func localNames() []string { return []string{LocalFile, ClaudeLocalFile} }
+
 // MaxFileBytes is how much of one instruction or memory file is loaded; the
 // rest is cut with a note so one huge file cannot fill the context window.
 const MaxFileBytes = 40 << 10
@@ -38,12 +48,21 @@ const MaxImportDepth = 4
 type File struct {
 	Path    string `json:"path"`
 	Content string `json:"content"`
+	// Paths are a conditional rule's globs (a .claude/rules file with
+	// `paths:` frontmatter): it goes to the model only when a tool
+	// touches a file they match. Empty for every other file.
+	Paths []string `json:"paths,omitempty"`
+	// base is the directory Paths are relative to.
+	base string
 }
 
 // LoadInstructions reads the instruction files that apply in workdir:
-// NOVA_HOME/NOVACODE.md, then NOVACODE.md, AGENTS.md and CLAUDE.md of every
-// directory from the repository root down to workdir, then the
-// NOVACODE.local.md files in the same order. Imported files follow the
+// NOVA_HOME/NOVACODE.md and Claude Code's ~/.claude/CLAUDE.md and
+// ~/.claude/rules, then NOVACODE.md, AGENTS.md, CLAUDE.md,
+// .claude/CLAUDE.md and .claude/rules of every directory from the
+// repository root down to workdir, then the NOVACODE.local.md and
+// CLAUDE.local.md files in the same order. Rules with `paths:` are
+// returned as conditional files (File.Paths). Imported files follow the
 // file that imports them. Problems with single files (a missing import, a
 // cycle, an unreadable file) are returned as warnings; the error is only
 // for a workdir that cannot be used.
@@ -61,14 +80,19 @@ func LoadInstructions(novaHome, workdir, home string) ([]File, []string, error) 
 	if novaHome != "" {
 		l.load(filepath.Join(novaHome, NovaFile))
 	}
-	dirs := dirsDown(repoRoot(wd), wd)
+	root := repoRoot(wd)
+	l.claudeUser(home, root)
+	dirs := dirsDown(root, wd)
 	for _, d := range dirs {
-		for _, name := range []string{NovaFile, AgentsFile, ClaudeFile} {
+		for _, name := range sharedNames() {
 			l.load(filepath.Join(d, name))
 		}
+		l.loadRules(d)
 	}
 	for _, d := range dirs {
-		l.load(filepath.Join(d, LocalFile))
+		for _, name := range localNames() {
+			l.load(filepath.Join(d, name))
+		}
 	}
 	return l.files, l.warnings, nil
 }

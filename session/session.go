@@ -40,6 +40,9 @@ type Session struct {
 	// torn says a failed write left part of a line that could not be cut
 	// off; it is cut before anything else is written.
 	torn bool
+	// claude is the transcript in Claude Code's format kept in step with
+	// this one, for hooks; nil when it could not be made.
+	claude *claudeLog
 }
 
 // line is a record waiting to be written, with its encoding.
@@ -173,6 +176,9 @@ func (s *Session) Close() error {
 	if cerr := s.f.Close(); err == nil {
 		err = cerr
 	}
+	if s.claude != nil {
+		s.claude.f.Close()
+	}
 	if uerr := s.lock.release(); err == nil {
 		err = uerr
 	}
@@ -233,6 +239,7 @@ func (s *Session) writeBacklog() error {
 		s.torn = false
 	}
 	step := false
+	var mirrorErr error
 	for len(s.backlog) > 0 {
 		w := s.backlog[0]
 		if _, err := s.f.Write(w.b); err != nil {
@@ -248,14 +255,21 @@ func (s *Session) writeBacklog() error {
 		s.backlog = s.backlog[1:]
 		s.size += int64(len(w.b))
 		s.t.add(w.rec)
+		if s.claude != nil && w.rec.Type == RecordMessage && w.rec.Message != nil {
+			if err := s.claude.add(s.t.Meta, *w.rec.Message, w.rec.Time); err != nil && mirrorErr == nil {
+				mirrorErr = fmt.Errorf("session %s: %w", s.t.Meta.ID, err)
+			}
+		}
 		s.dirty = true
 		step = step || (w.rec.Type != RecordDecision && w.rec.Type != RecordUsage)
 	}
 	s.backlog = nil
 	if step {
-		return s.flush()
+		if err := s.flush(); err != nil {
+			return err
+		}
 	}
-	return nil
+	return mirrorErr
 }
 
 // flush syncs the transcript and then rewrites meta.json, so meta.json
@@ -263,6 +277,12 @@ func (s *Session) writeBacklog() error {
 func (s *Session) flush() error {
 	if err := s.f.Sync(); err != nil {
 		return fmt.Errorf("session %s: sync transcript: %w", s.t.Meta.ID, err)
+	}
+	if s.claude != nil {
+		// A hook reads it as soon as the message is in: it is as
+		// durable as the transcript it mirrors. A failure to sync it
+		// costs only a power cut's worth of hooks' copy.
+		_ = s.claude.f.Sync()
 	}
 	if err := s.writeMeta(); err != nil {
 		return err

@@ -119,6 +119,7 @@ func (st *Store) Create(m Meta) (*Session, error) {
 		}
 		err = fmt.Errorf("create session %s: %w", id, err)
 		s.f.Close()
+		s.claude.f.Close()
 		s.lock.release()
 	}
 	if rmErr := os.RemoveAll(staging); rmErr != nil {
@@ -144,9 +145,15 @@ func (st *Store) fill(dir string, m Meta) (*Session, error) {
 		return nil, fmt.Errorf("create session %s: %w", m.ID, err)
 	}
 	s := &Session{store: st, dir: dir, lock: lk, f: f, t: Transcript{Meta: m, boundary: -1}}
+	if s.claude, err = createClaudeLog(dir); err != nil {
+		f.Close()
+		lk.release()
+		return nil, fmt.Errorf("create session %s: %w", m.ID, err)
+	}
 	hdr := m
 	if err := s.append(Record{Type: RecordSession, Time: m.CreatedAt, Session: &hdr}); err != nil {
 		f.Close()
+		s.claude.f.Close()
 		lk.release()
 		return nil, err
 	}
@@ -211,6 +218,13 @@ func (st *Store) openLocked(id, dir string, lk *sessionLock) (*Session, []Warnin
 	if err := s.writeMeta(); err != nil {
 		f.Close()
 		return nil, warns, err
+	}
+	// Hooks' copy in Claude Code's format is rebuilt rather than trusted:
+	// an older nova wrote none, and a crash may have left it behind.
+	if c, err := rebuildClaudeLog(dir, t); err != nil {
+		warns = append(warns, Warning{Msg: err.Error() + "; hooks' transcript_path will not be kept up to date"})
+	} else {
+		s.claude = c
 	}
 	return s, warns, nil
 }

@@ -275,7 +275,7 @@ func printInstructions(w io.Writer, novaHome, workdir, home string) {
 	}
 	fmt.Fprintf(w, "\nInstruction files (%d):\n", len(files))
 	for _, f := range files {
-		fmt.Fprintf(w, "  %s\n", displayPath(f.Path, workdir, home))
+		fmt.Fprintf(w, "  %s%s\n", displayPath(f.Path, workdir, home), appliesTo(f))
 	}
 	if len(files) == 0 {
 		fmt.Fprintf(w, "  none\n")
@@ -283,6 +283,14 @@ func printInstructions(w io.Writer, novaHome, workdir, home string) {
 	for _, warn := range warns {
 		fmt.Fprintf(w, "  warning: %s\n", warn)
 	}
+}
+
+// appliesTo says, for a conditional rule, which files it is given with.
+func appliesTo(f memory.File) string {
+	if !f.Conditional() {
+		return ""
+	}
+	return " (when a tool touches " + strings.Join(f.Paths, ", ") + ")"
 }
 
 // sandboxInForce says which sandbox this run has, and what decided it.

@@ -420,7 +420,7 @@ func (b *interactiveBackend) Memory() (string, error) {
 		s.WriteString("  none (add NOVACODE.md, AGENTS.md or CLAUDE.md)\n")
 	}
 	for _, f := range files {
-		fmt.Fprintf(&s, "  %s (%d lines)\n", f.Path, strings.Count(f.Content, "\n")+1)
+		fmt.Fprintf(&s, "  %s (%d lines)%s\n", f.Path, strings.Count(f.Content, "\n")+1, appliesTo(f))
 	}
 	for _, w := range warns {
 		fmt.Fprintf(&s, "  warning: %s\n", w)
