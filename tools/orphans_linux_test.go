@@ -229,8 +229,14 @@ func TestReapSweepsMarkedProcesses(t *testing.T) {
 		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 		return cmd
 	}
-	orphan := start(strconv.Itoa(self.pid) + "-" + strconv.FormatUint(self.start+1, 10) + "-dead.1")
-	live := start(strconv.Itoa(self.pid) + "-" + strconv.FormatUint(self.start, 10) + "-live.1")
+	owner := func(start uint64, ns, rest string) string {
+		return strconv.Itoa(self.pid) + "-" + strconv.FormatUint(start, 10) + "-" + ns + "-" + rest
+	}
+	orphan := start(owner(self.start+1, pidNamespace(), "dead.1"))
+	live := start(owner(self.start, pidNamespace(), "live.1"))
+	// A nova of another pid namespace (one run inside the sandbox, whose
+	// view hides the nova outside) is never taken for dead.
+	elsewhere := start(owner(self.start+1, "1", "elsewhere.1"))
 	deadline := time.Now().Add(5 * time.Second)
 	for markerOf(strconv.Itoa(orphan.Process.Pid)) == "" || markerOf(strconv.Itoa(live.Process.Pid)) == "" {
 		if time.Now().After(deadline) {
@@ -246,5 +252,8 @@ func TestReapSweepsMarkedProcesses(t *testing.T) {
 	}
 	if syscall.Kill(live.Process.Pid, 0) != nil {
 		t.Error("the process of a running nova was hit")
+	}
+	if syscall.Kill(elsewhere.Process.Pid, 0) != nil {
+		t.Error("the process of another pid namespace's nova was hit")
 	}
 }

@@ -23,9 +23,11 @@ const runMarkerVar = "NOVA_RUN_ID"
 const freezeWait = 200 * time.Millisecond
 
 // newRunMarker returns a marker for one session's commands:
-// <nova's pid>-<its start time>-<random>. The owner in front lets a later
-// nova tell the processes of a dead nova from those of a running one; the
-// random part tells sessions of one nova apart.
+// <nova's pid>-<its start time>-<its pid namespace>-<random>. The owner in
+// front lets a later nova tell the processes of a dead nova from those of
+// a running one, in the same pid namespace only: a nova run inside the
+// sandbox (a pid namespace of its own) cannot see the nova outside, and
+// must not take it for dead. The random part tells sessions apart.
 func newRunMarker() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
@@ -33,7 +35,21 @@ func newRunMarker() string {
 	if self, ok := procStat(strconv.Itoa(os.Getpid())); ok {
 		start = self.start
 	}
-	return strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(start, 10) + "-" + hex.EncodeToString(b[:])
+	return strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(start, 10) + "-" + pidNamespace() + "-" + hex.EncodeToString(b[:])
+}
+
+// pidNamespace names this process's pid namespace (the inode of
+// /proc/self/ns/pid), "0" when unknown.
+func pidNamespace() string {
+	link, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return "0"
+	}
+	ino := strings.TrimSuffix(strings.TrimPrefix(link, "pid:["), "]")
+	if _, err := strconv.ParseUint(ino, 10, 64); err != nil {
+		return "0"
+	}
+	return ino
 }
 
 // markedProc is a process of the scan with its marker ("" for none).
@@ -156,16 +172,21 @@ func waitStopped(pgid int) {
 	}
 }
 
-// sweepMarked SIGKILLs the processes whose marker names a nova that is
-// gone, except those in done (already stopped), and returns how many.
+// sweepMarked SIGKILLs the processes whose marker names a nova of this
+// pid namespace that is gone, except those in done (already stopped), and
+// returns how many.
 func sweepMarked(done map[int]bool) int {
+	ns := pidNamespace()
+	if ns == "0" {
+		return 0 // no telling whose namespace a marker is from
+	}
 	n := 0
 	for _, p := range scanProcs() {
 		if p.marker == "" || done[p.pid] {
 			continue
 		}
-		owner, start, ok := markerOwner(p.marker)
-		if !ok || isProcess(owner, start) {
+		owner, start, ownerNS, ok := markerOwner(p.marker)
+		if !ok || ownerNS != ns || isProcess(owner, start) {
 			continue
 		}
 		if killExactly(p.procInfo) {
@@ -175,13 +196,13 @@ func sweepMarked(done map[int]bool) int {
 	return n
 }
 
-// markerOwner parses the nova that a marker names.
-func markerOwner(marker string) (pid int, start uint64, ok bool) {
-	f := strings.SplitN(marker, "-", 3)
-	if len(f) != 3 {
-		return 0, 0, false
+// markerOwner parses the nova that a marker names, and its pid namespace.
+func markerOwner(marker string) (pid int, start uint64, ns string, ok bool) {
+	f := strings.SplitN(marker, "-", 4)
+	if len(f) != 4 {
+		return 0, 0, "", false
 	}
 	pid, err1 := strconv.Atoi(f[0])
 	start, err2 := strconv.ParseUint(f[1], 10, 64)
-	return pid, start, err1 == nil && err2 == nil && pid > 1 && start > 0
+	return pid, start, f[2], err1 == nil && err2 == nil && pid > 1 && start > 0
 }

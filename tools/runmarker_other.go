@@ -18,7 +18,7 @@ const runMarkerVar = "NOVA_RUN_ID"
 func newRunMarker() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	return strconv.Itoa(os.Getpid()) + "-0-" + hex.EncodeToString(b[:])
+	return strconv.Itoa(os.Getpid()) + "-0-0-" + hex.EncodeToString(b[:])
 }
 
 // killEscapees does nothing here: without /proc the group kill is all.
