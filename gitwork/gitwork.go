@@ -101,7 +101,7 @@ func Add(ctx context.Context, root, workdir, name, branch string) (*Worktree, er
 	}
 	head, err := Run(ctx, repo, "rev-parse", "HEAD")
 	if err != nil {
-		return nil, fmt.Errorf("the repository has no commit to start from: %v", err)
+		return nil, fmt.Errorf("the repository has no commit to start from (make a first commit): %v", err)
 	}
 	parent, err := ownDir(root, repoKey(repo))
 	if err != nil {
@@ -110,6 +110,12 @@ func Add(ctx context.Context, root, workdir, name, branch string) (*Worktree, er
 	w := &Worktree{Repo: repo, Path: filepath.Join(parent, name), Branch: branch, Base: head}
 	if _, err := os.Lstat(w.Path); err == nil {
 		return nil, fmt.Errorf("%s already exists; remove it (git worktree remove %s) or choose another name", w.Path, w.Path)
+	}
+	if _, err := Run(ctx, repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch); err == nil {
+		// Left by an earlier worktree of that name (a teammate removed
+		// from its team, a run that was killed): git would refuse with a
+		// bare "already exists".
+		return nil, fmt.Errorf("the branch %s already exists (an earlier worktree's); choose another name, or delete the branch (git branch -D %s) if its work is no longer needed", branch, branch)
 	}
 	if _, err := Run(ctx, repo, "worktree", "add", "-b", branch, w.Path, head); err != nil {
 		return nil, err

@@ -252,7 +252,9 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return nil, writeErr("cannot create nova's scratch directory", tmp, err)
 	}
-	if rt.scratch, err = os.MkdirTemp(tmp, "run-*"); err != nil {
+	// What novas killed before their Close left here goes first.
+	sweepScratch(tmp)
+	if rt.scratch, err = makeScratch(tmp); err != nil {
 		return nil, writeErr("cannot create nova's scratch directory", tmp, err)
 	}
 	// Shell commands a nova killed before it could stop them (SIGKILL, a

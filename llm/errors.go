@@ -1,10 +1,12 @@
 package llm
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"syscall"
@@ -152,4 +154,31 @@ func IsDialError(err error) bool {
 	}
 	var dnsErr *net.DNSError
 	return errors.As(err, &dnsErr)
+}
+
+// TransportError classifies a failure that is not the provider's answer
+// (no HTTP error status, no error event): the transport's, as every
+// provider's client meets it. started says whether any output reached the
+// caller: a body that broke before any output is a connection failure,
+// retried, since another attempt duplicates nothing; after output it is a
+// broken stream.
+func TransportError(provider string, err error, started bool) *APIError {
+	ae := &APIError{Provider: provider, Message: err.Error(), Err: err}
+	var netErr net.Error
+	var urlErr *url.Error
+	switch {
+	case errors.Is(err, ErrIdleTimeout), errors.Is(err, context.DeadlineExceeded),
+		errors.As(err, &netErr) && netErr.Timeout():
+		ae.Kind = ErrTimeout
+	case IsDialError(err), errors.As(err, &urlErr):
+		// A *url.Error comes from the request itself, before any response
+		// body: the connection failed (refused, reset), the stream never
+		// began.
+		ae.Kind = ErrConnection
+	case !started:
+		ae.Kind = ErrConnection
+	default:
+		ae.Kind = ErrStream
+	}
+	return ae
 }

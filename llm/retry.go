@@ -9,8 +9,8 @@ import (
 
 // RetryInfo describes one retry, for frontends to show.
 type RetryInfo struct {
-	Attempt     int           `json:"attempt"`      // the attempt about to be made, 2..MaxAttempts
-	MaxAttempts int           `json:"max_attempts"` // total attempts allowed
+	Attempt     int           `json:"attempt"`      // the attempt about to be made against this kind of failure, 2..MaxAttempts
+	MaxAttempts int           `json:"max_attempts"` // attempts this kind of failure allows
 	Delay       time.Duration `json:"delay_ns"`     // wait before the attempt
 	Kind        ErrorKind     `json:"kind"`
 	Reason      string        `json:"reason"` // the error that caused it
@@ -45,9 +45,11 @@ func (r RetryInfo) String() string {
 	return s
 }
 
-// RetryPolicy bounds retries.
+// RetryPolicy bounds retries. Each kind of failure (ErrorKind) has its own
+// budget: a request that meets a rate limit, then an overload, then a
+// server error is retried for each as if it were the first.
 type RetryPolicy struct {
-	MaxAttempts int // total attempts, including the first; <=1 means no retry
+	MaxAttempts int // attempts against one kind of failure, including the first; <=1 means no retry
 	// KindAttempts lowers MaxAttempts for some kinds of failure: a refused
 	// connection or a silent server rarely recovers in seconds, and the
 	// user should hear about it quickly rather than after minutes.
@@ -112,7 +114,13 @@ func StreamRestartable(ctx context.Context, c Client, req Request, emit func(Str
 }
 
 func (r *retryClient) stream(ctx context.Context, req Request, emit func(StreamEvent), restartable func() bool) error {
-	for attempt := 1; ; attempt++ {
+	// Each kind of failure has a budget of its own: a rate limit, then an
+	// overload, then a 500, then a reset connection are four different
+	// troubles, each with its own chance of passing, not four strikes of
+	// one.
+	failures := map[ErrorKind]int{}
+	restarts := 0
+	for {
 		started := false
 		err := r.c.Stream(ctx, req, func(ev StreamEvent) {
 			started = true
@@ -125,13 +133,19 @@ func (r *retryClient) stream(ctx context.Context, req Request, emit func(StreamE
 		if !ok {
 			return err
 		}
+		failures[ae.Kind]++
+		n := failures[ae.Kind]
+		if started {
+			restarts++
+			n = max(n, restarts)
+		}
 		limit := r.limit(ae, started)
-		if attempt >= limit || (started && (restartable == nil || !restartable())) {
+		if n >= limit || (started && (restartable == nil || !restartable())) {
 			return err
 		}
-		delay := r.backoff(attempt, ae.RetryAfter)
+		delay := r.backoff(n, ae.RetryAfter)
 		emit(StreamEvent{Type: EventRetry, Retry: &RetryInfo{
-			Attempt: attempt + 1, MaxAttempts: limit, Delay: delay, Kind: ae.Kind, Reason: ae.Error(),
+			Attempt: n + 1, MaxAttempts: limit, Delay: delay, Kind: ae.Kind, Reason: ae.Error(),
 			DiscardPartial: started,
 		}})
 		if err := r.sleep(ctx, delay); err != nil {
@@ -140,9 +154,10 @@ func (r *retryClient) stream(ctx context.Context, req Request, emit func(StreamE
 	}
 }
 
-// limit is how many attempts in all a failure like ae allows; 1 means it is
-// not retried. After output, a broken stream is worth another attempt too:
-// the break, not the request, was at fault.
+// limit is how many attempts a failure like ae allows, counting the
+// failures of its kind; 1 means it is not retried. After output, a broken
+// stream is worth another attempt too: the break, not the request, was at
+// fault; such restarts share RestartAttempts, whatever their kind.
 func (r *retryClient) limit(ae *APIError, started bool) int {
 	if !ae.Retryable() && !(started && ae.Kind == ErrStream) {
 		return 1

@@ -3,6 +3,8 @@ package llm
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -286,4 +288,38 @@ type clientFunc func(ctx context.Context, req Request, emit func(StreamEvent)) e
 
 func (f clientFunc) Stream(ctx context.Context, req Request, emit func(StreamEvent)) error {
 	return f(ctx, req, emit)
+}
+
+// TestWithRetryBudgetPerKind: under the default policy a rate limit, an
+// overload, a server error and a reset connection in a row are each
+// retried on a budget of their own, and the request succeeds; one kind
+// alone still runs out of its budget.
+func TestWithRetryBudgetPerKind(t *testing.T) {
+	rec := &recorder{}
+	p := DefaultRetryPolicy()
+	p.Sleep = rec.sleep
+	fc := &fakeClient{results: []fakeResult{
+		{err: &APIError{Kind: ErrRateLimit}}, {err: &APIError{Kind: ErrOverloaded}},
+		{err: &APIError{Kind: ErrServer}}, {err: &APIError{Kind: ErrConnection}},
+		{err: &APIError{Kind: ErrConnection}}, okResult,
+	}}
+	if err := WithRetry(fc, p).Stream(t.Context(), Request{}, rec.emit); err != nil || fc.calls != 6 {
+		t.Fatalf("err = %v after %d calls, want success after 6", err, fc.calls)
+	}
+	var got []string
+	for _, r := range rec.retries() {
+		got = append(got, fmt.Sprintf("%s %d/%d", r.Kind, r.Attempt, r.MaxAttempts))
+	}
+	want := []string{"rate_limit 2/5", "overloaded 2/5", "server 2/5", "connection 2/3", "connection 3/3"}
+	if !slices.Equal(got, want) {
+		t.Errorf("retries %v, want %v", got, want)
+	}
+
+	// Control: one kind still has a budget that ends.
+	rec = &recorder{}
+	p.Sleep = rec.sleep
+	fc = &fakeClient{results: []fakeResult{{err: &APIError{Kind: ErrConnection}}}}
+	if err := WithRetry(fc, p).Stream(t.Context(), Request{}, rec.emit); err == nil || fc.calls != 3 {
+		t.Errorf("err = %v after %d calls, want the failure after 3", err, fc.calls)
+	}
 }

@@ -145,6 +145,9 @@ func decodeDataURL(u string) (string, []byte, error) {
 // its current or last run, numbered across runs, in a bounded log (D2).
 type chatStream struct {
 	log *live.Log[[]byte]
+	// writeWait bounds one write to a client: a client that stops
+	// reading is let go when it passes, as the WebSocket's writer does.
+	writeWait time.Duration
 	// relayed is closed when the relay has encoded the run's last event.
 	relayed chan struct{}
 }
@@ -153,7 +156,14 @@ type chatStream struct {
 type streams struct {
 	mu sync.Mutex
 	m  map[string]*chatStream
+	// writeWait is each stream's chatStream.writeWait; 0 means
+	// sseWriteWait. Set before the server serves (tests shorten it).
+	writeWait time.Duration
 }
+
+// sseWriteWait is how long one SSE write may wait for a client to read:
+// the WebSocket's bound.
+const sseWriteWait = wsWriteWait
 
 func (st *streams) get(id string) *chatStream {
 	st.mu.Lock()
@@ -189,7 +199,11 @@ func (st *streams) begin(sess *live.Session, sub *live.Sub[agent.Event], replay 
 	if old := st.m[sess.ID()]; old != nil {
 		first = old.log.LastSeq() + 1
 	}
-	cs = &chatStream{log: live.NewLog[[]byte](live.ReplayFrames, first), relayed: make(chan struct{})}
+	wait := st.writeWait
+	if wait <= 0 {
+		wait = sseWriteWait
+	}
+	cs = &chatStream{log: live.NewLog[[]byte](live.ReplayFrames, first), relayed: make(chan struct{}), writeWait: wait}
 	if st.m == nil {
 		st.m = map[string]*chatStream{}
 	}
@@ -284,18 +298,26 @@ func writeSSE(w http.ResponseWriter, r *http.Request, cs *chatStream, cursor int
 		h.Set("x-nova-stream-resync", "true")
 	}
 	w.WriteHeader(http.StatusOK)
-	flusher, _ := w.(http.Flusher)
-	flush := func() {
-		if flusher != nil {
-			flusher.Flush()
-		}
+	// Every write has a deadline: a client that stops reading would hold
+	// the connection, and the frames queued for it, for good.
+	rc := http.NewResponseController(w)
+	write := func(b []byte) error {
+		_ = rc.SetWriteDeadline(time.Now().Add(cs.writeWait))
+		_, err := w.Write(b)
+		return err
+	}
+	flush := func() error {
+		_ = rc.SetWriteDeadline(time.Now().Add(cs.writeWait))
+		return rc.Flush()
 	}
 	for _, f := range replay {
-		if _, err := w.Write(sseFrame(f.Seq, f.Value)); err != nil {
+		if write(sseFrame(f.Seq, f.Value)) != nil {
 			return
 		}
 	}
-	flush()
+	if flush() != nil {
+		return
+	}
 	for {
 		select {
 		case f, ok := <-sub.C():
@@ -305,14 +327,14 @@ func writeSSE(w http.ResponseWriter, r *http.Request, cs *chatStream, cursor int
 					// id it saw and gets the rest replayed.
 					return
 				}
-				_, _ = w.Write([]byte(sseDone))
-				flush()
+				if write([]byte(sseDone)) == nil {
+					_ = flush()
+				}
 				return
 			}
-			if _, err := w.Write(sseFrame(f.Seq, f.Value)); err != nil {
+			if write(sseFrame(f.Seq, f.Value)) != nil || flush() != nil {
 				return
 			}
-			flush()
 		case <-r.Context().Done():
 			return
 		}

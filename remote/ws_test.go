@@ -49,6 +49,7 @@ func newWSEnvOn(t *testing.T, cfg wsConfig, wrap func(net.Listener) net.Listener
 		t.Fatal(err)
 	}
 	s.ws.cfg = cfg // before it serves
+	s.streams.writeWait = cfg.writeWait
 	hs := httptest.NewUnstartedServer(s.Handler())
 	if wrap != nil {
 		hs.Listener = wrap(hs.Listener)

@@ -100,6 +100,7 @@ func (b *Board) update(fn func(bf *boardFile, now time.Time) (bool, error)) erro
 		return fmt.Errorf("lock the task board: %w", err)
 	}
 	defer lock.Unlock()
+	b.sweepTemps()
 	bf, err := b.read()
 	if err != nil {
 		return err
@@ -120,6 +121,22 @@ func (b *Board) update(fn func(bf *boardFile, now time.Time) (bool, error)) erro
 		}
 	}
 	return err
+}
+
+// staleTemp is how old a temp file of board.json must be to be taken for
+// the leftover of a writer killed mid-write.
+const staleTemp = time.Minute
+
+// sweepTemps removes the temp files of board.json that writers killed
+// between writing and renaming left behind. It runs under the lock, where
+// no writer of the board is mid-write; the age is a margin on top.
+func (b *Board) sweepTemps() {
+	temps, _ := filepath.Glob(filepath.Join(b.dir, ".board.json.tmp-*"))
+	for _, p := range temps {
+		if info, err := os.Lstat(p); err == nil && info.Mode().IsRegular() && time.Since(info.ModTime()) > staleTemp {
+			_ = os.Remove(p)
+		}
+	}
 }
 
 // read loads board.json; a missing one is an empty board.

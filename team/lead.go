@@ -122,7 +122,9 @@ func (l *Lead) Spawn(ctx context.Context, name, prompt, model string) (Member, e
 	branch := Branch(l.Team.Name, name)
 	w, err := gitwork.Add(ctx, l.Worktrees, l.Repo, l.Team.Name+"-"+name, branch)
 	if err != nil {
-		return Member{}, fmt.Errorf("teammates work in git worktrees of the lead's repository (it needs a first commit): %v", err)
+		// gitwork says what is wrong (no repository, no commit, the
+		// name's branch or directory taken); this says what it was for.
+		return Member{}, fmt.Errorf("cannot make teammate %s's git worktree: %w", name, err)
 	}
 	wt := w.Path
 	spec := WorkerSpec{Team: l.Team.Name, Name: name, Model: model, Worktree: wt, Branch: branch,

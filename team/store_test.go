@@ -235,3 +235,33 @@ func waitUntil(t *testing.T, at time.Time) {
 	t.Helper()
 	time.Sleep(time.Until(at))
 }
+
+// A temp file of board.json that a writer killed between writing and
+// renaming left behind is removed by the next update once a minute old;
+// a fresh one is not touched.
+func TestBoardSweepsStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, ".board.json.tmp-123")
+	fresh := filepath.Join(dir, ".board.json.tmp-456")
+	for _, p := range []string{old, fresh} {
+		if err := os.WriteFile(p, []byte(`{"next_id":`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	past := time.Now().Add(-2 * time.Minute)
+	if err := os.Chtimes(old, past, past); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewBoard(dir).Create("lead", "a task", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the stale temp file is still there (%v)", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("a fresh temp file was removed: %v", err)
+	}
+	if tasks, err := NewBoard(dir).List(); err != nil || len(tasks) != 1 {
+		t.Errorf("board %v %v, want the one task", tasks, err)
+	}
+}

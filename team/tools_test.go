@@ -260,3 +260,15 @@ func TestTeamSpawnOutsideGitSaysSo(t *testing.T) {
 		t.Errorf("bad name: %+v", r)
 	}
 }
+
+// A teammate name whose branch an earlier teammate left behind is refused
+// with that cause, not with a word about the repository's first commit.
+func TestTeamSpawnNameClashSaysWhy(t *testing.T) {
+	w := newToolWorld(t)
+	w.lead.Worktrees = t.TempDir()
+	run(t, w.repo, "git", "branch", Branch("alpha", "bob"))
+	r := w.call(w.pl, "TeamSpawn", `{"name":"bob","prompt":"do it"}`)
+	if !r.IsError || !strings.Contains(r.Output, "branch "+Branch("alpha", "bob")+" already exists") || strings.Contains(r.Output, "first commit") {
+		t.Errorf("spawn over a left branch: %+v", r)
+	}
+}

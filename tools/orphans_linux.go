@@ -100,15 +100,14 @@ func (r *shellRecords) remove(path string) {
 
 // ReapOrphanShells stops the shell processes that novas which died without
 // stopping them left running, as their records in dir name them, and
-// removes those records. Records of a nova still running are left alone.
-// It returns how many processes it stopped.
+// removes those records; then the processes whose run marker names a nova
+// that is gone (what left the recorded groups: a sandboxed command's inner
+// bwrap, a setsid'd program). Records and markers of a nova still running
+// are left alone. It returns how many processes it stopped.
 func ReapOrphanShells(dir string) int {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return 0
-	}
+	done := map[int]bool{}
+	ents, _ := os.ReadDir(dir)
 	boot := bootID()
-	stopped := 0
 	for _, e := range ents {
 		if !strings.HasPrefix(e.Name(), "shell-") || !strings.HasSuffix(e.Name(), ".json") {
 			continue
@@ -123,13 +122,13 @@ func ReapOrphanShells(dir string) int {
 			if isProcess(rec.Owner, rec.OwnerStart) {
 				continue // its nova runs and stops its own shells
 			}
-			stopped += killOrphanGroup(rec)
+			killOrphanGroup(rec, done)
 		}
 		// A record torn by a crash, of an earlier boot (which ended every
 		// process) or now dealt with.
 		_ = os.Remove(path)
 	}
-	return stopped
+	return len(done) + sweepMarked(done)
 }
 
 // isProcess reports whether pid is alive and is the process that started
@@ -139,28 +138,26 @@ func isProcess(pid int, start uint64) bool {
 	return ok && pi.start == start && pi.state != 'Z' && pi.state != 'X'
 }
 
-// killOrphanGroup kills what is left of the recorded group: the processes
-// in its process group and session that started no earlier than its
-// leader. Its leader, usually, is gone already (the parent-death signal
+// killOrphanGroup kills what is left of the recorded group, adding them
+// to done: the processes in its process group and session that started no
+// earlier than its leader. Its leader, usually, is gone already (the parent-death signal
 // took it). A living leader that is not the recorded one means the id was
 // reused, and nothing is killed.
-func killOrphanGroup(rec shellRecord) int {
+func killOrphanGroup(rec shellRecord, done map[int]bool) {
 	members, ok := groupMembers(rec.Group)
 	if !ok {
-		return 0
+		return
 	}
 	for _, m := range members {
 		if m.pid == rec.Group && m.start != rec.Start {
-			return 0
+			return
 		}
 	}
-	n := 0
 	for _, m := range members {
 		if m.sid == rec.Group && m.start >= rec.Start && killExactly(m) {
-			n++
+			done[m.pid] = true
 		}
 	}
-	return n
 }
 
 // killExactly sends SIGKILL to the process pi describes and to no other:

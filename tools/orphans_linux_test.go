@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -208,4 +209,51 @@ func killPending(pid int) bool {
 func exited(pid int) bool {
 	pi, ok := procStat(strconv.Itoa(pid))
 	return !ok || pi.state == 'Z' || pi.state == 'X'
+}
+
+// TestReapSweepsMarkedProcesses: a process that left every recorded group
+// (bwrap's inner processes do) but carries the run marker of a nova that
+// is gone is stopped at the next start; one whose nova runs is not.
+func TestReapSweepsMarkedProcesses(t *testing.T) {
+	self, ok := procStat(strconv.Itoa(os.Getpid()))
+	if !ok {
+		t.Skip("no /proc here")
+	}
+	start := func(marker string) *exec.Cmd {
+		cmd := exec.Command("sleep", "1000")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		cmd.Env = append(os.Environ(), runMarkerVar+"="+marker)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	owner := func(start uint64, ns, rest string) string {
+		return strconv.Itoa(self.pid) + "-" + strconv.FormatUint(start, 10) + "-" + ns + "-" + rest
+	}
+	orphan := start(owner(self.start+1, pidNamespace(), "dead.1"))
+	live := start(owner(self.start, pidNamespace(), "live.1"))
+	// A nova of another pid namespace (one run inside the sandbox, whose
+	// view hides the nova outside) is never taken for dead.
+	elsewhere := start(owner(self.start+1, "1", "elsewhere.1"))
+	deadline := time.Now().Add(5 * time.Second)
+	for markerOf(strconv.Itoa(orphan.Process.Pid)) == "" || markerOf(strconv.Itoa(live.Process.Pid)) == "" {
+		if time.Now().After(deadline) {
+			t.Fatal("the sleeps never showed their markers")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := ReapOrphanShells(t.TempDir()); n < 1 {
+		t.Errorf("stopped %d processes, want the orphan", n)
+	}
+	if !killedBySignal(orphan) {
+		t.Error("the process of a dead nova was not stopped")
+	}
+	if syscall.Kill(live.Process.Pid, 0) != nil {
+		t.Error("the process of a running nova was hit")
+	}
+	if syscall.Kill(elsewhere.Process.Pid, 0) != nil {
+		t.Error("the process of another pid namespace's nova was hit")
+	}
 }

@@ -141,6 +141,7 @@ func groupMembers(pgid int) (members []procInfo, ok bool) {
 type procInfo struct {
 	pid   int
 	state byte // R, S, D, Z ...
+	ppid  int
 	pgid  int
 	sid   int
 	// start is when the process started, in clock ticks since boot: with
@@ -165,11 +166,12 @@ func procStat(pid string) (procInfo, bool) {
 		return procInfo{}, false
 	}
 	pi := procInfo{state: f[0][0]}
-	var errs [4]error
+	var errs [5]error
 	pi.pid, errs[0] = strconv.Atoi(pid)
 	pi.pgid, errs[1] = strconv.Atoi(f[2])
 	pi.sid, errs[2] = strconv.Atoi(f[3])
 	pi.start, errs[3] = strconv.ParseUint(f[19], 10, 64)
+	pi.ppid, errs[4] = strconv.Atoi(f[1])
 	for _, err := range errs {
 		if err != nil {
 			return procInfo{}, false

@@ -51,10 +51,14 @@ type shellManager struct {
 	// failed is the last command that failed inside the sandbox and the
 	// last line it printed, for the ask of its retry outside.
 	failed, failedLine string
+	// marker is the session's run marker; each command's is marker.<n>,
+	// n counted by started.
+	marker  string
+	started int
 }
 
 func newShellManager() *shellManager {
-	return &shellManager{fg: make(chan struct{}, 1), shells: map[string]*bgShell{}, running: map[*shellProc]struct{}{}}
+	return &shellManager{fg: make(chan struct{}, 1), shells: map[string]*bgShell{}, running: map[*shellProc]struct{}{}, marker: newRunMarker()}
 }
 
 // shellsOf returns the session's shell manager.
@@ -148,9 +152,14 @@ func (m *shellManager) stateDir(env *Env) (string, int, error) {
 func (m *shellManager) start(env *Env, script, cwd string, out io.Writer, foreground bool, o runOpts) (*shellProc, error) {
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = cwd
-	cmd.Env = commandEnv(env)
+	m.mu.Lock()
+	m.started++
+	marker := m.marker + "." + strconv.Itoa(m.started)
+	m.mu.Unlock()
+	cmd.Env = withRunMarker(commandEnv(env), marker)
 	release := func() {}
-	if env.Sandbox != nil && !o.unsandboxed {
+	sandboxed := env.Sandbox != nil && !o.unsandboxed
+	if sandboxed {
 		r, err := env.Sandbox.Confine(cmd)
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: %w", err)
@@ -173,7 +182,7 @@ func (m *shellManager) start(env *Env, script, cwd string, out io.Writer, foregr
 		release()
 		return nil, err
 	}
-	p.release = release
+	p.release, p.marker, p.sandboxed = release, marker, sandboxed
 	if foreground {
 		m.running[p] = struct{}{}
 	}
@@ -204,6 +213,18 @@ func commandEnv(env *Env) []string {
 		keep = append(keep, k+"="+extra[k])
 	}
 	return keep
+}
+
+// withRunMarker sets the command's run marker in kv, replacing one it
+// inherited (nova started by a command of another nova).
+func withRunMarker(kv []string, marker string) []string {
+	out := kv[:0]
+	for _, e := range kv {
+		if !strings.HasPrefix(e, runMarkerVar+"=") {
+			out = append(out, e)
+		}
+	}
+	return append(out, runMarkerVar+"="+marker)
 }
 
 // runOpts are how one command runs.
@@ -389,14 +410,17 @@ func restoreScript(dir, cwd string) string {
 	envFile := shellQuote(filepath.Join(dir, shellEnvFile))
 	var b strings.Builder
 	fmt.Fprintf(&b, "if [ -r %s ]; then\n", envFile)
-	b.WriteString("  for __nova_v in $(compgen -e 2>/dev/null); do case $__nova_v in PWD|OLDPWD|SHLVL|_) ;; *) unset -v \"$__nova_v\" 2>/dev/null ;; esac; done\n")
-	fmt.Fprintf(&b, "  . %s >/dev/null 2>&1\nfi\n", envFile)
+	// The run marker is this command's, never the one the snapshot holds.
+	b.WriteString("  __nova_run=${" + runMarkerVar + "-}\n")
+	b.WriteString("  for __nova_v in $(compgen -e 2>/dev/null); do case $__nova_v in PWD|OLDPWD|SHLVL|_|" + runMarkerVar + ") ;; *) unset -v \"$__nova_v\" 2>/dev/null ;; esac; done\n")
+	fmt.Fprintf(&b, "  . %s >/dev/null 2>&1\n", envFile)
+	b.WriteString("  export " + runMarkerVar + "=$__nova_run\nfi\n")
 	if cwd != "" {
 		b.WriteString("__nova_old=${OLDPWD-}\n")
 		fmt.Fprintf(&b, "builtin cd -- %s || exit 1\n", shellQuote(cwd))
 		b.WriteString("if [ -n \"$__nova_old\" ]; then OLDPWD=$__nova_old; fi\n")
 	}
-	b.WriteString("unset -v __nova_v __nova_old\n")
+	b.WriteString("unset -v __nova_v __nova_old __nova_run\n")
 	return b.String()
 }
 
@@ -433,6 +457,10 @@ type shellProc struct {
 	// for a nova killed before it could stop the group.
 	records *shellRecords
 	record  string
+	// marker is the command's run marker, in the environment of every
+	// process it starts; sandboxed says it runs under bwrap.
+	marker    string
+	sandboxed bool
 }
 
 // startShellProc starts cmd from f's thread with stdin from /dev/null,
@@ -465,9 +493,21 @@ func startShellProc(f *forker, recs *shellRecords, cmd *exec.Cmd, out io.Writer)
 	return p, nil
 }
 
-// kill stops the whole process group and waits for the leader.
+// kill stops the command, every process it started, and waits for the
+// leader. The group gets the graceful kill; what left the group (bwrap's
+// inner processes, which leave its session) is killed at once, and, in
+// the sandbox, the whole command: a kill in bwrap's first moments, before
+// --die-with-parent holds, would otherwise leave the command running.
 func (p *shellProc) kill() {
+	alive := true
+	select {
+	case <-p.exited:
+		alive = false
+	default:
+	}
+	killEscapees(p.pgid, p.marker, alive, p.sandboxed)
 	killProcGroup(p.pgid, shellKillGrace)
+	killMarked(p.marker)
 	<-p.exited
 }
 

@@ -28,7 +28,7 @@ func (m *shellManager) carried(env *Env) []string {
 	var out []string
 	for _, d := range parseDeclares(string(data)) {
 		switch {
-		case d.name == "PWD", d.name == "OLDPWD", d.name == "SHLVL", d.name == "_":
+		case d.name == "PWD", d.name == "OLDPWD", d.name == "SHLVL", d.name == "_", d.name == runMarkerVar:
 			continue
 		case d.name == "TMPDIR" && d.val == "/tmp" && env.Sandbox != nil:
 			continue // the sandbox's private /tmp, set by bwrap for every command

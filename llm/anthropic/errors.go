@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/url"
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -32,26 +30,7 @@ func (c *Client) classify(ctx context.Context, err error, started bool) error {
 	if errors.As(err, &apiErr) {
 		return c.fromSDKError(apiErr)
 	}
-	ae := &llm.APIError{Provider: c.provider, Message: err.Error(), Err: err}
-	var netErr net.Error
-	var urlErr *url.Error
-	switch {
-	case errors.Is(err, llm.ErrIdleTimeout), errors.Is(err, context.DeadlineExceeded),
-		errors.As(err, &netErr) && netErr.Timeout():
-		ae.Kind = llm.ErrTimeout
-	case llm.IsDialError(err), errors.As(err, &urlErr):
-		// A *url.Error comes from the request itself, before any response
-		// body: the connection failed, the stream never began.
-		ae.Kind = llm.ErrConnection
-	case !started:
-		// The body broke before any output (message_start and pings carry
-		// none): another attempt duplicates nothing, so report the
-		// connection, which is retried, as the OpenAI clients do.
-		ae.Kind = llm.ErrConnection
-	default:
-		ae.Kind = llm.ErrStream
-	}
-	return ae
+	return llm.TransportError(c.provider, err, started)
 }
 
 // fromSDKError maps an API error, from an HTTP status or an in-stream error

@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -125,5 +126,37 @@ func TestNoRetry(t *testing.T) {
 				t.Errorf("retried: %d retry events, %d sleeps", len(ofType(evs, llm.EventRetry)), len(delays))
 			}
 		})
+	}
+}
+
+// TestRetryMixedFaults: 429, then 529, then 500, then a TCP reset, then an
+// answer: under the default policy the request recovers, each fault
+// retried on its own budget.
+func TestRetryMixedFaults(t *testing.T) {
+	srv := llmtest.New(
+		llmtest.Turn{Status: 429, ErrorType: "rate_limit_error"},
+		llmtest.Turn{Status: 529, ErrorType: "overloaded_error"},
+		llmtest.Turn{Status: 500},
+		llmtest.Turn{Reset: true},
+		llmtest.Turn{Text: "recovered"},
+	)
+	defer srv.Close()
+	var delays []time.Duration
+	evs, err := run(t.Context(), retrying(newTestClient(srv), &delays), simpleRequest())
+	if err != nil {
+		t.Fatalf("Stream: %v", err)
+	}
+	if got := joinText(evs, llm.EventTextDelta); got != "recovered" {
+		t.Errorf("text = %q", got)
+	}
+	var kinds []llm.ErrorKind
+	for _, ev := range ofType(evs, llm.EventRetry) {
+		kinds = append(kinds, ev.Retry.Kind)
+	}
+	if want := []llm.ErrorKind{llm.ErrRateLimit, llm.ErrOverloaded, llm.ErrServer, llm.ErrConnection}; !slices.Equal(kinds, want) {
+		t.Errorf("retries %v, want %v", kinds, want)
+	}
+	if n := len(srv.Requests()); n != 5 {
+		t.Errorf("%d requests, want 5", n)
 	}
 }

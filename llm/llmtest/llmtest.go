@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -59,6 +60,10 @@ type Turn struct {
 	ChunkDelay time.Duration
 	// Hang accepts the request and sends nothing until the client goes away.
 	Hang bool
+	// Reset answers the request by resetting the TCP connection (RST, no
+	// response at all): a transport fault, as a proxy or a load balancer
+	// dropping the connection makes it.
+	Reset bool
 	// Match, when set, makes the turn answer only a request whose body
 	// contains it: the first waiting turn that matches a request answers
 	// it (a turn without Match matches any). Requests that arrive side by
@@ -197,6 +202,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if turn.Hang {
 		<-r.Context().Done()
+		return
+	}
+	if turn.Reset {
+		resetConn(w)
 		return
 	}
 	var f format
@@ -392,4 +401,22 @@ func SplitText(s string, n int) []string {
 		i = j
 	}
 	return out
+}
+
+// resetConn closes the connection under w with a TCP reset: with a zero
+// linger, closing a TCP socket sends RST instead of FIN.
+func resetConn(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		http.Error(w, `{"error":{"type":"api_error","message":"llmtest: the connection cannot be hijacked to reset it"}}`, http.StatusInternalServerError)
+		return
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	if tcp, ok := conn.(*net.TCPConn); ok {
+		_ = tcp.SetLinger(0)
+	}
+	_ = conn.Close()
 }

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/url"
 	"strings"
 
 	sdk "github.com/openai/openai-go/v3"
@@ -71,25 +69,7 @@ func (b base) classify(ctx context.Context, a *attempt, err error) error {
 		// string): the status still says what happened.
 		return b.fromStatus(a.status, a.header, "", err)
 	}
-	ae := &llm.APIError{Provider: b.provider, Message: err.Error(), Err: err}
-	var netErr net.Error
-	var urlErr *url.Error
-	switch {
-	case errors.Is(err, llm.ErrIdleTimeout), errors.Is(err, context.DeadlineExceeded),
-		errors.As(err, &netErr) && netErr.Timeout():
-		ae.Kind = llm.ErrTimeout
-	case llm.IsDialError(err), errors.As(err, &urlErr):
-		// A *url.Error comes from the request itself, before any response
-		// body: the connection failed, the stream never began.
-		ae.Kind = llm.ErrConnection
-	case !a.out.started:
-		// The body broke before any output: nothing would be duplicated by
-		// another attempt, so report the connection (retryable).
-		ae.Kind = llm.ErrConnection
-	default:
-		ae.Kind = llm.ErrStream
-	}
-	return ae
+	return llm.TransportError(b.provider, err, a.out.started)
 }
 
 // inStreamError maps an error the server sent inside a 200 stream. Before

@@ -499,3 +499,37 @@ func TestUndecodableErrorBody(t *testing.T) {
 		}
 	})
 }
+
+// TestRetryMixedFaults: 429, then 529, then 500, then a TCP reset, then an
+// answer: under the default policy the request recovers, each fault
+// retried on its own budget.
+func TestRetryMixedFaults(t *testing.T) {
+	forEachAPI(t, func(t *testing.T, a api) {
+		srv := llmtest.New(
+			llmtest.Turn{Status: 429}, llmtest.Turn{Status: 529}, llmtest.Turn{Status: 500},
+			llmtest.Turn{Reset: true}, llmtest.Turn{Text: "recovered"},
+		)
+		defer srv.Close()
+		p := llm.DefaultRetryPolicy()
+		p.Sleep = func(ctx context.Context, d time.Duration) error { return nil }
+		evs, err := stream(t, llm.WithRetry(a.new(config(a, srv.URL)), p), request())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, text := collect(evs, llm.EventTextDelta); text != "recovered" {
+			t.Errorf("text = %q", text)
+		}
+		var kinds []llm.ErrorKind
+		for _, ev := range evs {
+			if ev.Type == llm.EventRetry {
+				kinds = append(kinds, ev.Retry.Kind)
+			}
+		}
+		if want := []llm.ErrorKind{llm.ErrRateLimit, llm.ErrOverloaded, llm.ErrServer, llm.ErrConnection}; !reflect.DeepEqual(kinds, want) {
+			t.Errorf("retries %v, want %v", kinds, want)
+		}
+		if n := len(srv.Requests()); n != 5 {
+			t.Errorf("%d requests, want 5", n)
+		}
+	})
+}
