@@ -42,14 +42,9 @@ func EnvironmentContext(ctx context.Context, workdir string, now time.Time) stri
 	fmt.Fprintf(&b, "Working directory: %s\n", workdir)
 	fmt.Fprintf(&b, "Platform: %s/%s\n", runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(&b, "Date: %s\n", now.Format("2006-01-02"))
-	if branch := GitBranch(ctx, workdir); branch != "" {
+	branch, status, ok := gitBranchStatus(ctx, workdir)
+	if ok {
 		fmt.Fprintf(&b, "Git branch: %s\n", branch)
-		var status string
-		if why := permission.GitConfigHazard(workdir); why != "" {
-			status = "(not shown: " + why + ")"
-		} else {
-			status = git(ctx, workdir, "status", "--short")
-		}
 		if status == "" {
 			status = "(clean)"
 		}
@@ -71,6 +66,63 @@ func GitBranch(ctx context.Context, dir string) string {
 		return b
 	}
 	return git(ctx, dir, "symbolic-ref", "--short", "-q", "HEAD") // a repository without commits yet
+}
+
+// gitBranchStatus is the branch and short status of the repository dir is
+// in, ok false outside one. It costs one git process (git status --branch
+// carries the branch on its first line), where asking for the branch and
+// then the status cost two or three at every session's start. A repository
+// whose config names programs that status would run (a filter driver, see
+// permission.GitConfigHazard) has its branch read alone and its status left
+// out, with the reason.
+func gitBranchStatus(ctx context.Context, dir string) (branch, status string, ok bool) {
+	if why := permission.GitConfigHazard(dir); why != "" {
+		if branch = GitBranch(ctx, dir); branch == "" {
+			return "", "", false
+		}
+		return branch, "(not shown: " + why + ")", true
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	out, err := gitwork.Run(ctx, dir, "status", "--short", "--branch")
+	if err != nil {
+		return "", "", false
+	}
+	head, rest, _ := strings.Cut(out, "\n")
+	branch, ok = shortStatusBranch(head)
+	if !ok {
+		// Not the header git has always written: ask the old way.
+		if branch = GitBranch(ctx, dir); branch == "" {
+			return "", "", false
+		}
+		return branch, out, true
+	}
+	return branch, rest, true
+}
+
+// shortStatusBranch reads the branch from the first line of git status
+// --short --branch: "## main", "## main...origin/main [ahead 1]", "## No
+// commits yet on main" ("## Initial commit on main" before git 2.28),
+// "## HEAD (no branch)" when detached (reported as "HEAD", as git rev-parse
+// --abbrev-ref HEAD does).
+func shortStatusBranch(head string) (string, bool) {
+	h, ok := strings.CutPrefix(head, "## ")
+	if !ok || h == "" {
+		return "", false
+	}
+	for _, p := range []string{"No commits yet on ", "Initial commit on "} {
+		if b, ok := strings.CutPrefix(h, p); ok && b != "" {
+			return b, true
+		}
+	}
+	if h == "HEAD (no branch)" {
+		return "HEAD", true
+	}
+	// Branch names have no spaces and no "..": the name ends at the first
+	// of either.
+	h, _, _ = strings.Cut(h, " ")
+	h, _, _ = strings.Cut(h, "...")
+	return h, h != ""
 }
 
 // git runs one of nova's own quick git commands in dir (gitwork.Run) and

@@ -27,7 +27,7 @@ import (
 var probeOnce = sync.OnceValue(func() Report { return Probe(context.Background()) })
 
 // realSandbox returns a bwrap Sandbox for cfg, or skips the test.
-func realSandbox(t *testing.T, cfg Config) *Sandbox {
+func realSandbox(t testing.TB, cfg Config) *Sandbox {
 	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("bwrap tests run on Linux")
