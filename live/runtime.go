@@ -301,7 +301,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := tools.NewEnv(o.Workdir)
+	env := tools.NewSessionEnv(o.Workdir, rt.Checker)
 	env.Home = o.Home
 	tools.RecordShellsIn(env, runDir)
 	env.AddDirs = tr.Config.AddDirs
@@ -317,8 +317,6 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 		// settings were merged that way.
 		env.ExtraEnv = tr.Settings.Env
 	}
-	env.Modes = rt.Checker
-	env.DeniedRead = rt.Checker.ReadDenied
 	env.SessionID = rt.Session.ID()
 	env.SpillDir = rt.Session.SpillDir()
 	// The model may always read back what was spilled for it.
