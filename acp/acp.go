@@ -51,9 +51,6 @@ type Options struct {
 	// BypassOK says session/set_mode may switch to bypassPermissions (the
 	// command line allowed it).
 	BypassOK bool
-	// OnPrompt, when set, is called with a session's runtime and the text
-	// of each prompt before it runs (the session's title).
-	OnPrompt func(rt *live.Runtime, text string)
 	// Log gets diagnostics (stderr); stdout is the protocol's alone.
 	Log io.Writer
 }

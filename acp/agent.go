@@ -210,7 +210,7 @@ func (a *acpAgent) open(ctx context.Context, cwd, resume string, servers []acpsd
 	if err != nil {
 		return nil, acpsdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
-	s := &session{id: rt.Session.ID(), rt: rt, conn: a.conn, onPrompt: a.o.OnPrompt, mode: rt.Checker.Mode()}
+	s := &session{id: rt.Session.ID(), rt: rt, conn: a.conn, mode: rt.Checker.Mode()}
 	if caps.Fs.ReadTextFile {
 		// Read sees the editor's unsaved buffers.
 		rt.Env.Buffers = editor{conn: a.conn, session: acpsdk.SessionId(s.id)}

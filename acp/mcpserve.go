@@ -36,9 +36,6 @@ type MCPOptions struct {
 	Open func(ctx context.Context, req MCPOpenRequest) (*live.Runtime, error)
 	// Version is nova's, told to the client.
 	Version string
-	// OnPrompt, when set, is called with a session's runtime and each
-	// prompt before it runs (the session's title).
-	OnPrompt func(rt *live.Runtime, text string)
 	// Log gets diagnostics (stderr); stdout is the protocol's alone.
 	Log io.Writer
 }
@@ -149,9 +146,6 @@ func (m *mcpServer) reply(ctx context.Context, req mcp.CallToolRequest) (*mcp.Ca
 // run runs prompt in rt's session, answering its asks through the
 // client, and returns the final answer and the session id.
 func (m *mcpServer) run(ctx context.Context, rt *live.Runtime, prompt string) *mcp.CallToolResult {
-	if m.o.OnPrompt != nil {
-		m.o.OnPrompt(rt, prompt)
-	}
 	var done *agent.Done
 	var asks sync.WaitGroup
 	for ev := range rt.Live.Run(ctx, llm.UserText(prompt)) {

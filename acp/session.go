@@ -17,10 +17,9 @@ import (
 
 // session is one ACP session: a runtime and the connection it reports to.
 type session struct {
-	id       string
-	rt       *live.Runtime
-	conn     *acpsdk.AgentSideConnection
-	onPrompt func(rt *live.Runtime, text string)
+	id   string
+	rt   *live.Runtime
+	conn *acpsdk.AgentSideConnection
 
 	mu   sync.Mutex
 	mode permission.Mode // the mode the client was last told
@@ -41,9 +40,6 @@ func (s *session) prompt(ctx context.Context, blocks []acpsdk.ContentBlock) (acp
 	msg, err := userMessage(blocks)
 	if err != nil {
 		return acpsdk.PromptResponse{}, acpsdk.NewInvalidParams(map[string]any{"error": err.Error()})
-	}
-	if s.onPrompt != nil {
-		s.onPrompt(s.rt, msg.Text())
 	}
 	var asks sync.WaitGroup
 	defer asks.Wait()

@@ -48,9 +48,6 @@ type SDKOptions struct {
 	Warnings []string
 	// Debug, when set, gets every agent event in nova's own shape (-d).
 	Debug io.Writer
-	// OnTurn, when set, is told the text of each user message as its
-	// turn starts (print mode names the session after the first).
-	OnTurn func(text string)
 	// Structured, when set, holds each turn's answer to its JSON schema
 	// (--json-schema, initialize's jsonSchema), as print mode's does.
 	Structured     *StructuredOutput
@@ -420,9 +417,6 @@ func (s *server) start(ctx context.Context) {
 		s.enc.system(nil, "informational", map[string]any{"content": warn, "level": "warning"})
 	}
 	s.o.Warnings = nil
-	if s.o.OnTurn != nil {
-		s.o.OnTurn(next.msg.Text())
-	}
 	s.events = s.r.Run(runCtx, next.msg)
 }
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -119,6 +120,10 @@ type Options struct {
 	ExtraAgents []agent.SubagentType
 	// PluginDirs are --plugin-dir directories: plugins for this run.
 	PluginDirs []string
+	// TitleFromModel asks the model for the session's title after its
+	// first run (the terminal's sessions); otherwise the first prompt,
+	// cut short, is the title (title.go).
+	TitleFromModel bool
 }
 
 // projectDir is where o's project configuration is read from.
@@ -180,6 +185,49 @@ type Runtime struct {
 	// (a status line command's total_duration_ms counts from it).
 	version string
 	built   time.Time
+
+	// life is the runtime's own lifetime: what it starts in the
+	// background (Go: the title call, a team's relay) ends with it.
+	life    context.Context
+	endLife context.CancelFunc
+	bgMu    sync.Mutex
+	bg      sync.WaitGroup
+	bgEnded bool // Close has begun: Go starts nothing more
+
+	// The session's title (title.go): made once per runtime.
+	titleFromModel bool
+	titleMu        sync.Mutex
+	titleStarted   bool
+	titleDone      chan struct{}
+}
+
+// Go runs fn in the background for as long as the runtime lives: its
+// context is cancelled when Close begins, and Close waits for fn to
+// return before it closes what fn may use (the session, the agent). It
+// reports false, running nothing, once Close has begun.
+func (r *Runtime) Go(fn func(ctx context.Context)) bool {
+	r.bgMu.Lock()
+	defer r.bgMu.Unlock()
+	if r.bgEnded || r.life == nil {
+		return false
+	}
+	r.bg.Add(1)
+	go func() {
+		defer r.bg.Done()
+		fn(r.life)
+	}()
+	return true
+}
+
+// endBackground stops what Go started and waits for it.
+func (r *Runtime) endBackground() {
+	r.bgMu.Lock()
+	r.bgEnded = true
+	r.bgMu.Unlock()
+	if r.endLife != nil {
+		r.endLife()
+	}
+	r.bg.Wait()
 }
 
 // Close ends any run and releases what the runtime holds.
@@ -187,6 +235,9 @@ func (r *Runtime) Close() error {
 	if r.Live != nil {
 		r.Live.Close()
 	}
+	// After the runs (whose end may start a title), before the session
+	// the title is written to.
+	r.endBackground()
 	if r.Subagents != nil {
 		// Background agents end with the session, before what they use.
 		r.Subagents.Close()
@@ -221,7 +272,8 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	if o.Getenv == nil {
 		o.Getenv = func(string) string { return "" }
 	}
-	rt := &Runtime{NovaHome: o.NovaHome, Workdir: o.Workdir, Home: o.Home, extraAgents: o.ExtraAgents, version: o.Version, built: time.Now()}
+	rt := &Runtime{NovaHome: o.NovaHome, Workdir: o.Workdir, Home: o.Home, extraAgents: o.ExtraAgents, version: o.Version, built: time.Now(), titleFromModel: o.TitleFromModel}
+	rt.life, rt.endLife = context.WithCancel(ctx)
 	ok := false
 	defer func() {
 		if !ok {
@@ -312,7 +364,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := tools.NewEnv(o.Workdir)
+	env := tools.NewSessionEnv(o.Workdir, rt.Checker)
 	env.Home = o.Home
 	tools.RecordShellsIn(env, runDir)
 	env.AddDirs = tr.Config.AddDirs
@@ -329,8 +381,6 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 		// settings were merged that way.
 		env.ExtraEnv = tr.Settings.Env
 	}
-	env.Modes = rt.Checker
-	env.DeniedRead = rt.Checker.ReadDenied
 	env.SessionID = rt.Session.ID()
 	env.SpillDir = rt.Session.SpillDir()
 	// The model may always read back what was spilled for it.
@@ -406,7 +456,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	})
 	// A run waits for MCP servers still starting, so that their tools
 	// are in its first request.
-	rt.Live = NewSession(ctx, rt.Session.ID(), mcpReady{mcp: rt.MCP, next: rt.Agent})
+	rt.Live = NewSession(ctx, rt.Session.ID(), titled{rt: rt, next: mcpReady{mcp: rt.MCP, next: rt.Agent}})
 	ok = true
 	return rt, nil
 }

@@ -75,7 +75,7 @@ type checkerState struct {
 	ask       []Rule
 	deny      []Rule
 	specs     map[string]*spec // the command table, parsed once and shared read-only
-	// readDenies says some deny rule names paths that Read covers.
+	// readDenies says some deny or ask rule names paths that Read covers.
 	readDenies bool
 	// grants numbers the Grants made, so each revokes only its own rules.
 	grants uint64
@@ -139,7 +139,7 @@ func NewChecker(cfg Config) (*Checker, error) {
 	if c.allow, c.ask, c.deny, err = parseRules(sets); err != nil {
 		return nil, fmt.Errorf("permission rules: %w", err)
 	}
-	for _, r := range c.deny {
+	for _, r := range append(slices.Clip(c.deny), c.ask...) {
 		c.readDenies = c.readDenies || r.Spec != "" && r.Tool == "Read"
 	}
 	return c, nil
@@ -241,9 +241,11 @@ func (c *Checker) AddReadDir(dir string) {
 	c.readDirs = append(c.readDirs, physicalPath(filepath.Clean(dir)))
 }
 
-// ReadDenied reports whether a deny rule forbids reading the absolute path
-// p (as spelled, or where its symlinks lead). Search tools use it to leave
-// denied files out of what they return.
+// ReadDenied reports whether a deny or an ask rule covers reading the
+// absolute path p (as spelled, or where its symlinks lead). Search tools
+// use it to leave such files out of what they return: a search cannot
+// put a question per file, so a file that needs one is not read by it
+// (Read asks for it).
 func (c *Checker) ReadDenied(p string) bool {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -251,7 +253,11 @@ func (c *Checker) ReadDenied(p string) bool {
 		return false // searches ask this of every file: no rule, no work
 	}
 	a := c.newAccess(p, c.roots[0], false)
-	_, ok := firstRule(c.deny, func(r Rule) bool { return r.Spec != "" && r.Tool == "Read" && c.pathRuleMatch(r, a) })
+	covers := func(r Rule) bool { return r.Spec != "" && r.Tool == "Read" && c.pathRuleMatch(r, a) }
+	if _, ok := firstRule(c.deny, covers); ok {
+		return true
+	}
+	_, ok := firstRule(c.ask, covers)
 	return ok
 }
 

@@ -37,6 +37,23 @@ func NewEnv(workdir string) *Env {
 	return &Env{Workdir: workdir, Files: NewFileTracker()}
 }
 
+// SessionChecker is the session's permission checker as its Env uses it:
+// which paths search tools leave out, and the mode plan mode switches.
+type SessionChecker interface {
+	ReadDenied(p string) bool
+	ModeSwitch
+}
+
+// NewSessionEnv returns the Env of a session whose calls c checks. The
+// search tools' read denial and the mode come from c itself, so a
+// session cannot be set up with a checker that denies a read and an Env
+// whose Grep reads it anyway.
+func NewSessionEnv(workdir string, c SessionChecker) *Env {
+	e := NewEnv(workdir)
+	e.DeniedRead, e.Modes = c.ReadDenied, c
+	return e
+}
+
 // Child returns an Env for a subagent of e's session working in workdir:
 // the same home, directories, sandbox, spill and scratch directories,
 // environment, denials and person to ask, with state of its own (no

@@ -86,14 +86,6 @@ func openRuntime(ctx context.Context, s *IOStreams, novaHome, dir string, b buil
 	return rt, nil
 }
 
-// titleAfterPrompt names a session after its first prompt, unless it has
-// a name, as print mode does.
-func titleAfterPrompt(rt *live.Runtime, text string) {
-	if rt.Session.Meta().Title == "" {
-		_ = rt.Session.SetTitle(shortTitle(text))
-	}
-}
-
 // runACP serves the editor until it closes stdin or ctx ends.
 func runACP(ctx context.Context, o *acpOptions) error {
 	novaHome, err := findNovaHome(o.io)
@@ -112,7 +104,6 @@ func runACP(ctx context.Context, o *acpOptions) error {
 	err = acp.Serve(ctx, o.io.In, o.io.Out, acp.Options{
 		Open: open, Version: version, NovaHome: novaHome, Log: o.io.ErrOut,
 		BypassOK: o.bypassOK || base.permissionMode == string(permission.ModeBypass),
-		OnPrompt: titleAfterPrompt,
 	})
 	if err != nil {
 		return failure(err)

@@ -55,6 +55,9 @@ type buildOptions struct {
 	strictMCPConfig bool // --strict-mcp-config
 	// pluginDirs are --plugin-dir values, absolute (complete makes them so).
 	pluginDirs []string
+	// titleFromModel asks the model for the session's title (the
+	// terminal's; live.Options.TitleFromModel).
+	titleFromModel bool
 	// sessionSource is what SessionStart hooks are told ("clear" after
 	// /clear); "" lets live tell startup from resume.
 	sessionSource string
@@ -78,7 +81,8 @@ func (o buildOptions) live(s *IOStreams, novaHome, workdir string) live.Options 
 		Continue: o.cont, Resume: o.resume, Sandbox: o.sandbox, NoSandbox: o.noSandbox, Trust: o.trust, SandboxBridge: bridgeExe(),
 		AddDirs: o.addDirs, Interactive: o.interactive, FreshProbe: o.freshProbe, Version: version,
 		MCPConfigs: o.mcpConfigs, StrictMCPConfig: o.strictMCPConfig, SessionSource: o.sessionSource, PluginDirs: o.pluginDirs,
-		Settings: config.SettingsLayers{Sources: o.settings.Sources, Flag: o.settings.Flag, Dir: workdir},
+		TitleFromModel: o.titleFromModel,
+		Settings:       config.SettingsLayers{Sources: o.settings.Sources, Flag: o.settings.Flag, Dir: workdir},
 	}
 }
 
@@ -110,7 +114,8 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*live.Runtime, er
 
 // lead makes rt's session the lead of team name: the team tools in its
 // registry, teammates started as this nova, their messages relayed into
-// the lead's conversation while ctx lasts.
+// the lead's conversation while the runtime lives (a /clear, /resume or
+// /model ends this relay and the next runtime starts its own).
 func lead(ctx context.Context, s *IOStreams, rt *live.Runtime, lo live.Options, name string) error {
 	exe, err := os.Executable()
 	if err != nil {
@@ -124,7 +129,7 @@ func lead(ctx context.Context, s *IOStreams, rt *live.Runtime, lo live.Options, 
 	if err != nil {
 		return usageErr("--team %s: %v", name, err)
 	}
-	go l.Relay(ctx, rt.Agent.Tell, 0)
+	rt.Go(func(ctx context.Context) { l.Relay(ctx, rt.Agent.Tell, 0) })
 	return nil
 }
 

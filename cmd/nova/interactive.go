@@ -88,12 +88,6 @@ type interactiveBackend struct {
 	// the status figures go on from where they were.
 	carried spent
 	branch  string
-	// titled holds the sessions whose title this process made or is
-	// making, so each is named once.
-	titled map[string]bool
-	// titleCancel and titleDone belong to the title call in progress.
-	titleCancel context.CancelFunc
-	titleDone   chan struct{}
 
 	// sharing is /remote's (interactive_remote.go).
 	sharing sharing
@@ -104,23 +98,22 @@ type interactiveBackend struct {
 // newInteractiveBackend builds the first runtime from o, as the terminal
 // UI's: asks and questions are put to the person.
 func newInteractiveBackend(ctx context.Context, s *IOStreams, o buildOptions) (*interactiveBackend, error) {
-	o.interactive = true
+	o.interactive, o.titleFromModel = true, true
 	rt, err := build(ctx, s, o)
 	if err != nil {
 		return nil, err
 	}
-	b := &interactiveBackend{ctx: ctx, io: s, opts: o, rt: rt, made: o.resume == "" && !o.cont, titled: map[string]bool{}}
+	b := &interactiveBackend{ctx: ctx, io: s, opts: o, rt: rt, made: o.resume == "" && !o.cont}
 	b.branch = agent.GitBranch(ctx, rt.Workdir)
 	return b, nil
 }
 
-// Close releases the current runtime, after a title call still running
-// has written the fallback title.
+// Close releases the current runtime (a title call still running writes
+// the fallback title as it closes).
 func (b *interactiveBackend) Close() {
 	_ = b.StopRemote() // before the runtime it serves closes
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.stopTitleLocked()
 	b.rt.EndReason = "prompt_input_exit"
 	b.closeLocked(false)
 }
@@ -147,37 +140,10 @@ func (b *interactiveBackend) runtime() *live.Runtime {
 	return b.rt
 }
 
-// Run implements tui.Backend. When the run is the first of a session
-// without a title, the title is made as the run ends (see startTitle).
+// Run implements tui.Backend. The runtime names the session as its
+// first run ends (live's one title policy).
 func (b *interactiveBackend) Run(ctx context.Context, input llm.Message) <-chan agent.Event {
-	rt := b.runtime()
-	return b.titledEvents(rt, rt.Live.Run(ctx, input))
-}
-
-// titledEvents passes a run's events on; when the run is the first of a
-// session without a title, the title is made as it ends (startTitle),
-// whoever started the run (the terminal, or a browser through /remote).
-func (b *interactiveBackend) titledEvents(rt *live.Runtime, ch <-chan agent.Event) <-chan agent.Event {
-	b.mu.Lock()
-	untitled := !b.titled[rt.Session.ID()] && rt.Session.Meta().Title == ""
-	b.mu.Unlock()
-	if !untitled {
-		return ch
-	}
-	out := make(chan agent.Event, cap(ch))
-	go func() {
-		defer close(out)
-		for ev := range ch {
-			if ev.Type == agent.EventDone {
-				// Started before the done event is passed on, so the
-				// title request goes out before the person can send the
-				// next prompt.
-				b.startTitle(rt)
-			}
-			out <- ev
-		}
-	}()
-	return out
+	return b.runtime().Live.Run(ctx, input)
 }
 
 // Compact implements tui.Backend.
@@ -252,7 +218,6 @@ func (b *interactiveBackend) rebuild(o buildOptions, endReason string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	mode := b.rt.Checker.Mode()
-	b.stopTitleLocked()
 	b.rt.EndReason = endReason
 	same := o.resume == b.rt.Session.ID()
 	if same {
@@ -459,61 +424,9 @@ func (b *interactiveBackend) MemoryFiles() ([]string, error) {
 	return files, nil
 }
 
-// titleTimeout bounds the title call: a slow provider must not leave a
-// session unnamed for long, nor hold up the exit that waits for it.
-const titleTimeout = 15 * time.Second
-
-// startTitle names the session of rt in the background, once: the model
-// is asked for a short title (one small call, since the person pays for
-// it and it makes /resume readable); when that fails the first prompt,
-// shortened, is the title. Print mode only does the latter.
-func (b *interactiveBackend) startTitle(rt *live.Runtime) {
-	prompt := rt.Agent.FirstPrompt()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	id := rt.Session.ID()
-	if prompt == "" || b.titled[id] || rt != b.rt {
-		return
-	}
-	b.titled[id] = true
-	ctx, cancel := context.WithTimeout(b.ctx, titleTimeout)
-	done := make(chan struct{})
-	b.titleCancel, b.titleDone = cancel, done
-	go func() {
-		defer close(done)
-		defer cancel()
-		title, err := rt.Agent.Title(ctx)
-		if err != nil {
-			title = shortTitle(prompt)
-		}
-		if title != "" {
-			_ = rt.Session.SetTitle(title)
-		}
-	}()
-}
-
-// stopTitleLocked ends a title call still running and waits until the
-// fallback title is written, so it lands before the session is closed.
-// b.mu must be held; the title goroutine never takes it.
-func (b *interactiveBackend) stopTitleLocked() {
-	if b.titleCancel == nil {
-		return
-	}
-	b.titleCancel()
-	<-b.titleDone
-	b.titleCancel, b.titleDone = nil, nil
-}
-
 // waitTitle waits for the title call in progress, if any, to finish on
 // its own.
-func (b *interactiveBackend) waitTitle() {
-	b.mu.Lock()
-	done := b.titleDone
-	b.mu.Unlock()
-	if done != nil {
-		<-done
-	}
-}
+func (b *interactiveBackend) waitTitle() { b.runtime().WaitTitle() }
 
 // Rules implements tui.RuleEditor: the rules of the settings files as
 // they are now, and of --allowedTools and --disallowedTools.

@@ -252,7 +252,7 @@ func (b *interactiveBackend) followRemote(ctx context.Context, out chan<- tui.Re
 // (a share stopped meanwhile leaves them be: the run goes on). A first
 // run that a browser started names the session as the TUI's own would.
 func (b *interactiveBackend) remoteEvents(rt *live.Runtime, r *live.RunRef) <-chan agent.Event {
-	return b.titledEvents(rt, r.Events(b.ctx))
+	return r.Events(b.ctx)
 }
 
 // promptText is what a run's prompt says, for the transcript: its text,

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/llm/llmtest"
 	"github.com/nova-dev/nova/permission"
@@ -85,8 +86,8 @@ func TestInteractiveTitle(t *testing.T) {
 		want  string
 	}{
 		{name: "model title", title: llmtest.Turn{Text: "\"Greeting protocol explained.\""}, want: "Greeting protocol explained"},
-		{name: "fallback to the prompt", title: llmtest.Turn{Status: 400, ErrorType: "invalid_request_error", ErrorMessage: "no"}, want: shortTitle(prompt)},
-		{name: "fallback on an empty title", title: llmtest.Turn{Text: ""}, want: shortTitle(prompt)},
+		{name: "fallback to the prompt", title: llmtest.Turn{Status: 400, ErrorType: "invalid_request_error", ErrorMessage: "no"}, want: live.ShortTitle(prompt)},
+		{name: "fallback on an empty title", title: llmtest.Turn{Text: ""}, want: live.ShortTitle(prompt)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newInteractiveWorld(t, llmtest.Turn{Text: "Hello! The protocol is simple."}, tc.title)

@@ -70,7 +70,7 @@ func runMCPServe(ctx context.Context, o *mcpServeOptions) error {
 		b.allowedTools = append(append([]string(nil), b.allowedTools...), req.AllowedTools...)
 		return openRuntime(ctx, o.io, novaHome, cmp.Or(req.Cwd, workdir), b)
 	}
-	if err := acp.ServeMCP(ctx, o.io.In, o.io.Out, acp.MCPOptions{Open: open, Version: version, OnPrompt: titleAfterPrompt, Log: o.io.ErrOut}); err != nil {
+	if err := acp.ServeMCP(ctx, o.io.In, o.io.Out, acp.MCPOptions{Open: open, Version: version, Log: o.io.ErrOut}); err != nil {
 		return failure(err)
 	}
 	return nil

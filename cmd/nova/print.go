@@ -62,11 +62,6 @@ func runPrint(ctx context.Context, opts *rootOptions) error {
 		Partial: opts.claude.includePartial, Debug: debug,
 		IgnoredProjectSettings: ignored, Structured: opts.claude.structured, Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
 	})
-	if rt.Session.Meta().Title == "" {
-		// Print mode names the session after its prompt rather than pay
-		// for a model call; the TUI asks the model.
-		_ = rt.Session.SetTitle(shortTitle(opts.prompt))
-	}
 	if code != 0 {
 		return &exitError{code: code}
 	}

@@ -123,13 +123,6 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 		},
 		Rules: rt.Checker, Hooks: bridge, MCP: mcpBridge, WaitMCP: waitSDKMCP, Init: initReply(rt, opts.io), Warnings: warnings, Debug: debug, Structured: structured,
 		Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
-		OnTurn: func(text string) {
-			// As print mode does: the session is named after its first
-			// prompt, unless it has a name.
-			if rt.Session.Meta().Title == "" {
-				_ = rt.Session.SetTitle(shortTitle(text))
-			}
-		},
 	})
 	if code != 0 {
 		return &exitError{code: code}

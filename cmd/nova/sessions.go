@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
-	"unicode"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nova-dev/nova/atomicfile"
+	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/memory"
 	"github.com/nova-dev/nova/session"
 )
@@ -23,9 +23,6 @@ const (
 	exportMarkdown = "md"
 	exportJSON     = "json"
 )
-
-// titleMax is the length, in characters, of a title made from a prompt.
-const titleMax = 60
 
 // sessionsListOptions are what nova sessions ls runs with.
 type sessionsListOptions struct {
@@ -259,7 +256,7 @@ func runSessionsList(o *sessionsListOptions) error {
 		fmt.Fprintln(tw, "ID\tUPDATED\tMESSAGES\tTITLE")
 	}
 	for _, m := range metas {
-		title := shortTitle(m.Title)
+		title := live.ShortTitle(m.Title)
 		if title == "" {
 			title = "(untitled)"
 		}
@@ -381,33 +378,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// shortTitle makes a session title from a prompt: its first non-blank
-// line, spaces collapsed, cut at a word boundary to at most titleMax
-// characters with "…" when shortened. Print mode titles its sessions this
-// way rather than paying for a model call.
-func shortTitle(prompt string) string {
-	line := ""
-	for l := range strings.SplitSeq(prompt, "\n") {
-		if l = strings.Join(strings.Fields(l), " "); l != "" {
-			line = l
-			break
-		}
-	}
-	r := []rune(line)
-	if len(r) <= titleMax {
-		return line
-	}
-	cut := titleMax - 1 // room for the ellipsis
-	end := cut
-	for i := cut; i > cut/2; i-- {
-		if r[i] == ' ' {
-			end = i
-			break
-		}
-	}
-	return strings.TrimRightFunc(string(r[:end]), func(c rune) bool {
-		return unicode.IsSpace(c) || unicode.IsPunct(c) && c != ')' && c != '"' && c != '\''
-	}) + "…"
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/llm/llmtest"
 	"github.com/nova-dev/nova/memory"
@@ -253,12 +254,12 @@ func TestSessionsShortTitle(t *testing.T) {
 		{strings.Repeat("é", 60), strings.Repeat("é", 60)},
 		{"", ""},
 	} {
-		got := shortTitle(tc.in)
+		got := live.ShortTitle(tc.in)
 		if got != tc.want {
-			t.Errorf("shortTitle(%q) = %q, want %q", tc.in, got, tc.want)
+			t.Errorf("live.ShortTitle(%q) = %q, want %q", tc.in, got, tc.want)
 		}
-		if n := utf8.RuneCountInString(got); n > titleMax {
-			t.Errorf("shortTitle(%q) has %d characters", tc.in, n)
+		if n := utf8.RuneCountInString(got); n > live.TitleMax {
+			t.Errorf("live.ShortTitle(%q) has %d characters", tc.in, n)
 		}
 	}
 }
