@@ -224,7 +224,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	if err != nil {
 		return nil, configErr("%v", err)
 	}
-	sel, warns, err := SelectModel(ctx, o, file)
+	sel, warns, err := selectResumed(ctx, o, file)
 	if err != nil {
 		return nil, err
 	}
@@ -301,6 +301,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	rt.recordModel(sel)
 	env := tools.NewEnv(o.Workdir)
 	env.Home = o.Home
 	tools.RecordShellsIn(env, runDir)
