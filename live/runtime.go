@@ -148,6 +148,9 @@ type Runtime struct {
 	// MCPPending are project MCP servers waiting for the person's
 	// approval (asked by a frontend that can; see ApproveMCP).
 	MCPPending []config.ConfiguredMCP
+	// MCPDisabled are the configured MCP servers that do not start: declined,
+	// in a folder not trusted, or wrong (each with its Problem, in words).
+	MCPDisabled []config.ConfiguredMCP
 	// Skills are the session's skills and commands: listed to the model,
 	// run as /name, loaded by the Skill tool.
 	Skills *skills.Manager
