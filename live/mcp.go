@@ -54,10 +54,13 @@ func (rt *Runtime) startMCP(o Options, tr *Setup, version string) error {
 			}
 			rt.Warnings = append(rt.Warnings, fmt.Sprintf("MCP server %q (%s) is not started: the project's .mcp.json adds it and you have not approved it. Approve it once in the TUI (run nova here), or list it in \"enabledMcpjsonServers\" in .nova/settings.local.json.", s.Name, s.Source))
 		case config.MCPUntrusted:
+			rt.MCPDisabled = append(rt.MCPDisabled, s)
 			rt.Warnings = append(rt.Warnings, fmt.Sprintf("MCP server %q (%s) is not started: this workspace is not trusted, and a project's servers are its author's code (nova trust, or --trust for one run).", s.Name, s.Source))
 		case config.MCPRejected:
 			// The person said no; saying so at every start would nag.
+			rt.MCPDisabled = append(rt.MCPDisabled, s)
 		default:
+			rt.MCPDisabled = append(rt.MCPDisabled, s)
 			rt.Warnings = append(rt.Warnings, fmt.Sprintf("MCP server %q (%s) is not started: %s", s.Name, s.Source, s.Problem))
 		}
 	}
@@ -95,6 +98,10 @@ func (rt *Runtime) ApproveMCP(s config.ConfiguredMCP, approved bool) error {
 	}
 	if approved && rt.MCP != nil {
 		rt.MCP.Add(MCPServer(s, rt.Workdir))
+	}
+	if !approved {
+		s.State, s.Problem = config.MCPRejected, "declined: disabledMcpjsonServers lists it"
+		rt.MCPDisabled = append(rt.MCPDisabled, s)
 	}
 	return nil
 }

@@ -158,6 +158,9 @@ type Runtime struct {
 	// MCPPending are project MCP servers waiting for the person's
 	// approval (asked by a frontend that can; see ApproveMCP).
 	MCPPending []config.ConfiguredMCP
+	// MCPDisabled are the configured MCP servers that do not start: declined,
+	// in a folder not trusted, or wrong (each with its Problem, in words).
+	MCPDisabled []config.ConfiguredMCP
 	// Skills are the session's skills and commands: listed to the model,
 	// run as /name, loaded by the Skill tool.
 	Skills *skills.Manager
@@ -285,7 +288,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	if err != nil {
 		return nil, configErr("%v", err)
 	}
-	sel, warns, err := chooseModel(ctx, o, file)
+	sel, warns, err := selectResumed(ctx, o, file)
 	if err != nil {
 		return nil, err
 	}
@@ -364,6 +367,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	rt.recordModel(sel)
 	env := tools.NewSessionEnv(o.Workdir, rt.Checker)
 	env.Home = o.Home
 	tools.RecordShellsIn(env, runDir)

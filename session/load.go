@@ -78,6 +78,8 @@ func (t *Transcript) add(r Record) {
 		t.Meta.Title = *r.Title
 	case RecordWorkspace:
 		t.Meta.WorkspaceDir = *r.Workspace
+	case RecordModel:
+		t.Meta.Model = *r.Model
 	case RecordUsage:
 		t.Meta.Usage = r.Usage.Total
 	case RecordCompaction:
@@ -209,6 +211,8 @@ func decodeRecord(raw []byte) (Record, string) {
 		ok = r.Title != nil
 	case RecordWorkspace:
 		ok = r.Workspace != nil
+	case RecordModel:
+		ok = r.Model != nil && *r.Model != ""
 	default:
 		return r, fmt.Sprintf("record of unknown type %q skipped", r.Type)
 	}

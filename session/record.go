@@ -40,6 +40,10 @@ const (
 	// RecordWorkspace sets the session's workspace directory (seed 000's
 	// PUT /api/sessions/{id}/workspace); "" clears it. The last one wins.
 	RecordWorkspace RecordType = "workspace"
+	// RecordModel sets the model the session goes on with ("provider:model",
+	// after a /model switch), which a resume without --model takes up
+	// again. The last one wins.
+	RecordModel RecordType = "model"
 )
 
 // Record is one line of a transcript. Exactly the field of its Type is set.
@@ -55,6 +59,7 @@ type Record struct {
 	Compaction *Compaction  `json:"compaction,omitempty"`
 	Title      *string      `json:"title,omitempty"`
 	Workspace  *string      `json:"workspace,omitempty"`
+	Model      *string      `json:"model,omitempty"`
 }
 
 // Decision is the permission decision recorded for one tool call.

@@ -154,6 +154,13 @@ func (s *Session) SetWorkspace(dir string) error {
 	return s.write(Record{Type: RecordWorkspace, Workspace: &dir})
 }
 
+// SetModel records the model ("provider:model") the session goes on
+// with: Meta().Model says it from then on, in this process and after a
+// resume.
+func (s *Session) SetModel(id string) error {
+	return s.write(Record{Type: RecordModel, Model: &id})
+}
+
 // Close releases the lock and the transcript. It is safe to call twice.
 func (s *Session) Close() error {
 	s.mu.Lock()

@@ -320,3 +320,29 @@ func TestSetWorkspace(t *testing.T) {
 		t.Errorf("after clear: %q", tr.Meta.WorkspaceDir)
 	}
 }
+
+// TestSetModel: the model a session goes on with is kept in its
+// transcript and listed in its meta, in this process and after a reload.
+func TestSetModel(t *testing.T) {
+	st := NewStore(t.TempDir())
+	s, err := st.Create(Meta{WorkspaceDir: "/a", Model: "anthropic:claude-sonnet-5-5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := s.ID()
+	if err := s.SetModel("anthropic:claude-opus-5-5"); err != nil {
+		t.Fatal(err)
+	}
+	if m := s.Meta().Model; m != "anthropic:claude-opus-5-5" {
+		t.Errorf("meta after set: %q", m)
+	}
+	s.Close()
+	tr, warns, err := st.Load(id)
+	if err != nil || len(warns) > 0 || tr.Meta.Model != "anthropic:claude-opus-5-5" {
+		t.Fatalf("reloaded: %v %v %q", err, warns, tr.Meta.Model)
+	}
+	list, err := st.List(Filter{Workspace: "/a"})
+	if err != nil || len(list) != 1 || list[0].Model != "anthropic:claude-opus-5-5" {
+		t.Errorf("listed: %v %+v", err, list)
+	}
+}

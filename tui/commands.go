@@ -204,26 +204,59 @@ func (m *Model) cmdCost(string) tea.Cmd {
 
 func (m *Model) cmdModel(arg string) tea.Cmd {
 	ms := m.b.(ModelSwitcher)
-	b := m.b
-	set := func(id string) tea.Cmd {
-		return m.background("Switching model…", func() resultMsg {
-			if err := ms.SetModel(id); err != nil {
-				return resultMsg{err: err}
-			}
-			// An alias says which model it resolved to.
-			return resultMsg{text: "Model: " + b.Status().Model}
-		})
-	}
 	if arg != "" {
-		return set(arg)
+		return m.switchModel(arg, false)
+	}
+	if cat, ok := m.b.(ModelCatalog); ok {
+		entries := cat.ModelEntries()
+		if len(entries) == 0 {
+			m.tr.add(&entry{kind: entryError, text: "no models configured"})
+			return nil
+		}
+		m.dialogs = append(m.dialogs, newModelDialog(entries, m.status.Model, func(e ModelEntry, def bool) tea.Cmd {
+			return m.switchModel(e.ID, def)
+		}))
+		return nil
 	}
 	models := ms.Models()
 	if len(models) == 0 {
 		m.tr.add(&entry{kind: entryError, text: "no models configured"})
 		return nil
 	}
-	m.dialogs = append(m.dialogs, newPicker("Model (current: "+m.status.Model+")", models, func(i int) tea.Cmd { return set(models[i]) }))
+	p := newPicker("Model (current: "+m.status.Model+")", models, func(i int) tea.Cmd { return m.switchModel(models[i], false) })
+	for i, id := range models {
+		if id == m.status.Model {
+			p.list.sel = i
+		}
+	}
+	m.dialogs = append(m.dialogs, p)
 	return nil
+}
+
+// switchModel makes id the session's model (unless it is already) and,
+// with makeDefault, the default of new sessions, in the background.
+func (m *Model) switchModel(id string, makeDefault bool) tea.Cmd {
+	ms := m.b.(ModelSwitcher)
+	cat, _ := m.b.(ModelCatalog)
+	b, current := m.b, m.status.Model
+	return m.background("Switching model…", func() resultMsg {
+		if id != current {
+			if err := ms.SetModel(id); err != nil {
+				return resultMsg{err: err}
+			}
+		}
+		// An alias says which model it resolved to.
+		now := b.Status().Model
+		text := "Model: " + now
+		if makeDefault && cat != nil {
+			where, err := cat.SetDefaultModel(now)
+			if err != nil {
+				return resultMsg{err: fmt.Errorf("%s, but it is not saved as the default: %w", text, err)}
+			}
+			text += " · the default of new sessions from now on (" + where + ")"
+		}
+		return resultMsg{text: text}
+	})
 }
 
 func (m *Model) cmdDoctor(string) tea.Cmd {

@@ -104,7 +104,20 @@ const (
 	MCPConnecting = "connecting"
 	MCPConnected  = "connected"
 	MCPFailed     = "failed"
+	// MCPNeedsLogin is a remote server that wants an OAuth login.
+	MCPNeedsLogin = "needs login"
+	// MCPDisabled is a configured server that does not start (declined,
+	// an untrusted folder's, a wrong entry); Error says why.
+	MCPDisabled = "disabled"
 )
+
+// MCPReconnector is an optional Backend capability behind /mcp's r: a
+// server connected again at once.
+type MCPReconnector interface {
+	// ReconnectMCP drops the server's connection and connects it again,
+	// waiting for the outcome; it says what came of it.
+	ReconnectMCP(ctx context.Context, name string) (string, error)
+}
 
 // PendingServer is a project MCP server waiting for approval.
 type PendingServer struct {
@@ -158,7 +171,7 @@ type MCPResource struct {
 	Server, URI, Name, Description string
 }
 
-// cmdMCP shows the MCP servers, or records an answer about project
+// cmdMCP shows the MCP servers in a dialog (mcplist.go), or records an answer about project
 // servers waiting for approval: /mcp approve <name>, /mcp reject <name>,
 // "all" for every one waiting. Listing also refreshes the prompts and
 // resources completion offers, since /mcp is where a person looks after
@@ -169,9 +182,13 @@ func (m *Model) cmdMCP(arg string) tea.Cmd {
 	name = strings.TrimSpace(name)
 	switch verb {
 	case "":
-		m.info(mcpReport(b.MCPStatus(), b.MCPPending()), nil)
 		m.mcp.stale()
-		return tea.Batch(m.loadMCPPrompts(nil), m.loadMCPResources())
+		refresh := tea.Batch(m.loadMCPPrompts(nil), m.loadMCPResources())
+		if len(b.MCPStatus())+len(b.MCPPending()) == 0 {
+			m.info("No MCP servers. Add one with nova mcp add, or in .mcp.json (docs/mcp.md).", nil)
+			return refresh
+		}
+		return tea.Batch(m.openMCPDialog(), refresh)
 	case "login":
 		return m.loginMCP(name)
 	case "approve", "reject":
@@ -213,51 +230,4 @@ func (m *Model) answerMCP(names []string, approved bool) {
 		}
 	}
 	m.info(out.String(), nil)
-}
-
-// mcpReport is what /mcp shows: every server with its state, the servers
-// waiting for approval among them, and how to answer.
-func mcpReport(sts []MCPServerStatus, pending []PendingServer) string {
-	if len(sts) == 0 && len(pending) == 0 {
-		return "No MCP servers. Add one with nova mcp add, or in .mcp.json (docs/mcp.md)."
-	}
-	var out strings.Builder
-	out.WriteString("MCP servers\n")
-	for _, st := range sts {
-		fmt.Fprintf(&out, "  %s · %s\n", st.Name, mcpStateText(st))
-		if st.Target != "" {
-			fmt.Fprintf(&out, "    %s\n", st.Target)
-		}
-		if st.State == MCPConnected && len(st.Tools) > 0 {
-			fmt.Fprintf(&out, "    tools: %s\n", strings.Join(st.Tools, ", "))
-		}
-	}
-	for _, p := range pending {
-		fmt.Fprintf(&out, "  %s · needs approval (from %s)\n", p.Name, p.Source)
-		fmt.Fprintf(&out, "    %s\n", p.Target)
-	}
-	if len(pending) > 0 {
-		out.WriteString("Answer with /mcp approve <server> or /mcp reject <server> (or all).\n")
-	}
-	return out.String()
-}
-
-// mcpStateText words one server's state.
-func mcpStateText(st MCPServerStatus) string {
-	switch st.State {
-	case MCPConnecting:
-		return "connecting…"
-	case MCPConnected:
-		return fmt.Sprintf("connected · %d tool%s", len(st.Tools), plural(len(st.Tools)))
-	case MCPFailed:
-		s := "failed: " + st.Error
-		if st.Retries {
-			s += " · started again at the next call to one of its tools"
-		}
-		return s
-	}
-	if st.Error != "" {
-		return st.State + ": " + st.Error
-	}
-	return st.State
 }

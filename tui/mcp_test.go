@@ -287,6 +287,10 @@ func TestTUIMCPNoPendingNoDialog(t *testing.T) {
 	h.says("Ask nova anything")
 }
 
+// TestTUIMCPListsStates: /mcp is a dialog of every server with its
+// state in words (connected with its tool count, connecting, failed and
+// why, needs login, disabled and why, needs approval), the tools of a
+// server shown on enter, hidden again on a second.
 func TestTUIMCPListsStates(t *testing.T) {
 	b := newMCPBackend()
 	b.statuses = []MCPServerStatus{
@@ -294,25 +298,57 @@ func TestTUIMCPListsStates(t *testing.T) {
 		{Name: "one", Target: "one-mcp", State: MCPConnected, Tools: []string{"mcp__one__x"}},
 		{Name: "slow", Target: "http://127.0.0.1:9/mcp", State: MCPConnecting},
 		{Name: "broken", Target: "broken-mcp", State: MCPFailed, Error: "the handshake failed: EOF", Retries: true},
-		{Name: "hosted", Target: "https://mcp.example/mcp", State: "needs login", Error: "run /mcp login hosted"},
+		{Name: "hosted", Target: "https://mcp.example/mcp", State: MCPNeedsLogin, Error: "run /mcp login hosted"},
+		{Name: "off", Target: "off-mcp", State: MCPDisabled, Error: "declined: disabledMcpjsonServers lists it"},
 	}
 	b.pending = twoPending()[:1]
 	h := newMCPHarness(t, b)
 	h.press("esc")
 	h.typeText("/mcp")
 	h.press("enter")
+	h.m.height = 60 // room for every server
 	for _, want := range []string{
-		"t · connected · 2 tools /usr/bin/t-server tools: mcp__t__add, mcp__t__echo",
-		"one · connected · 1 tool one-mcp tools: mcp__one__x",
+		"MCP servers (7)",
+		"❯ t · connected · 2 tools", "/usr/bin/t-server",
+		"one · connected · 1 tool", "one-mcp",
 		"slow · connecting…",
-		"broken · failed: the handshake failed: EOF · started again at the next call to one of its tools",
-		"hosted · needs login: run /mcp login hosted",
-		"db · needs approval (from .mcp.json)",
-		"npx -y @acme/db-mcp --readonly",
-		"Answer with /mcp approve <server> or /mcp reject <server> (or all).",
+		"broken · failed", "the handshake failed: EOF (started again at the next call to one of its",
+		"hosted · needs login", "run /mcp login hosted",
+		"off · disabled", "declined: disabledMcpjsonServers lists it",
+		"db · needs approval (from .mcp.json)", "npx -y @acme/db-mcp --readonly",
+		"↑/↓ move · enter tools · esc close",
 	} {
 		h.says(want)
 	}
+	if strings.Contains(h.screen(), "mcp__t__add") {
+		t.Errorf("tools shown before enter:\n%s", h.screen())
+	}
+	h.press("enter")
+	h.says("· mcp__t__add")
+	h.says("· mcp__t__echo")
+	h.press("enter")
+	if strings.Contains(h.screen(), "mcp__t__add") {
+		t.Errorf("tools still shown after a second enter:\n%s", h.screen())
+	}
+	for range 6 {
+		h.press("down")
+	}
+	h.says("❯ db · needs approval")
+	h.says("↑/↓ move · a approve · x reject · esc close")
+	h.press("esc")
+	h.says("Ask nova anything")
+}
+
+// TestTUIMCPDialogGolden: the /mcp dialog at 80x24.
+func TestTUIMCPDialogGolden(t *testing.T) {
+	b := newMCPBackend()
+	b.statuses = append(b.statuses, MCPServerStatus{Name: "broken", Target: "broken-mcp --port 0", State: MCPFailed,
+		Error: "the handshake failed: EOF; it wrote: listen tcp: address 0: missing port in address", Retries: true})
+	h := newMCPHarness(t, b)
+	h.typeText("/mcp")
+	h.press("enter")
+	h.press("enter")
+	h.golden("mcp_dialog")
 }
 
 func TestTUIMCPNoServers(t *testing.T) {
@@ -375,6 +411,7 @@ func TestTUIMCPPromptCompletionAndHelp(t *testing.T) {
 	if b.promptLists != 2 {
 		t.Errorf("after /mcp the prompts were listed %d times, want again", b.promptLists)
 	}
+	h.press("esc") // the servers' dialog
 	// A server that connects later changes the list.
 	b.mu.Lock()
 	b.statuses = append(b.statuses, MCPServerStatus{Name: "u", State: MCPConnected})

@@ -160,7 +160,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case eventsMsg:
 		return m, m.events(msg)
 	case tickMsg:
-		if m.run == nil && m.busy == "" && !m.tr.live() {
+		if m.run == nil && m.busy == "" && !m.tr.live() && !m.dialogTicking() {
 			m.ticking = false
 			return m, nil
 		}

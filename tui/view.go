@@ -43,8 +43,11 @@ func (m *Model) transcriptHeight() int {
 func (m *Model) bottom() (lines []string, inputTop int) {
 	inputTop = -1
 	if len(m.dialogs) > 0 {
-		if pd, ok := m.dialogs[0].(*permissionDialog); ok {
-			pd.fit(m.width, m.height, &m.st)
+		// A dialog that can use the screen's height is told it.
+		if fd, ok := m.dialogs[0].(interface {
+			fit(width, height int, st *styles)
+		}); ok {
+			fd.fit(m.width, m.height, &m.st)
 		}
 		lines = append(lines, "")
 		lines = append(lines, strings.Split(m.dialogs[0].view(m.width, &m.st), "\n")...)

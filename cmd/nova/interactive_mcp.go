@@ -14,24 +14,46 @@ import (
 // drifts would silently drop /mcp, the approval dialog, prompts or
 // mentions, so the compiler holds them here.
 var (
-	_ tui.MCPServers   = (*interactiveBackend)(nil)
-	_ tui.MCPPrompter  = (*interactiveBackend)(nil)
-	_ tui.MCPResources = (*interactiveBackend)(nil)
+	_ tui.MCPServers     = (*interactiveBackend)(nil)
+	_ tui.MCPPrompter    = (*interactiveBackend)(nil)
+	_ tui.MCPResources   = (*interactiveBackend)(nil)
+	_ tui.MCPReconnector = (*interactiveBackend)(nil)
 )
 
-// MCPStatus implements tui.MCPServers.
+// MCPStatus implements tui.MCPServers: the session's servers, then the
+// configured ones that do not start, each with why.
 func (b *interactiveBackend) MCPStatus() []tui.MCPServerStatus {
 	rt := b.runtime()
-	if rt.MCP == nil {
-		return nil
+	var out []tui.MCPServerStatus
+	if rt.MCP != nil {
+		for _, st := range rt.MCP.Statuses() {
+			out = append(out, tui.MCPServerStatus{Name: st.Name, Target: st.Target, State: string(st.State),
+				Tools: st.Tools, Error: st.Error, Retries: !st.Retry.IsZero()})
+		}
 	}
-	sts := rt.MCP.Statuses()
-	out := make([]tui.MCPServerStatus, 0, len(sts))
-	for _, st := range sts {
-		out = append(out, tui.MCPServerStatus{Name: st.Name, Target: st.Target, State: string(st.State),
-			Tools: st.Tools, Error: st.Error, Retries: !st.Retry.IsZero()})
+	for _, d := range rt.MCPDisabled {
+		out = append(out, tui.MCPServerStatus{Name: d.Name, Target: live.MCPServer(d, rt.Workdir).Target(), State: tui.MCPDisabled, Error: d.Problem})
 	}
 	return out
+}
+
+// ReconnectMCP implements tui.MCPReconnector.
+func (b *interactiveBackend) ReconnectMCP(ctx context.Context, name string) (string, error) {
+	rt := b.runtime()
+	if rt.MCP == nil {
+		return "", fmt.Errorf("no MCP servers in this session")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if err := rt.MCP.Reconnect(ctx, name); err != nil {
+		return "", err
+	}
+	for _, st := range rt.MCP.Statuses() {
+		if st.Name == name {
+			return fmt.Sprintf("Reconnected to %s: %d tool(s).", name, len(st.Tools)), nil
+		}
+	}
+	return "Reconnected to " + name + ".", nil
 }
 
 // MCPPending implements tui.MCPServers.

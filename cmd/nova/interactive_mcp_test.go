@@ -120,3 +120,29 @@ func TestInteractiveMCPLogin(t *testing.T) {
 		t.Errorf("after the login: %+v", sts)
 	}
 }
+
+// TestInteractiveMCPDisabledAndReconnect: a project server declined shows
+// in /mcp as disabled with why, now and in the next session, and is not
+// reconnected (the tmux test reconnects a connected one).
+func TestInteractiveMCPDisabled(t *testing.T) {
+	w := newInteractiveWorld(t)
+	if err := os.WriteFile(filepath.Join(w.ws, ".mcp.json"), []byte(mcpJSON()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.start(t, buildOptions{trust: true})
+	if err := w.b.ApproveMCP("t", false); err != nil {
+		t.Fatal(err)
+	}
+	sts := w.b.MCPStatus()
+	if len(sts) != 1 || sts[0].Name != "t" || sts[0].State != tui.MCPDisabled || !strings.Contains(sts[0].Error, "declined") {
+		t.Fatalf("after declining: %+v", sts)
+	}
+	w.b.Close()
+	w.start(t, buildOptions{trust: true})
+	if sts := w.b.MCPStatus(); len(sts) != 1 || sts[0].State != tui.MCPDisabled || !strings.Contains(sts[0].Error, "disabledMcpjsonServers") {
+		t.Fatalf("next session: %+v", sts)
+	}
+	if _, err := w.b.ReconnectMCP(context.Background(), "t"); err == nil {
+		t.Error("a disabled server was reconnected")
+	}
+}

@@ -14,7 +14,8 @@ import (
 // TestTUIMCPEndToEnd drives the real binary in tmux with a project's
 // .mcp.json (the test binary as server "t"): the approval dialog comes
 // up, "use this server" is remembered in .nova/settings.local.json and
-// starts it, then its prompt runs as a slash command and its resource
+// starts it, /mcp's dialog shows it connected with its tools and connects
+// it again on r, then its prompt runs as a slash command and its resource
 // goes with a prompt that mentions it.
 func TestTUIMCPEndToEnd(t *testing.T) {
 	e := newE2E(t,
@@ -37,16 +38,26 @@ func TestTUIMCPEndToEnd(t *testing.T) {
 		t.Fatalf("settings.local.json: %q (%v)", e.read(".nova/settings.local.json"), err)
 	}
 
-	// The server starts in the background; /mcp says when it is up.
+	// The server starts in the background; /mcp's dialog shows when it
+	// is up without a key pressed, and its tools on enter.
+	tm.typeText("/mcp")
+	tm.keys("Enter")
+	tm.waitFor("MCP servers (1)")
 	deadline := time.Now().Add(20 * time.Second)
 	for !strings.Contains(tm.screen(), "t · connected") {
 		if time.Now().After(deadline) {
 			t.Fatalf("t never connected:\n%s", tm.screen())
 		}
-		tm.typeText("/mcp")
-		tm.keys("Enter")
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 	}
+	tm.waitFor("enter tools · r reconnect")
+	tm.keys("Enter")
+	tm.waitFor("· mcp__t__echo")
+	tm.keys("r")
+	tm.waitFor("Reconnected to t:")
+	tm.waitFor("t · connected")
+	tm.keys("Escape")
+	tm.waitGone("MCP servers (1)")
 
 	tm.typeText("/mcp__t__review main.go")
 	tm.keys("Enter")

@@ -572,3 +572,16 @@ func ToolName(server, tool string) string {
 	}
 	return name
 }
+
+// Reconnect drops the connection of the server called name, if any, and
+// connects it again at once, past any backoff (a person asked: /mcp's r),
+// waiting for the outcome; a server that failed gets its tools back, one
+// whose stored login changed uses it. The error says why it is not
+// connected.
+func (m *Manager) Reconnect(ctx context.Context, name string) error {
+	c := m.lookup(name)
+	if c == nil {
+		return fmt.Errorf("no MCP server %q (servers: %s)", name, m.names())
+	}
+	return c.reconnect(ctx)
+}

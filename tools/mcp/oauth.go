@@ -283,7 +283,10 @@ func (m *Manager) Login(ctx context.Context, name string, open func(url string) 
 		return err
 	}
 	ans.done <- nil
-	return c.reconnect(ctx)
+	if err := c.reconnect(ctx); err != nil {
+		return fmt.Errorf("logged in to %s, but %w", name, err)
+	}
+	return nil
 }
 
 // reconnect drops the server's connection, if any, and connects again
@@ -329,7 +332,7 @@ func (c *conn) reconnect(ctx context.Context) error {
 		}
 		st := c.status()
 		if st.State != StateConnected {
-			return fmt.Errorf("logged in to %s, but it is %s: %s", c.srv.Name, st.State, st.Error)
+			return fmt.Errorf("MCP server %s is %s: %s", c.srv.Name, st.State, st.Error)
 		}
 		return nil
 	}

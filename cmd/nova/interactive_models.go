@@ -1,0 +1,57 @@
+package main
+
+import (
+	"path/filepath"
+
+	"github.com/nova-dev/nova/config"
+	"github.com/nova-dev/nova/tui"
+)
+
+// The TUI finds /model's dialog by type assertion.
+var _ tui.ModelCatalog = (*interactiveBackend)(nil)
+
+// ModelEntries implements tui.ModelCatalog: the models Models lists, each
+// named and priced, the model in use among them.
+func (b *interactiveBackend) ModelEntries() []tui.ModelEntry {
+	rt := b.runtime()
+	file, err := config.LoadFile(rt.NovaHome)
+	if err != nil {
+		return nil
+	}
+	providers := config.Providers(file, b.io.Getenv)
+	def := ""
+	if sel, err := config.Select(providers, file, "", b.io.Getenv); err == nil {
+		def = sel.ID()
+	}
+	entries := config.ModelEntries(file, providers)
+	have := false
+	for _, e := range entries {
+		have = have || e.ID == rt.Selection.ID()
+	}
+	if !have {
+		entries = append(entries, config.Describe(file, rt.Selection))
+	}
+	out := make([]tui.ModelEntry, 0, len(entries))
+	for _, e := range entries {
+		te := tui.ModelEntry{ID: e.ID, Name: e.Name, Alias: e.Alias, ContextWindow: e.ContextWindow, Default: e.ID == def}
+		if e.Priced {
+			te.Price = e.Price.Short()
+		}
+		out = append(out, te)
+	}
+	return out
+}
+
+// SetDefaultModel implements tui.ModelCatalog: default_model in
+// NOVA_HOME/config.json. NOVA_MODEL, when set, still comes first.
+func (b *interactiveBackend) SetDefaultModel(id string) (string, error) {
+	home := b.runtime().NovaHome
+	if err := config.SetDefaultModel(home, id); err != nil {
+		return "", err
+	}
+	where := "default_model in " + displayDir(filepath.Join(home, "config.json"), b.runtime().Home)
+	if env := b.io.Getenv("NOVA_MODEL"); env != "" {
+		where += "; NOVA_MODEL=" + env + " still comes first where it is set"
+	}
+	return where, nil
+}
