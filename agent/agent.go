@@ -91,11 +91,14 @@ type Agent struct {
 	mu      sync.Mutex
 	history []llm.Message
 	running bool
-	emit    func(Event) // of the current run
-	usage   llm.Usage   // of the session
-	cost    float64     // of the session, in US dollars, when cfg.Price is set
-	last    llm.Usage   // of the last response, to anchor context usage
-	added   int         // characters added to history since the last response
+	// manual says the run is an op (Shell, CompactRun), not a prompt:
+	// a compaction in it is the person's, not the automatic one.
+	manual bool
+	emit   func(Event) // of the current run
+	usage  llm.Usage   // of the session
+	cost   float64     // of the session, in US dollars, when cfg.Price is set
+	last   llm.Usage   // of the last response, to anchor context usage
+	added  int         // characters added to history since the last response
 	// model is the model the current run switched to (a skill's), or nil.
 	model   *tools.RunModel
 	started bool // the session's SessionStart outcome was taken

@@ -109,7 +109,7 @@ func (a *Agent) Compact(ctx context.Context, instructions string) error {
 	hist := append([]llm.Message(nil), a.history...)
 	limit := CompactionLimit(a.cfg.ContextWindow, a.cfg.MaxTokens)
 	est := a.estimatorLocked()
-	auto := a.running
+	auto := a.running && !a.manual
 	a.mu.Unlock()
 	split := splitPoint(hist, limit*4/keepFraction) // characters ≈ 4 per token
 	if split <= 0 {

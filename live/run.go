@@ -18,7 +18,7 @@ import (
 // The run is Local (RunRef.Local).
 func (s *Session) Run(ctx context.Context, input llm.Message) <-chan agent.Event {
 	out := make(chan agent.Event, 64)
-	sub, run, err := s.start(input, false, true)
+	sub, run, err := s.start(input, false, true, nil)
 	if err != nil {
 		go func() {
 			defer close(out)

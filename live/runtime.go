@@ -120,6 +120,9 @@ type Options struct {
 	ExtraAgents []agent.SubagentType
 	// PluginDirs are --plugin-dir directories: plugins for this run.
 	PluginDirs []string
+	// AllowBypass lets the mode be switched to bypassPermissions later
+	// (--allow-dangerously-skip-permissions); starting in it allows it too.
+	AllowBypass bool
 	// TitleFromModel asks the model for the session's title after its
 	// first run (the terminal's sessions); otherwise the first prompt,
 	// cut short, is the title (title.go).

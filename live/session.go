@@ -80,20 +80,31 @@ func (s *Session) ID() string { return s.id }
 // the run's first frame, so the starter misses nothing. With the slot
 // taken it returns ErrBusy.
 func (s *Session) Start(input llm.Message) (*Sub[agent.Event], error) {
-	sub, _, err := s.start(input, false, false)
+	sub, _, err := s.start(input, false, false, nil)
+	return sub, err
+}
+
+// StartFunc takes the run slot for run, a run of the session that is not
+// a prompt to the model (the person's own command: Controller.Shell):
+// its events are numbered, kept and watched like a prompt's, its asks
+// are the session's, and the slot is taken while it lasts. input is what
+// the run is shown as. With the slot taken it returns ErrBusy.
+func (s *Session) StartFunc(input llm.Message, run func(ctx context.Context) <-chan agent.Event) (*Sub[agent.Event], error) {
+	sub, _, err := s.start(input, false, false, run)
 	return sub, err
 }
 
 // StartRelay is Start for a relay (see Log.Follow): the run counts as
 // detached until someone watches the relay's own stream.
 func (s *Session) StartRelay(input llm.Message) (*Sub[agent.Event], error) {
-	sub, _, err := s.start(input, true, false)
+	sub, _, err := s.start(input, true, false, nil)
 	return sub, err
 }
 
 // start takes the slot for input; relay is StartRelay's, local Run's
-// (RunRef.Local).
-func (s *Session) start(input llm.Message, relay, local bool) (*Sub[agent.Event], *RunRef, error) {
+// (RunRef.Local); run, when not nil, runs instead of the session's
+// runner (StartFunc).
+func (s *Session) start(input llm.Message, relay, local bool, run func(context.Context) <-chan agent.Event) (*Sub[agent.Event], *RunRef, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -131,7 +142,12 @@ func (s *Session) start(input llm.Message, relay, local bool) (*Sub[agent.Event]
 	} else {
 		sub, _, _ = log.Subscribe(0)
 	}
-	events := s.runner.Run(ctx, input)
+	var events <-chan agent.Event
+	if run != nil {
+		events = run(ctx)
+	} else {
+		events = s.runner.Run(ctx, input)
+	}
 	go s.pump(log, events, cancel, done)
 	return sub, s.runs, nil
 }
@@ -235,6 +251,13 @@ func (s *Session) Status() (State, int64) {
 		return StateDetached, last
 	}
 	return StateActive, last
+}
+
+// Busy says a run holds the slot and has not sent its done event yet.
+func (s *Session) Busy() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running() && !s.finishing
 }
 
 // Pending returns the asks waiting for an answer, in no set order.

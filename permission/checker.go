@@ -500,3 +500,32 @@ func verbOf(a access) string {
 	}
 	return "reads"
 }
+
+// RuleInForce is one rule a Checker enforces, and where it came from.
+type RuleInForce struct {
+	Behavior Behavior `json:"behavior"`
+	Rule     string   `json:"rule"`
+	// Source is the settings file, "command line", "session" (an
+	// "always" answer) or a grant's name.
+	Source string `json:"source"`
+}
+
+// Rules lists the rules the checker enforces now, allow then ask then
+// deny, each in the order the sources merged: what it was built with,
+// the rules "always" answers added and the grants in force. A frontend
+// shows this list, not the settings files read again, so what it shows is
+// what is enforced.
+func (c *Checker) Rules() []RuleInForce {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	var out []RuleInForce
+	for _, l := range []struct {
+		b     Behavior
+		rules []Rule
+	}{{Allow, c.allow}, {Ask, c.ask}, {Deny, c.deny}} {
+		for _, r := range l.rules {
+			out = append(out, RuleInForce{Behavior: l.b, Rule: r.Raw, Source: r.Source})
+		}
+	}
+	return out
+}
