@@ -370,3 +370,18 @@ func TestBashExtraEnvOverridesNovas(t *testing.T) {
 		t.Errorf("output %q", res.Output)
 	}
 }
+
+// TestBashStateCarriesLargeEnvironment: the restored environment comes over
+// a pipe, so one larger than the pipe's buffer and than bash's argument
+// limit per string still carries over whole.
+func TestBashStateCarriesLargeEnvironment(t *testing.T) {
+	env := newShellEnv(t)
+	res := runBashTool(t, env, map[string]any{"command": `for i in $(seq 1 100); do export NOVA_BIG_$i=$(printf 'x%.0s' $(seq 1 2000))"'q"; done`})
+	if res.IsError {
+		t.Fatalf("export: %s", res.Output)
+	}
+	res = runBashTool(t, env, map[string]any{"command": `n=0; for i in $(seq 1 100); do v=NOVA_BIG_$i; [ ${#v} -gt 0 ] && [ "${!v: -2}" = "'q" ] && [ ${#NOVA_BIG_1} -eq 2002 ] && n=$((n+1)); done; echo "carried=$n"; read -t 1 line && echo "stdin not empty: $line" || echo stdin-empty`})
+	if !strings.Contains(res.Output, "carried=100") || !strings.Contains(res.Output, "stdin-empty") {
+		t.Fatalf("%q", res.Output)
+	}
+}

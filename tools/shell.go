@@ -25,7 +25,7 @@ const (
 	shellKillGrace  = 2 * time.Second // SIGTERM to SIGKILL
 	shellDrainWait  = time.Second     // output still open after the group is gone (a setsid'd daemon holding the pipe)
 	bgBufferCap     = 1 << 20         // unread output kept per background shell
-	shellEnvFile    = "env"           // export -p of the last foreground command
+	shellEnvFile    = "env"           // export -p of a foreground command, as its exit trap wrote it
 	shellStatusRun  = "running"
 	shellStatusDone = "completed"
 	shellStatusFail = "failed"
@@ -39,9 +39,15 @@ const (
 type shellManager struct {
 	fg chan struct{} // one foreground command at a time, as in one shell
 
-	mu      sync.Mutex
-	dir     string // private state directory, made on first use
-	cwd     string // working directory after the last foreground command
+	mu  sync.Mutex
+	dir string // private state directory, made on first use
+	cwd string // working directory after the last foreground command
+	// vars is the exported environment the last foreground command left,
+	// parsed from what its exit trap wrote; nil before the first. It is
+	// kept here, not in the state directory, because commands inside the
+	// sandbox can write there: what restores it is nova's script, quoted
+	// by nova, never a file a command wrote.
+	vars    []declared
 	seq     int
 	nextID  int
 	shells  map[string]*bgShell
@@ -150,6 +156,10 @@ func (m *shellManager) stateDir(env *Env) (string, int, error) {
 // start runs script in bash in cwd, through the sandbox when there is one.
 // Foreground processes are tracked so Close can kill them.
 func (m *shellManager) start(env *Env, script, cwd string, out io.Writer, foreground bool, o runOpts) (*shellProc, error) {
+	restore := m.restoreScript()
+	if restore != "" {
+		script = restoreFromStdin + script
+	}
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = cwd
 	m.mu.Lock()
@@ -177,7 +187,7 @@ func (m *shellManager) start(env *Env, script, cwd string, out io.Writer, foregr
 	if m.forker == nil {
 		m.forker = newForker()
 	}
-	p, err := startShellProc(m.forker, recordsOf(env), cmd, out)
+	p, err := startShellProc(m.forker, recordsOf(env), cmd, out, restore)
 	if err != nil {
 		release()
 		return nil, err
@@ -288,7 +298,7 @@ func (m *shellManager) run(ctx context.Context, env *Env, command string, timeou
 	defer os.Remove(envOut)
 	defer os.Remove(cwdOut)
 
-	script := restoreScript(dir, cwd) + sandboxScript(env, o.unsandboxed)
+	script := cdScript(cwd) + sandboxScript(env, o.unsandboxed)
 	if !o.beside {
 		script += saveTrap(envOut, cwdOut, o.auto)
 	}
@@ -320,7 +330,7 @@ func (m *shellManager) run(ctx context.Context, env *Env, command string, timeou
 
 	res.output = out.String()
 	res.exitCode = shellExitCode(p.state)
-	if newCwd, ok := m.saveState(dir, envOut, cwdOut); ok {
+	if newCwd, ok := m.saveState(envOut, cwdOut); ok {
 		res.cwd = newCwd
 	}
 	return res, nil
@@ -329,7 +339,9 @@ func (m *shellManager) run(ctx context.Context, env *Env, command string, timeou
 // saveState adopts the state a foreground command's exit trap wrote. The
 // trap writes the cwd last, so a complete cwd file means a complete
 // snapshot; a command killed before its trap ran leaves the state as it was.
-func (m *shellManager) saveState(dir, envOut, cwdOut string) (string, bool) {
+// The files are the command's words (it can replace the trap): they are
+// read as data, and only well-formed variable names are kept.
+func (m *shellManager) saveState(envOut, cwdOut string) (string, bool) {
 	b, err := os.ReadFile(cwdOut)
 	if err != nil || !bytes.HasSuffix(b, []byte("\n")) {
 		return "", false
@@ -338,24 +350,43 @@ func (m *shellManager) saveState(dir, envOut, cwdOut string) (string, bool) {
 	if !filepath.IsAbs(cwd) {
 		return "", false
 	}
-	if err := os.Rename(envOut, filepath.Join(dir, shellEnvFile)); err != nil {
+	data, err := os.ReadFile(envOut)
+	if err != nil {
 		return "", false
 	}
+	vars := []declared{}
+	for _, d := range parseDeclares(string(data)) {
+		if shellName(d.name) && !strings.ContainsRune(d.val, 0) {
+			vars = append(vars, d)
+		}
+	}
 	m.mu.Lock()
-	m.cwd = cwd
+	m.cwd, m.vars = cwd, vars
 	m.mu.Unlock()
 	return cwd, true
 }
 
+// shellName reports whether s is a name bash can export.
+func shellName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
 // background starts command as a background shell and returns it.
 func (m *shellManager) background(env *Env, command, description string, o runOpts) (*bgShell, string, error) {
-	dir, _, err := m.stateDir(env)
-	if err != nil {
+	if _, _, err := m.stateDir(env); err != nil {
 		return nil, "", err
 	}
 	cwd, note := m.cwdFor(env)
 	s := &bgShell{command: command, description: description, cwd: cwd, status: shellStatusRun, done: make(chan struct{})}
-	script := restoreScript(dir, cwd) + sandboxScript(env, o.unsandboxed)
+	script := cdScript(cwd) + sandboxScript(env, o.unsandboxed)
 	if o.auto {
 		script += gitOffScript
 	}
@@ -403,25 +434,48 @@ func (m *shellManager) shell(id string) (*bgShell, error) {
 	return nil, fmt.Errorf("no background shell with id %q (%s)", id, known)
 }
 
-// restoreScript brings a fresh bash to the session's state: the exported
-// variables of the last snapshot (unsetting those the session unset) and
-// the working directory, keeping OLDPWD so `cd -` still works.
-func restoreScript(dir, cwd string) string {
-	envFile := shellQuote(filepath.Join(dir, shellEnvFile))
-	var b strings.Builder
-	fmt.Fprintf(&b, "if [ -r %s ]; then\n", envFile)
-	// The run marker is this command's, never the one the snapshot holds.
-	b.WriteString("  __nova_run=${" + runMarkerVar + "-}\n")
-	b.WriteString("  for __nova_v in $(compgen -e 2>/dev/null); do case $__nova_v in PWD|OLDPWD|SHLVL|_|" + runMarkerVar + ") ;; *) unset -v \"$__nova_v\" 2>/dev/null ;; esac; done\n")
-	fmt.Fprintf(&b, "  . %s >/dev/null 2>&1\n", envFile)
-	b.WriteString("  export " + runMarkerVar + "=$__nova_run\nfi\n")
-	if cwd != "" {
-		b.WriteString("__nova_old=${OLDPWD-}\n")
-		fmt.Fprintf(&b, "builtin cd -- %s || exit 1\n", shellQuote(cwd))
-		b.WriteString("if [ -n \"$__nova_old\" ]; then OLDPWD=$__nova_old; fi\n")
+// restoreFromStdin makes a command's bash read nova's restore script from
+// its stdin, then gives the command /dev/null as stdin, as always. The
+// script comes over a pipe, not in bash's arguments, whose size the kernel
+// limits, and not from a file, which a sandboxed command could rewrite.
+const restoreFromStdin = ". /dev/stdin >/dev/null 2>&1; exec </dev/null\n"
+
+// restoreScript brings a fresh bash to the session's exported variables
+// (unsetting those the session unset), written by nova from the parsed
+// snapshot with every value quoted; "" before the first snapshot.
+func (m *shellManager) restoreScript() string {
+	m.mu.Lock()
+	vars := m.vars
+	m.mu.Unlock()
+	if vars == nil {
+		return ""
 	}
-	b.WriteString("unset -v __nova_v __nova_old __nova_run\n")
+	var b strings.Builder
+	// The run marker is this command's, never the one the snapshot holds.
+	b.WriteString("for __nova_v in $(compgen -e 2>/dev/null); do case $__nova_v in PWD|OLDPWD|SHLVL|_|" + runMarkerVar + ") ;; *) unset -v \"$__nova_v\" 2>/dev/null ;; esac; done\n")
+	for _, d := range vars {
+		switch d.name {
+		case "PWD", "SHLVL", "_", runMarkerVar:
+			continue // bash's own, and the marker is this command's
+		}
+		if d.hasVal {
+			b.WriteString("export " + d.name + "=" + shellQuote(d.val) + "\n")
+		} else {
+			b.WriteString("export " + d.name + "\n")
+		}
+	}
+	b.WriteString("unset -v __nova_v\n")
 	return b.String()
+}
+
+// cdScript moves a fresh bash to cwd, keeping OLDPWD so `cd -` still works.
+func cdScript(cwd string) string {
+	if cwd == "" {
+		return ""
+	}
+	return "__nova_old=${OLDPWD-}\n" +
+		"builtin cd -- " + shellQuote(cwd) + " || exit 1\n" +
+		"if [ -n \"$__nova_old\" ]; then OLDPWD=$__nova_old; fi\nunset -v __nova_old\n"
 }
 
 // saveTrap saves the state on any exit, `exit N` inside the command
@@ -463,11 +517,24 @@ type shellProc struct {
 	sandboxed bool
 }
 
-// startShellProc starts cmd from f's thread with stdin from /dev/null,
-// copying its merged output to out, and records its process group in recs.
-func startShellProc(f *forker, recs *shellRecords, cmd *exec.Cmd, out io.Writer) (*shellProc, error) {
+// startShellProc starts cmd from f's thread with stdin from /dev/null, or
+// a pipe carrying stdin when that is not "", copying its merged output to
+// out, and records its process group in recs.
+func startShellProc(f *forker, recs *shellRecords, cmd *exec.Cmd, out io.Writer, stdin string) (*shellProc, error) {
+	var inW *os.File
+	if stdin != "" {
+		inR, w, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("create input pipe: %w", err)
+		}
+		defer inR.Close() // the child has its own copy once started
+		cmd.Stdin, inW = inR, w
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
+		if inW != nil {
+			inW.Close()
+		}
 		return nil, fmt.Errorf("create output pipe: %w", err)
 	}
 	cmd.Stdout, cmd.Stderr = w, w // an *os.File: the child writes to the pipe itself, Wait waits for nobody else
@@ -475,9 +542,20 @@ func startShellProc(f *forker, recs *shellRecords, cmd *exec.Cmd, out io.Writer)
 	if err := f.start(cmd); err != nil {
 		r.Close()
 		w.Close()
+		if inW != nil {
+			inW.Close()
+		}
 		return nil, fmt.Errorf("start %s: %w", cmd.Args[0], err)
 	}
 	w.Close()
+	if inW != nil {
+		// A command killed before it read all of it breaks the pipe, which
+		// ends the write.
+		go func() {
+			_, _ = io.WriteString(inW, stdin)
+			inW.Close()
+		}()
+	}
 	p := &shellProc{cmd: cmd, pgid: cmd.Process.Pid, r: r, exited: make(chan struct{}), outDone: make(chan struct{}), records: recs}
 	// Recorded before Wait can reap the leader, while its pid is its own.
 	p.record = recs.add(p.pgid)

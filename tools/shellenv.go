@@ -1,8 +1,6 @@
 package tools
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -11,13 +9,9 @@ import (
 // earlier command), as NAME=value, for the permission check.
 func (m *shellManager) carried(env *Env) []string {
 	m.mu.Lock()
-	dir := m.dir
+	vars := m.vars
 	m.mu.Unlock()
-	if dir == "" {
-		return nil
-	}
-	data, err := os.ReadFile(filepath.Join(dir, shellEnvFile))
-	if err != nil {
+	if vars == nil {
 		return nil
 	}
 	base := map[string]string{}
@@ -26,7 +20,7 @@ func (m *shellManager) carried(env *Env) []string {
 		base[k] = v
 	}
 	var out []string
-	for _, d := range parseDeclares(string(data)) {
+	for _, d := range vars {
 		switch {
 		case d.name == "PWD", d.name == "OLDPWD", d.name == "SHLVL", d.name == "_", d.name == runMarkerVar:
 			continue
