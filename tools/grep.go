@@ -111,6 +111,7 @@ type grepQuery struct {
 	headLimit int
 	maxLines  int                   // content lines held before the search stops
 	lit       *grepLiteral          // literals one of which every match holds, or nil
+	run       *grepRun              // without lit: the run of bytes every match is, or nil
 	chunk     int                   // bytes of whole lines given to the regexp at once, 0 for a whole file
 	denied    func(abs string) bool // Env.DeniedRead: such files are never read
 	// confine is where the permission check resolved the root: a file the
@@ -196,7 +197,7 @@ func (g *Grep) Run(ctx context.Context, input json.RawMessage, env *Env) (Result
 	}
 	switch {
 	case g.plain:
-		q.lit, q.chunk = nil, 0
+		q.lit, q.run, q.chunk = nil, nil, 0
 	case g.chunk > 0:
 		q.chunk = g.chunk
 	}
@@ -338,6 +339,9 @@ func (q *grepQuery) compile(in grepInput) error {
 	q.rgPattern = parsed.String()
 	simple := parsed.Simplify()
 	q.lit = requiredLiteral(simple)
+	if q.lit == nil {
+		q.run = requiredRun(simple, in.Multiline)
+	}
 	// Go's regexp runs its backtracker, several times faster than its NFA,
 	// on inputs under 256 Kbit / len(program); a pattern with no literal is
 	// given its input in pieces of whole lines that fit.

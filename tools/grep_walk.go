@@ -165,7 +165,11 @@ func (q *grepQuery) search(path string, data []byte) (grepFile, bool) {
 	case q.lit != nil && !q.lit.in(data):
 		return grepFile{}, false
 	case q.lit != nil && !q.multiline:
-		blocks, count = grepScanLiteral(q, data, first)
+		blocks, count = grepScanCandidates(q, data, first, q.lit.scanner(data).at)
+	case q.run != nil && q.run.find(data, 0) < 0:
+		return grepFile{}, false
+	case q.run != nil && !q.multiline:
+		blocks, count = grepScanCandidates(q, data, first, func(pos int) int { return q.run.find(data, pos) })
 	case !q.multiline && q.chunk > 0 && len(data) > q.chunk:
 		blocks, count = grepScanChunks(q, data, first)
 	default:
@@ -186,14 +190,14 @@ func (q *grepQuery) search(path string, data []byte) (grepFile, bool) {
 	return f, true
 }
 
-// grepScanLiteral is grepScan outside multiline mode when every match holds
-// q.lit: only lines holding the literal can match, and only they are given
-// to the regexp.
-func grepScanLiteral(q *grepQuery, data []byte, first bool) (blocks []grepBlock, count int) {
-	lits := q.lit.scanner(data)
+// grepScanCandidates is grepScan outside multiline mode when a prefilter
+// knows where matches can be: next(pos) is the offset of the first place
+// at or after pos a match can hold (the literal's occurrence, the run's
+// start), or -1, and only the lines holding one are given to the regexp.
+func grepScanCandidates(q *grepQuery, data []byte, first bool, next func(pos int) int) (blocks []grepBlock, count int) {
 	// pos is always the start of a line not yet looked at.
 	for pos := 0; pos < len(data); {
-		at := lits.at(pos)
+		at := next(pos)
 		if at < 0 {
 			break
 		}
