@@ -185,3 +185,14 @@ func TestAgentStoreConcurrentCreate(t *testing.T) {
 		t.Errorf("List = %d agents (%v), %d refused; want %d and %d", len(list), err, exists, n+1, n)
 	}
 }
+
+func TestValidProviderKey(t *testing.T) {
+	for key, want := range map[string]bool{
+		"anthropic": true, "my-proxy.v2_x": true, "9x": true, strings.Repeat("a", 64): true,
+		"": false, "-x": false, ".x": false, "a:b": false, "a b": false, strings.Repeat("a", 65): false, "é": false,
+	} {
+		if got := ValidProviderKey(key); got != want {
+			t.Errorf("ValidProviderKey(%q) = %v", key, got)
+		}
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"unicode"
 
@@ -39,15 +38,23 @@ func inputErrorf(format string, args ...any) error {
 	return &InputError{Reason: fmt.Sprintf(format, args...)}
 }
 
-// providerKey is the shape of a provider key: it is the part before the
-// first colon of "provider:model", so it holds no colon, and it is typed
-// on command lines (--model key:model), so it holds no space.
-var providerKey = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
 // ValidProviderKey reports whether key can name a provider: 1 to 64
 // letters, digits, dots, underscores and hyphens, starting with a letter
-// or a digit.
-func ValidProviderKey(key string) bool { return providerKey.MatchString(key) }
+// or a digit. A provider key is the part before the first colon of
+// "provider:model", so it holds no colon, and it is typed on command lines
+// (--model key:model), so it holds no space.
+func ValidProviderKey(key string) bool {
+	if len(key) == 0 || len(key) > 64 {
+		return false
+	}
+	for i, c := range []byte(key) {
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // CheckModelName returns why name cannot be a model name, or nil. Model
 // names are the providers' own ("qwen2.5-coder:32b",

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/nova-dev/nova/agent"
@@ -112,9 +111,20 @@ func (rt *Runtime) AgentTypes() []agent.SubagentType { return rt.subagentTypes()
 // told them.
 func (rt *Runtime) AgentTools(t agent.SubagentType) []string { return rt.Subagents.Tools(t) }
 
-// agentName is what an agent file's name may be: Claude Code's lowercase
-// letters, digits and hyphens.
-var agentName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+// agentFileName reports whether name may name an agent file: Claude Code's
+// lowercase letters, digits and hyphens, 1 to 64, not starting with a
+// hyphen. (Not a regexp: its counted repeat cost 0.3 ms at every start.)
+func agentFileName(name string) bool {
+	if len(name) == 0 || len(name) > 64 || name[0] == '-' {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // agentTemplate is a new agent file: Claude Code's format, to be filled in.
 const agentTemplate = `---
@@ -130,7 +140,7 @@ You are %s, a subagent. Describe its task, how to go about it, and what its fina
 // ~/.claude/agents when user is set. A project's agent files load only in
 // a trusted folder, so there it is refused in one not trusted.
 func (rt *Runtime) CreateAgentFile(name string, user bool) (string, error) {
-	if !agentName.MatchString(name) {
+	if !agentFileName(name) {
 		return "", fmt.Errorf("%q is not an agent name: use lowercase letters, digits and hyphens", name)
 	}
 	d := rt.Skills.Dirs
