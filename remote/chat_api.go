@@ -2,6 +2,8 @@ package remote
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"net/http"
 	"strings"
@@ -301,9 +303,9 @@ func (s *Server) streamStatus(w http.ResponseWriter, r *http.Request) {
 
 // newSuffix is a random id suffix.
 func newSuffix() string {
-	t, err := NewToken()
-	if err != nil {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
 		return "0"
 	}
-	return t[:16]
+	return hex.EncodeToString(b[:])
 }

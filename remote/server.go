@@ -3,7 +3,7 @@ package remote
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -83,7 +83,9 @@ func NewToken() (string, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", fmt.Errorf("generate a token: %w", err)
 	}
-	return hex.EncodeToString(b[:]), nil
+	// base64url, not hex: 43 characters, so the URL with the token fits
+	// on one line of an 80-column terminal, where /remote prints it.
+	return base64.RawURLEncoding.EncodeToString(b[:]), nil
 }
 
 // Loopback reports whether host (a name or an address, without port) is

@@ -57,7 +57,7 @@ func (m *Model) remoteCommands() []command {
 	if _, ok := m.b.(Remote); !ok {
 		return nil
 	}
-	return []command{{name: "/remote", args: "[off|host[:port]]", help: "share this session with a browser or phone: its URL and a QR code", run: (*Model).cmdRemote}}
+	return []command{{name: "/remote", args: "[off|lan|host[:port]]", help: "share this session with a browser or phone: its URL and a QR code (lan: on this machine's LAN address)", run: (*Model).cmdRemote}}
 }
 
 // remoteInit shows a share the backend started before the UI (nova
@@ -127,6 +127,8 @@ func (m *Model) showShare(info RemoteInfo) {
 	b.WriteString(info.URL + "\n")
 	if info.Exposed {
 		b.WriteString("⚠ Not encrypted: anyone on this network can read the traffic, the token included. /remote off stops it.")
+	} else if info.LAN != "" {
+		b.WriteString("Loopback: only this machine can open it. For a phone on this network: /remote off, then /remote lan (serves on " + info.LAN + ", not encrypted). /remote off stops it.")
 	} else {
 		b.WriteString("Loopback: only this machine can open it (for a phone, --host and a token). /remote off stops it.")
 	}

@@ -293,3 +293,38 @@ func TestTUIRemoteSharedMarker(t *testing.T) {
 		t.Errorf("status line after /remote off: %q", s)
 	}
 }
+
+// At 80 columns the URL (a token of 43 characters, as remote.NewToken
+// makes) is on one line of the screen, whole, so it can be copied; on
+// loopback with a LAN address at hand, /remote says how to reach a phone.
+func TestTUIRemoteURLWholeAt80Columns(t *testing.T) {
+	url := "http://192.168.100.200:8765/#token=" + strings.Repeat("Ab3_-x9", 6) + "Q"
+	b := &remoteBackend{fakeBackend: newFake(), info: RemoteInfo{URL: "http://127.0.0.1:8765/#token=" + strings.Repeat("Ab3_-x9", 6) + "Q", LAN: "192.168.100.200"}}
+	h := newRemoteHarness(t, b)
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 40})
+	h.command("/remote")
+	lineWith := func(s string) bool {
+		for _, l := range strings.Split(ansi.Strip(h.screen()), "\n") {
+			if strings.Contains(l, s) {
+				return true
+			}
+		}
+		return false
+	}
+	if !lineWith(b.info.URL) {
+		t.Errorf("the loopback URL is not whole on one line at 80 columns:\n%s", h.screen())
+	}
+	h.contains("/remote lan")
+	h.contains("192.168.100.200")
+
+	h.command("/remote off")
+	b.info = RemoteInfo{URL: url, Exposed: true}
+	h.command("/remote lan")
+	if b.addr != "lan" {
+		t.Errorf("StartRemote got %q", b.addr)
+	}
+	if !lineWith(url) {
+		t.Errorf("the LAN URL is not whole on one line at 80 columns:\n%s", h.screen())
+	}
+	h.contains("Not encrypted")
+}

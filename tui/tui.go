@@ -124,6 +124,9 @@ type RemoteInfo struct {
 	// Exposed says the server listens beyond loopback, in plain HTTP: the
 	// network carries the traffic, the token included, unencrypted.
 	Exposed bool
+	// LAN is this machine's LAN address when the share is on loopback and
+	// the machine has one: /remote lan shares there, for a phone.
+	LAN string
 }
 
 // RemoteRun is a run of the shared session that the TUI did not start.

@@ -91,12 +91,24 @@ func (b *interactiveBackend) StartRemote(addr string) (tui.RemoteInfo, error) {
 		return sh.info, nil
 	}
 	f := b.sharing.remote
+	// /remote lan: this machine's first LAN address, for a phone on the
+	// same network. Asked for by name, with the warning in view, it may use
+	// a fresh 256-bit token; any other address needs a token of the
+	// person's, as nova serve does.
+	lan := addr == "lan"
+	if lan {
+		addrs := remote.InterfaceAddrs("0.0.0.0")
+		if len(addrs) == 0 {
+			return tui.RemoteInfo{}, errors.New("this machine has no LAN address (no network interface is up besides loopback): /remote shares on loopback")
+		}
+		addr = addrs[0]
+	}
 	host, port, portGiven, err := remoteAddr(addr, f)
 	if err != nil {
 		return tui.RemoteInfo{}, err
 	}
-	if !remote.Loopback(host) && !f.token.given() {
-		return tui.RemoteInfo{}, fmt.Errorf("%s is reachable from other machines: start nova with a token (--token-file, NOVA_SERVER_TOKEN or --token) so a random one is not the only lock, or share on loopback (/remote)", host)
+	if !lan && !remote.Loopback(host) && !f.token.given() {
+		return tui.RemoteInfo{}, fmt.Errorf("%s is reachable from other machines: start nova with a token (--token-file, NOVA_SERVER_TOKEN or --token) so a random one is not the only lock, share on this machine's LAN address with /remote lan, or share on loopback (/remote)", host)
 	}
 	if err := f.token.strongEnough(host, "/remote"); err != nil {
 		return tui.RemoteInfo{}, err
@@ -138,7 +150,13 @@ func (b *interactiveBackend) StartRemote(addr string) (tui.RemoteInfo, error) {
 	}
 	link := tokenURL(net.JoinHostPort(urlHost, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)), token)
 	ctx, cancel := context.WithCancel(b.ctx)
-	sh := &remoteShare{info: tui.RemoteInfo{URL: link, Exposed: !remote.Loopback(host)}, runs: make(chan tui.RemoteRun),
+	info := tui.RemoteInfo{URL: link, Exposed: !remote.Loopback(host)}
+	if !info.Exposed {
+		if lanAddrs := remote.InterfaceAddrs("0.0.0.0"); len(lanAddrs) > 0 {
+			info.LAN = lanAddrs[0]
+		}
+	}
+	sh := &remoteShare{info: info, runs: make(chan tui.RemoteRun),
 		cancel: cancel, served: make(chan error, 1), followed: make(chan struct{})}
 	go func() { sh.served <- srv.Serve(ctx, ln) }()
 	go func() {

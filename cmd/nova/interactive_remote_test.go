@@ -14,6 +14,7 @@ import (
 
 	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/llm/llmtest"
+	"github.com/nova-dev/nova/remote"
 	"github.com/nova-dev/nova/tui"
 )
 
@@ -212,4 +213,41 @@ func TestInteractiveRemoteRefusals(t *testing.T) {
 	if _, ok := w.b.RemoteInfo(); ok {
 		t.Error("a refused start left a share")
 	}
+}
+
+// /remote lan serves on this machine's first LAN address with a fresh
+// token, marked as exposed; a loopback share names that address for the
+// phone. Each URL fits an 80-column line.
+func TestInteractiveRemoteLAN(t *testing.T) {
+	addrs := remote.InterfaceAddrs("0.0.0.0")
+	w := newInteractiveWorld(t)
+	w.start(t, buildOptions{})
+	w.b.sharing.remote = remoteFlags{host: "127.0.0.1", port: 0}
+	if len(addrs) == 0 {
+		if _, err := w.b.StartRemote("lan"); err == nil || !strings.Contains(err.Error(), "no LAN address") {
+			t.Errorf("lan without a LAN address: %v", err)
+		}
+		t.Skip("this machine has no LAN address")
+	}
+	info, err := w.b.StartRemote("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.LAN != addrs[0] || info.Exposed || len(info.URL) > 80 {
+		t.Errorf("loopback share: %+v (%d characters)", info, len(info.URL))
+	}
+	if err := w.b.StopRemote(); err != nil {
+		t.Fatal(err)
+	}
+	info, err = w.b.StartRemote("lan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.b.StopRemote()
+	u, _ := url.Parse(info.URL)
+	if u.Hostname() != addrs[0] || !info.Exposed || len(info.URL) > 80 || info.LAN != "" {
+		t.Errorf("lan share: %+v (%d characters)", info, len(info.URL))
+	}
+	c := wsDial(t, info) // the server answers on the LAN address, token and all
+	c.Close()
 }
