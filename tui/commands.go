@@ -144,7 +144,7 @@ func (m *Model) cmdResume(string) tea.Cmd {
 		return nil
 	}
 	cur := m.status.SessionID
-	var ids, labels []string
+	var rows []resumeRow
 	for _, s := range list {
 		if s.ID == cur || s.MessageCount == 0 {
 			continue
@@ -153,24 +153,33 @@ func (m *Model) cmdResume(string) tea.Cmd {
 		if title == "" {
 			title = "(untitled)"
 		}
-		ids = append(ids, s.ID)
-		labels = append(labels, fmt.Sprintf("%s · %s · %d messages · %s", title, ago(m.now().Sub(s.UpdatedAt)), s.MessageCount, s.ID))
+		label := fmt.Sprintf("%s · %s · %d messages · %s", title, ago(m.now().Sub(s.UpdatedAt)), s.MessageCount, s.ID)
+		rows = append(rows, resumeRow{id: s.ID, label: label, search: strings.ToLower(label)})
 	}
-	if len(ids) == 0 {
+	if len(rows) == 0 {
 		m.tr.add(&entry{kind: entryNotice, text: "No other sessions in this directory"})
 		return nil
 	}
 	b := m.b
-	m.dialogs = append(m.dialogs, newPicker("Resume a session", labels, func(i int) tea.Cmd {
-		id := ids[i]
+	var load func(string) tea.Cmd
+	if pv, ok := b.(SessionPreviewer); ok {
+		load = func(id string) tea.Cmd {
+			return func() tea.Msg {
+				prompt, answer, err := pv.SessionPreview(id)
+				return resumePreviewMsg{id: id, p: resumePreview{prompt: prompt, answer: answer, err: err}}
+			}
+		}
+	}
+	d := newResumeDialog(rows, load, func(id string) tea.Cmd {
 		return m.background("Resuming…", func() resultMsg {
 			if err := b.Resume(id); err != nil {
 				return resultMsg{err: err}
 			}
 			return resultMsg{text: "Resumed session " + id, reload: true}
 		})
-	}))
-	return nil
+	})
+	m.dialogs = append(m.dialogs, d)
+	return d.want()
 }
 
 func (m *Model) cmdContext(string) tea.Cmd {

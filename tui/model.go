@@ -193,6 +193,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.mcpUpdate(msg)
 	case remoteRunMsg:
 		return m, m.remoteUpdate(msg)
+	case resumePreviewMsg:
+		for _, d := range m.dialogs {
+			if rd, ok := d.(*resumeDialog); ok {
+				return m, rd.loaded(msg)
+			}
+		}
 	case shellMsg:
 		m.busy = ""
 		out := msg.output
