@@ -17,7 +17,8 @@ import (
 // format, beside transcript.jsonl: hooks get it as transcript_path, so
 // the hooks, usage counters and viewers written for Claude Code's
 // transcripts read nova's (issue 24). It is derived from transcript.jsonl
-// (rebuilt whole when a session is opened, appended to with each message)
+// (rebuilt when a session is opened and it is missing or lags, appended
+// to with each message)
 // and never read back by nova.
 const ClaudeTranscriptFile = "transcript.claude.jsonl"
 
@@ -140,6 +141,48 @@ func createClaudeLog(dir string) (*claudeLog, error) {
 		return nil, fmt.Errorf("create the Claude Code transcript: %w", err)
 	}
 	return &claudeLog{f: f}, nil
+}
+
+// openClaudeLog opens dir's Claude Code transcript for appending when it
+// is whole and in step with t (one line per message, the last with the
+// uuid of t's last message: the uuids are derived, so that is the line
+// nova wrote for it), and rebuilds it otherwise. Rebuilding re-encodes
+// every message, which was 40 % of opening a long session.
+func openClaudeLog(dir string, t *Transcript) (*claudeLog, error) {
+	n := 0
+	for _, r := range t.Records {
+		if r.Type == RecordMessage && r.Message != nil {
+			n++
+		}
+	}
+	path := filepath.Join(dir, ClaudeTranscriptFile)
+	if data, err := os.ReadFile(path); err == nil && claudeInStep(data, t.Meta.ID, n) {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
+		if err == nil {
+			c := &claudeLog{f: f, n: n, size: int64(len(data))}
+			if n > 0 {
+				c.parent = claudeUUID(t.Meta.ID, n-1)
+			}
+			return c, nil
+		}
+	}
+	return rebuildClaudeLog(dir, t)
+}
+
+// claudeInStep reports whether data is n whole lines, the last one
+// message n-1's of session id.
+func claudeInStep(data []byte, id string, n int) bool {
+	if n == 0 || len(data) == 0 {
+		return n == 0 && len(data) == 0
+	}
+	if data[len(data)-1] != '\n' || bytes.Count(data, []byte("\n")) != n {
+		return false
+	}
+	last := data[bytes.LastIndexByte(data[:len(data)-1], '\n')+1:]
+	var l struct {
+		UUID string `json:"uuid"`
+	}
+	return json.Unmarshal(last, &l) == nil && l.UUID == claudeUUID(id, n-1)
 }
 
 // rebuildClaudeLog writes dir's Claude Code transcript afresh from t's

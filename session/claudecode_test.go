@@ -90,3 +90,38 @@ func TestClaudeTranscript(t *testing.T) {
 		t.Errorf("the appended message is not chained: %v", lines[len(lines)-1])
 	}
 }
+
+// A Claude Code transcript that lags or was cut (a crash between the two
+// appends, a half-written line) is rebuilt on open; one in step is kept
+// as it is and appended to.
+func TestClaudeTranscriptRepairedOnOpen(t *testing.T) {
+	st := newStore(t)
+	s := create(t, st, "/src/shop")
+	mustAppend(t, s, llm.UserText("one"), llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{llm.TextPart("two")}}, llm.UserText("three"))
+	whole, _ := readClaude(t, s)
+	id, path := s.ID(), s.ClaudeTranscriptPath()
+	s.Close()
+	for name, damaged := range map[string]string{
+		"missing":       "",
+		"lagging":       whole[:strings.LastIndex(strings.TrimSuffix(whole, "\n"), "\n")+1],
+		"half a line":   whole[:len(whole)-10],
+		"foreign":       strings.Replace(whole, `"uuid":"`, `"uuid":"x`, -1),
+		"one line more": whole + whole[:strings.Index(whole, "\n")+1],
+	} {
+		t.Run(name, func(t *testing.T) {
+			if damaged == "" {
+				os.Remove(path)
+			} else if err := os.WriteFile(path, []byte(damaged), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s, warns, err := st.Open(id)
+			if err != nil || len(warns) > 0 {
+				t.Fatalf("Open: %v %v", err, warns)
+			}
+			defer s.Close()
+			if got, _ := readClaude(t, s); got != whole {
+				t.Errorf("not rebuilt:\n%s\nwant\n%s", got, whole)
+			}
+		})
+	}
+}

@@ -219,9 +219,9 @@ func (st *Store) openLocked(id, dir string, lk *sessionLock) (*Session, []Warnin
 		f.Close()
 		return nil, warns, err
 	}
-	// Hooks' copy in Claude Code's format is rebuilt rather than trusted:
+	// Hooks' copy in Claude Code's format is rebuilt unless it is in step:
 	// an older nova wrote none, and a crash may have left it behind.
-	if c, err := rebuildClaudeLog(dir, t); err != nil {
+	if c, err := openClaudeLog(dir, t); err != nil {
 		warns = append(warns, Warning{Msg: err.Error() + "; hooks' transcript_path will not be kept up to date"})
 	} else {
 		s.claude = c
