@@ -102,6 +102,7 @@ type conn struct {
 	ready    chan struct{} // closed when the current attempt ends
 	progress sync.Map      // progress token -> func(mcpapi.ProgressNotificationParams)
 	tail     *tailBuffer   // the end of a stdio server's stderr
+	proc     *stdioProc    // a stdio server's process
 	// listing is held while a refresh lists the tools and applies them, so
 	// that an older list is never applied over a newer one.
 	listing sync.Mutex
@@ -284,8 +285,8 @@ func (c *conn) connect(ready chan struct{}) {
 func (c *conn) dialAndList(ctx context.Context) (*client.Client, error) {
 	sctx, cancel := context.WithTimeout(ctx, c.m.opts.StartTimeout)
 	defer cancel()
-	c.tail = &tailBuffer{}
-	cl, err := dial(ctx, c.srv, c.m.opts.EnvPolicy, c.tail, c.oauthConfig())
+	c.tail, c.proc = &tailBuffer{}, &stdioProc{}
+	cl, err := dial(ctx, c.srv, c.m.opts.EnvPolicy, c.tail, c.proc, c.oauthConfig())
 	if err != nil {
 		if ln := c.loginNeeded(err); ln != nil {
 			return nil, ln
@@ -429,14 +430,39 @@ func (c *conn) notified(cl *client.Client, n mcpapi.JSONRPCNotification) {
 
 // use returns a connected client, starting the server again when it
 // failed and its backoff has passed. It waits for an attempt under way.
+// A stdio server whose process died since the last call is started again
+// at once, past any backoff, as Claude Code reconnects: the call never
+// reached it, so nothing is retried. That happens once a call; a server
+// that does not come back is reported with what it wrote to stderr.
 func (c *conn) use(ctx context.Context) (*client.Client, error) {
+	restarted := false // this call is starting a server that died since the last
 	for {
 		c.mu.Lock()
 		switch c.state {
 		case StateConnected:
-			cl := c.client
+			cl, proc := c.client, c.proc
 			c.mu.Unlock()
-			return cl, nil
+			if !proc.exited() {
+				return cl, nil
+			}
+			if restarted {
+				c.lost(cl, errors.New("it exited right after nova started it again"))
+				return nil, c.diedErr("stopped again right after nova started it again")
+			}
+			c.lost(cl, errors.New("it exited since the last call"))
+			c.mu.Lock()
+			if c.state == StateFailed {
+				// The backoff is for a server that fails to start, not
+				// for one that ran and died.
+				c.retry = time.Time{}
+				restarted = true
+				ready := c.begin()
+				c.mu.Unlock()
+				c.start(ready)
+			} else {
+				c.mu.Unlock() // another call got there first
+			}
+			continue
 		case StateClosed:
 			c.mu.Unlock()
 			return nil, fmt.Errorf("MCP server %s is closed", c.srv.Name)
@@ -459,6 +485,11 @@ func (c *conn) use(ctx context.Context) (*client.Client, error) {
 			}
 		}
 		// Failed.
+		if restarted {
+			err := fmt.Errorf("MCP server %s stopped since its last call and did not start again: %s", c.srv.Name, c.err)
+			c.mu.Unlock()
+			return nil, err
+		}
 		if wait := time.Until(c.retry); wait > 0 {
 			err := fmt.Errorf("MCP server %s failed (%s); nova starts it again in %s, at the next call after that", c.srv.Name, c.err, wait.Round(time.Second))
 			c.mu.Unlock()
@@ -466,13 +497,27 @@ func (c *conn) use(ctx context.Context) (*client.Client, error) {
 		}
 		ready := c.begin()
 		c.mu.Unlock()
-		c.changed()
-		c.m.wg.Add(1)
-		go func() {
-			defer c.m.wg.Done()
-			c.connect(ready)
-		}()
+		c.start(ready)
 	}
+}
+
+// start makes a connection attempt in the background; ready is the
+// attempt's, from begin.
+func (c *conn) start(ready chan struct{}) {
+	c.changed()
+	c.m.wg.Add(1)
+	go func() {
+		defer c.m.wg.Done()
+		c.connect(ready)
+	}()
+}
+
+// diedErr is the error of a call whose server died: its name, and why
+// (with what it last wrote to stderr, which lost recorded).
+func (c *conn) diedErr(what string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return fmt.Errorf("MCP server %s %s: %s", c.srv.Name, what, c.err)
 }
 
 // connected returns the client when the server is connected, else nil:
@@ -494,17 +539,23 @@ func (c *conn) lost(cl *client.Client, err error) {
 		c.mu.Unlock()
 		return
 	}
-	msg := err.Error()
-	if tail := c.tail.Lines(); tail != "" {
-		msg += "; it wrote: " + tail
-	}
 	c.client = nil
-	stop := c.stop
-	c.failLocked(errors.New(msg))
+	stop, tail := c.stop, c.tail
+	c.failLocked(err)
+	failed := c.err
 	c.mu.Unlock()
-	_ = cl.Close()
+	// Stopped first: that kills what a stdio server started, which may
+	// hold its stderr open; Close then waits for the rest of its stderr.
 	if stop != nil {
 		stop()
+	}
+	_ = cl.Close()
+	if t := tail.Lines(); t != "" {
+		c.mu.Lock()
+		if c.state == StateFailed && c.err == failed {
+			c.err += "; it wrote: " + t
+		}
+		c.mu.Unlock()
 	}
 	c.changed()
 }

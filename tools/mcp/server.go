@@ -78,9 +78,10 @@ func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 // dial makes a client for s and starts its transport. The transport lives
 // as long as ctx: a stdio server is killed when ctx ends, and starts with
 // nova's environment as policy leaves it and s.Env over it. What a stdio
-// server writes to stderr is kept in tail. oauth, when not nil, authorizes
-// an HTTP or SSE server's requests (oauth.go).
-func dial(ctx context.Context, s Server, policy tools.EnvPolicy, tail *tailBuffer, oauth *transport.OAuthConfig) (*client.Client, error) {
+// server writes to stderr is kept in tail, and its process in proc.
+// oauth, when not nil, authorizes an HTTP or SSE server's requests
+// (oauth.go).
+func dial(ctx context.Context, s Server, policy tools.EnvPolicy, tail *tailBuffer, proc *stdioProc, oauth *transport.OAuthConfig) (*client.Client, error) {
 	switch s.Transport {
 	case TransportStdio, "":
 		if s.Command == "" {
@@ -95,11 +96,17 @@ func dial(ctx context.Context, s Server, policy tools.EnvPolicy, tail *tailBuffe
 			// The configured variables come last: the last of a name wins.
 			cmd.Env = append(policy.Commands(os.Environ()), env...)
 			cmd.Dir = s.Dir
+			// Written by os/exec, which cmd.Wait (the transport's Close)
+			// waits for: once a dead server is closed, tail holds the last
+			// it wrote, which says why it died. mcp-go leaves a set Stderr
+			// alone.
+			cmd.Stderr = tail
 			detach(cmd)
+			proc.set(cmd)
 			return cmd, nil
 		}
 		t := transport.NewStdioWithOptions(s.Command, env, s.Args,
-			transport.WithCommandFunc(start), transport.WithCommandLogger(quietLogger()), transport.WithCommandStderrWriter(tail))
+			transport.WithCommandFunc(start), transport.WithCommandLogger(quietLogger()))
 		c := client.NewClient(t)
 		// Start starts the process and wires notifications (progress,
 		// list_changed) to the client.
@@ -151,6 +158,33 @@ func initialize(ctx context.Context, c *client.Client, version string) (*mcpapi.
 	req.Params.ProtocolVersion = mcpapi.LATEST_LEGACY_PROTOCOL_VERSION
 	req.Params.ClientInfo = mcpapi.Implementation{Name: "nova", Version: version}
 	return c.Initialize(ctx, req)
+}
+
+// stdioProc is the process of a stdio server, set when it is started.
+type stdioProc struct {
+	mu  sync.Mutex
+	cmd *exec.Cmd
+}
+
+func (p *stdioProc) set(cmd *exec.Cmd) {
+	p.mu.Lock()
+	p.cmd = cmd
+	p.mu.Unlock()
+}
+
+// exited reports whether the server's process is known to have exited
+// (where that can be seen: procexit_*.go); false for a server that is
+// not a process.
+func (p *stdioProc) exited() bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil || p.cmd.Process == nil {
+		return false
+	}
+	return processExited(p.cmd.Process.Pid)
 }
 
 // tailBuffer keeps the end of what a stdio server writes to stderr,

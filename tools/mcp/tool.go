@@ -141,7 +141,7 @@ func (t *Tool) Run(ctx context.Context, input json.RawMessage, env *tools.Env) (
 		return tools.Errorf("%v", c.loginLost(cl, err)), nil
 	case errors.Is(err, transport.ErrTransportClosed) || isConnectionError(err):
 		c.lost(cl, fmt.Errorf("the connection broke during a call to %s: %v", t.remote, err))
-		return tools.Errorf("MCP server %s stopped during the call (%v); nova starts it again at the next call", c.srv.Name, err), nil
+		return tools.Errorf("%v; nova starts it again at the next call", c.diedErr("stopped during the call")), nil
 	default:
 		return tools.Errorf("MCP server %s refused the call: %v", c.srv.Name, err), nil
 	}

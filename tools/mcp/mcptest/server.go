@@ -36,6 +36,10 @@ type Options struct {
 	// handshake, while its client is still connecting. The answer to that
 	// first tools/list does not name "added".
 	AddToolAfterList bool
+	// PidFile, for the stdio server only, is a file each start appends
+	// its process ID to, a line each: a test kills the server between
+	// calls as a crash would, and sees whether it was started again.
+	PidFile string
 }
 
 // DefaultName is the server name reported when Options.Name is empty.

@@ -22,6 +22,11 @@ const (
 	EnvCancelledFile = "NOVA_TEST_MCP_CANCELLED_FILE"
 	// EnvName is Options.Name.
 	EnvName = "NOVA_TEST_MCP_NAME"
+	// EnvPidFile is Options.PidFile.
+	EnvPidFile = "NOVA_TEST_MCP_PID_FILE"
+	// CrashText is what the stdio server writes to stderr as the crash
+	// tool kills it: what a client reports of a server that died.
+	CrashText = "mcptest: crashing on purpose"
 )
 
 // StdioEnv returns the environment that makes os.Args[0] a stdio server
@@ -34,6 +39,7 @@ func StdioEnv(o Options) []string {
 		EnvServer + "=stdio",
 		EnvName + "=" + o.Name,
 		EnvCancelledFile + "=" + o.CancelledFile,
+		EnvPidFile + "=" + o.PidFile,
 		"GORACE=" + strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"),
 	}
 	if o.StartDelay > 0 {
@@ -44,7 +50,8 @@ func StdioEnv(o Options) []string {
 
 // MainIfRequested serves New over stdio and exits when the environment asks
 // for it: NOVA_TEST_MCP_SERVER=stdio (options from NOVA_TEST_MCP_START_DELAY
-// as a Go duration, NOVA_TEST_MCP_CANCELLED_FILE and NOVA_TEST_MCP_NAME). A
+// as a Go duration, NOVA_TEST_MCP_CANCELLED_FILE, NOVA_TEST_MCP_NAME and
+// NOVA_TEST_MCP_PID_FILE). A
 // test package calls it first thing in TestMain, so the test binary itself
 // is the stdio server (os.Args[0] with that env).
 func MainIfRequested() {
@@ -63,13 +70,22 @@ func MainIfRequested() {
 		}
 		o.StartDelay = d
 	}
+	if f := os.Getenv(EnvPidFile); f != "" {
+		if err := appendPid(f); err != nil {
+			errLog.Printf("%s: %v", EnvPidFile, err)
+			os.Exit(2)
+		}
+	}
 	time.Sleep(o.StartDelay)
 	err := server.ServeStdio(build(o, nil),
 		server.WithErrorLogger(errLog),
 		server.WithStdioContextFunc(func(ctx context.Context) context.Context {
 			// A stdio server that crashes is a process that dies: no
 			// response, no flush, just an exit status.
-			return withCrash(ctx, func() { os.Exit(CrashExitCode) })
+			return withCrash(ctx, func() {
+				fmt.Fprintln(os.Stderr, CrashText)
+				os.Exit(CrashExitCode)
+			})
 		}),
 	)
 	if err != nil {
@@ -77,4 +93,17 @@ func MainIfRequested() {
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+// appendPid adds this process's ID to the file at path, a line.
+func appendPid(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintln(f, os.Getpid()); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }
