@@ -11,45 +11,54 @@ import (
 )
 
 // farewell is what nova prints into the terminal's own scrollback when it
-// exits: the session's last answer and the command that resumes it. The
-// transcript lives in the alternate screen, which the terminal throws
-// away on exit; without this, quitting lost the conversation from view.
+// exits: the whole conversation as the transcript showed it (prompts,
+// answers, tool calls collapsed), then the command that resumes it. The
+// transcript lives in the alternate screen, which the terminal throws away
+// on exit; printing it all keeps every earlier answer in the terminal's
+// history, searchable and copyable there, as Claude Code and Codex leave it.
+// Thinking and command output such as /help are left out: they were
+// context for the moment, not the conversation.
 //
-// Rendering the whole transcript into the scrollback as it is finished
-// (Bubble Tea's inline mode, as Claude Code does) was the other way. It is
-// not taken: text printed above an inline program is fixed at the width
-// it was printed at and never reflows on a resize; ctrl+o could no longer
-// expand a past tool call, nor the scrolled view pin what is being read;
-// and Bubble Tea v2's inline renderer redraws the managed area whenever
-// its height changes (a dialog, the todo list), which with a tall area
-// flickers through the scrollback. The alternate screen keeps all of that;
-// this keeps what matters after quitting.
+// Rendering the transcript into the scrollback as each message finishes
+// (Bubble Tea's inline mode) was the other way. It is not taken: text
+// printed above an inline program is fixed at the width it was printed at
+// and never reflows on a resize; ctrl+o could no longer expand a past tool
+// call, nor the scrolled view pin what is being read; and Bubble Tea v2's
+// inline renderer redraws the managed area whenever its height changes (a
+// dialog, the todo list), which with a tall area flickers through the
+// scrollback. The alternate screen keeps all of that; this keeps the whole
+// conversation after quitting.
 func (m *Model) farewell() string {
 	id := m.b.Status().SessionID
-	var answer *entry
 	prompted := false
 	for _, e := range m.tr.entries {
-		switch e.kind {
-		case entryUser:
+		if e.kind == entryUser {
 			prompted = true
-		case entryAssistant:
-			if strings.TrimSpace(e.text) != "" {
-				answer = e
-			}
+			break
 		}
 	}
 	if id == "" || !prompted {
 		return "" // nothing to resume
 	}
+	rc := m.renderCtx()
+	rc.expanded = false
 	var b strings.Builder
-	if answer != nil {
-		for _, l := range m.md.renderBlocks(answer.text, m.width, &answer.md, true) {
+	for _, e := range m.tr.entries {
+		switch e.kind {
+		case entryThinking, entryInfo:
+			continue
+		case entryAssistant:
+			if strings.TrimSpace(e.text) == "" {
+				continue
+			}
+		}
+		for _, l := range e.lines(m.width, rc) {
 			b.WriteString(trimPadding(l) + "\n")
 		}
-		b.WriteString("\n")
 	}
+	b.WriteString("\n")
 	fmt.Fprintf(&b, "%s %s\n", m.st.dim.Render("Resume this session with:"), m.st.key.Render("nova -r "+id))
-	return b.String()
+	return strings.TrimLeft(b.String(), "\n")
 }
 
 // printFarewell writes the farewell to the terminal, in the colours it

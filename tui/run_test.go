@@ -81,20 +81,24 @@ func TestTUINoColor(t *testing.T) {
 	}
 }
 
-// TestTUIRunPrintsFarewell: after quitting, the last answer and the
-// command that resumes the session are printed into the normal screen
-// (after the alternate screen is left), without colour under NO_COLOR.
+// TestTUIRunPrintsFarewell: after quitting, the whole conversation (each
+// prompt and answer, not only the last) and the command that resumes the
+// session are printed into the normal screen (after the alternate screen is
+// left), without colour under NO_COLOR.
 func TestTUIRunPrintsFarewell(t *testing.T) {
 	b := newFake()
-	b.runs = [][]agent.Event{{text("All **done**: the tests pass."), done(agent.SubtypeSuccess)}}
-	out := runProgramWith(t, b, []string{"TERM=xterm-256color", "COLORTERM=truecolor", "TTY_FORCE=1", "NO_COLOR=1"}, "check it\r", "the tests pass", "\x03\x03")
+	b.runs = [][]agent.Event{
+		{text("First answer: the build is green."), done(agent.SubtypeSuccess)},
+		{text("All **done**: the tests pass."), done(agent.SubtypeSuccess)},
+	}
+	out := runProgramWith(t, b, []string{"TERM=xterm-256color", "COLORTERM=truecolor", "TTY_FORCE=1", "NO_COLOR=1"}, "build it\r", "the build is green", "check it\r", "the tests pass", "\x03\x03")
 	leave := strings.LastIndex(out, "\x1b[?1049l")
 	if leave < 0 {
 		t.Fatalf("the alternate screen was not left: %q", out)
 	}
 	after := out[leave:]
 	// Glamour's padding is left out: the scrollback copies as text.
-	for _, want := range []string{"All done: the tests pass.\n", "Resume this session with: nova -r 01JTEST"} {
+	for _, want := range []string{"❯ build it", "First answer: the build is green.\n", "❯ check it", "All done: the tests pass.\n", "Resume this session with: nova -r 01JTEST"} {
 		if !strings.Contains(ansi.Strip(after), want) {
 			t.Errorf("after exit the terminal lacks %q: %q", want, after)
 		}

@@ -210,10 +210,11 @@ func TestTUIEndToEnd(t *testing.T) {
 	tm.keys("C-c")
 	tm.keys("C-c")
 	tm.waitExit()
-	// The alternate screen is gone; the last answer and the way back to
-	// the session are in the terminal.
+	// The alternate screen is gone; the whole conversation (every earlier
+	// answer, not only the last) and the way back to the session are in
+	// the terminal's scrollback.
 	exitScreen := tm.scrollback()
-	for _, want := range []string{"This answer goes on and on.", "Resume this session with: nova -r "} {
+	for _, want := range []string{"say hello", "Hello from nova, streamed.", "Created approved.txt.", "This answer goes on and on.", "Resume this session with: nova -r "} {
 		if !strings.Contains(exitScreen, want) {
 			t.Errorf("after quitting the terminal lacks %q:\n%s", want, exitScreen)
 		}
