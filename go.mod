@@ -34,7 +34,6 @@ require (
 require (
 	github.com/JohannesKaufmann/dom v0.3.1 // indirect
 	github.com/atotto/clipboard v0.1.4 // indirect
-	github.com/aymerick/douceur v0.2.0 // indirect
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.2 // indirect
 	github.com/charmbracelet/ultraviolet v0.0.0-20261008173134-6b8d4baf91b4 // indirect
@@ -49,12 +48,10 @@ require (
 	github.com/go-logr/logr v1.4.2 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/gorilla/css v1.0.1 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/invopop/jsonschema v0.14.0 // indirect
 	github.com/lucasb-eyer/go-colorful v1.4.1 // indirect
 	github.com/mattn/go-runewidth v0.0.30 // indirect
-	github.com/microcosm-cc/bluemonday v1.0.27 // indirect
 	github.com/muesli/cancelreader v0.2.2 // indirect
 	github.com/pb33f/ordered-map/v2 v2.3.1 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
@@ -85,3 +82,8 @@ replace github.com/alecthomas/chroma/v2 => ./third_party/chroma
 // compiles every draft's meta-schema at program start; the local copy
 // compiles them on first use (see third_party/jsonschema/NOVA.md).
 replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
+
+// glamour strips HTML with bluemonday, whose packages (and gorilla/css's)
+// compile their tables at program start; the local copy strips it with
+// golang.org/x/net/html (see third_party/glamour/NOVA.md).
+replace charm.land/glamour/v2 => ./third_party/glamour

@@ -152,3 +152,22 @@ func TestMarkdownKeepsSingleLineBreaks(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownStripsHTML guards the patched glamour (third_party/glamour):
+// HTML a model writes shows as its text, entities decoded once, with no tag
+// and nothing of a script or style.
+func TestMarkdownStripsHTML(t *testing.T) {
+	m := &markdown{dark: true}
+	src := "Inline <b>bold</b> &amp;lt; <span style=\"x\">kept</span> end.\n\n<div>\n<p>Block &amp; text</p>\n<script>alert(1)</script><style>p{}</style><!-- note -->\n</div>\n"
+	got := ansi.Strip(m.render(src, 80))
+	for _, want := range []string{"bold", "&lt;", "kept", "end.", "Block & text"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("want %q in %q", want, got)
+		}
+	}
+	for _, bad := range []string{"<b>", "</b>", "<span", "alert(1)", "<div>", "p{}", "note", "&amp;"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("%q left in %q", bad, got)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -94,66 +93,6 @@ func TestChromaRegistersEmbeddedOnFirstUse(t *testing.T) {
 	}
 	if s := styles.Get("monokai"); s == nil || s.Name != "monokai" {
 		t.Errorf(`styles.Get("monokai") = %v`, s)
-	}
-}
-
-// TestChromaCopyIsRequiredVersion fails when the chroma version nova builds
-// against moves away from the one third_party/chroma was made from: glamour
-// (or anything else) came to require a newer chroma, or go.mod was edited.
-// The copy would then be an old chroma under a new version's name.
-func TestChromaCopyIsRequiredVersion(t *testing.T) {
-	root := moduleRoot(t)
-	data, err := os.ReadFile(filepath.Join(root, "third_party/chroma/VERSION"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fields := strings.Fields(string(data))
-	if len(fields) != 2 {
-		t.Fatalf("third_party/chroma/VERSION = %q, want \"VERSION SUM\"", data)
-	}
-	base := fields[0]
-
-	out := goCmd(t, root, "list", "-m", "-json", chromaModule)
-	var m struct {
-		Version string
-		Replace *struct{ Path, Dir string }
-	}
-	if err := json.Unmarshal(out, &m); err != nil {
-		t.Fatalf("go list -m: %v\n%s", err, out)
-	}
-	if m.Replace == nil || filepath.Clean(m.Replace.Dir) != filepath.Join(root, "third_party/chroma") {
-		t.Errorf("%s is not replaced by ./third_party/chroma: %+v", chromaModule, m.Replace)
-	}
-
-	// Who requires which chroma, for the message.
-	var requirers []string
-	for _, line := range strings.Split(string(goCmd(t, root, "mod", "graph")), "\n") {
-		from, to, ok := strings.Cut(line, " ")
-		if ok && strings.HasPrefix(to, chromaModule+"@") && !strings.HasPrefix(from, chromaModule+"@") {
-			requirers = append(requirers, from+" requires "+strings.TrimPrefix(to, chromaModule+"@"))
-		}
-	}
-	if m.Version != base {
-		t.Errorf("the build selects %s %s, but third_party/chroma is %s plus lazy.patch (%s).\n"+
-			"Run third_party/chroma/regen.sh %s to remake the copy from that version (it updates VERSION and go.mod), "+
-			"check that lazy.patch still applies, and commit the result.",
-			chromaModule, m.Version, base, strings.Join(requirers, "; "), m.Version)
-	}
-	t.Logf("copy of %s; %s", base, strings.Join(requirers, "; "))
-}
-
-// TestChromaCopyIsReproducible regenerates the copy from the module and
-// lazy.patch and compares: the copy is what the patch says, nothing more.
-func TestChromaCopyIsReproducible(t *testing.T) {
-	if testing.Short() {
-		t.Skip("regenerates the chroma copy")
-	}
-	root := moduleRoot(t)
-	cmd := exec.Command("bash", filepath.Join(root, "third_party/chroma/regen.sh"), "--check")
-	cmd.Dir = root
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("third_party/chroma/regen.sh --check: %v\n%s", err, out)
 	}
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -27,14 +26,17 @@ const (
 	// was 5-13 ms).
 	initPackageClockMS = 2.0
 	// initPackageBytes bounds one package's allocations at init (now:
-	// bluemonday/css, 0.5 MB; jsonschema/v6 unpatched, 1.7 MB).
+	// under 0.3 MB each; bluemonday/css was 0.5 MB before
+	// third_party/glamour, jsonschema/v6 unpatched 1.7 MB).
 	initPackageBytes = 1 << 20
 	// initTotalBytes and initTotalAllocs bound all initialisers together
-	// (now 3.2 MB in 21,000 allocations; 4.9 MB in 42,000 before
-	// third_party/jsonschema).
-	initTotalBytes, initTotalAllocs = 4 << 20, 30000
-	// initTotalClockMS bounds the least total clock of the runs (now 7-9 ms
-	// on a 2-core machine under load, 17 ms before third_party/jsonschema).
+	// (now 2.1 MB in 12,300 allocations; 3.2 MB in 21,000 before
+	// third_party/glamour, 4.9 MB in 42,000 before third_party/jsonschema).
+	initTotalBytes, initTotalAllocs = 5 << 19, 16000
+	// initTotalClockMS bounds the least total clock of the runs (now 5-6 ms
+	// on a 2-core machine under load, 7-9 ms before third_party/glamour,
+	// 17 ms before third_party/jsonschema). Wall time is a benchmark's
+	// business; this only catches a gross regression without flaking.
 	initTotalClockMS = 15.0
 )
 
@@ -191,47 +193,5 @@ func TestJSONSchemaMetaSchemasOnFirstUse(t *testing.T) {
 		if err := sch.Validate(map[string]any{}); err == nil {
 			t.Errorf("%s: {} accepted without its required n", draft)
 		}
-	}
-}
-
-// TestJSONSchemaCopyIsRequiredVersion: the version the build selects is
-// the one third_party/jsonschema was made from, replaced by the copy.
-func TestJSONSchemaCopyIsRequiredVersion(t *testing.T) {
-	root := moduleRoot(t)
-	data, err := os.ReadFile(filepath.Join(root, "third_party/jsonschema/VERSION"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fields := strings.Fields(string(data))
-	if len(fields) != 2 {
-		t.Fatalf("third_party/jsonschema/VERSION = %q, want \"VERSION SUM\"", data)
-	}
-	out := goCmd(t, root, "list", "-m", "-json", jsonschemaModule)
-	var m struct {
-		Version string
-		Replace *struct{ Path, Dir string }
-	}
-	if err := json.Unmarshal(out, &m); err != nil {
-		t.Fatalf("go list -m: %v\n%s", err, out)
-	}
-	if m.Replace == nil || filepath.Clean(m.Replace.Dir) != filepath.Join(root, "third_party/jsonschema") {
-		t.Errorf("%s is not replaced by ./third_party/jsonschema: %+v", jsonschemaModule, m.Replace)
-	}
-	if m.Version != fields[0] {
-		t.Errorf("the build selects %s %s, but third_party/jsonschema is %s plus lazy.patch: run third_party/jsonschema/regen.sh %s",
-			jsonschemaModule, m.Version, fields[0], m.Version)
-	}
-}
-
-// TestJSONSchemaCopyIsReproducible: the copy is the module plus lazy.patch.
-func TestJSONSchemaCopyIsReproducible(t *testing.T) {
-	if testing.Short() {
-		t.Skip("regenerates the jsonschema copy")
-	}
-	root := moduleRoot(t)
-	cmd := exec.Command("bash", filepath.Join(root, "third_party/jsonschema/regen.sh"), "--check")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("third_party/jsonschema/regen.sh --check: %v\n%s", err, out)
 	}
 }
