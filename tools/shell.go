@@ -170,7 +170,7 @@ func (m *shellManager) start(env *Env, script, cwd string, out io.Writer, foregr
 	release := func() {}
 	sandboxed := env.Sandbox != nil && !o.unsandboxed
 	if sandboxed {
-		r, err := env.Sandbox.Confine(cmd)
+		r, err := confine(env, cmd, o.hosts)
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: %w", err)
 		}
@@ -248,6 +248,10 @@ type runOpts struct {
 	// beside says it changes no shell state: it runs in a shell of its
 	// own, next to other commands, and saves nothing back.
 	beside bool
+	// hosts judges the hosts the command reaches through the sandbox's
+	// proxy, asking the person of its call; nil leaves them to the
+	// sandbox's own judge (which asks nobody).
+	hosts *callHosts
 }
 
 // gitOffScript switches off, for the command that follows, the git
