@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/nova-dev/nova/permission"
@@ -188,4 +189,24 @@ func confine(env *Env, cmd *exec.Cmd, hosts *callHosts) (func(), error) {
 		return hc.ConfineHosts(cmd, hosts.decide)
 	}
 	return env.Sandbox.Confine(cmd)
+}
+
+// proxyVarsPattern are the variables that point HTTP clients at a proxy,
+// as a bash case pattern. When the sandbox filters the network they are
+// each command's own, never the shell's saved state: inside, they name the
+// proxy's port of that command (a new one each time, so a restored one
+// leads nowhere); outside, nova's own environment's, not what a sandboxed
+// command left.
+const proxyVarsPattern = "http_proxy|https_proxy|all_proxy|no_proxy|HTTP_PROXY|HTTPS_PROXY|ALL_PROXY|NO_PROXY"
+
+// proxyVar reports whether name is one of proxyVarsPattern.
+func proxyVar(name string) bool {
+	return slices.Contains(strings.Split(proxyVarsPattern, "|"), name)
+}
+
+// proxiedShell reports whether env's sandbox sends commands through nova's
+// filtering proxy.
+func proxiedShell(env *Env) bool {
+	f, ok := env.Sandbox.(interface{ Filtered() bool })
+	return ok && f.Filtered()
 }
