@@ -133,7 +133,9 @@ func (h *callHosts) put(host string, d permission.Decision) error {
 	if !ans.Allow {
 		why := "the user said no"
 		if ans.Message != "" {
-			why += " (" + ans.Message + ")"
+			// Also what an Asker says when it could reach nobody (a
+			// command with no run to ask through).
+			why = "it was not allowed: " + ans.Message
 		}
 		return h.refuse(host, why)
 	}
