@@ -10,11 +10,14 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/sandbox"
@@ -193,5 +196,54 @@ func TestProxyAskAlwaysAddsRule(t *testing.T) {
 	}
 	if len(*w.saved) != 1 || (*w.saved)[0] != "WebFetch(domain:127.0.0.3)" {
 		t.Errorf("rules saved: %v", *w.saved)
+	}
+}
+
+// TestProxyNpmInstallFromConfiguredRegistry installs a small package from
+// the registry this machine's npm is configured with, through the
+// sandbox's proxy, with that registry's host the one allowed domain: what
+// a user's everyday `npm install` does. It skips, saying so, where npm is
+// missing or the registry cannot be reached.
+func TestProxyNpmInstallFromConfiguredRegistry(t *testing.T) {
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("npm is not installed")
+	}
+	out, err := exec.Command("npm", "config", "get", "registry").Output()
+	if err != nil {
+		t.Skipf("npm config get registry: %v", err)
+	}
+	registry := strings.TrimSpace(string(out))
+	u, err := url.Parse(registry)
+	if err != nil || u.Hostname() == "" {
+		t.Skipf("npm's registry %q is no URL", registry)
+	}
+	probe := &http.Client{Timeout: 10 * time.Second}
+	resp, err := probe.Get(strings.TrimSuffix(registry, "/") + "/left-pad")
+	if err != nil {
+		t.Skipf("npm's registry %s cannot be reached from here: %v", registry, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Skipf("npm's registry %s answers %s for left-pad", registry, resp.Status)
+	}
+	install := `npm install --cache "$PWD/.npm-cache" --no-audit --no-fund --fetch-retries 0 --registry ` + shellQuote(registry) + ` left-pad@1.3.0 2>&1; echo "exit=$?"`
+	// The registry not allowed, in print mode: nothing is installed, and
+	// the model is told which host to allow. (The network namespace is
+	// cut, so the install below can only have come through the proxy.)
+	refused := newProxiedWorld(t, nil, nil)
+	res := refused.bash(t, install)
+	if _, err := os.Stat(filepath.Join(refused.env.Workdir, "node_modules", "left-pad")); err == nil {
+		t.Fatalf("left-pad was installed with its registry not allowed:\n%s", res.Result.Output)
+	}
+	if !strings.Contains(res.Result.Output, "refused a network request to "+u.Hostname()) {
+		t.Errorf("the refusal does not name %s:\n%s", u.Hostname(), res.Result.Output)
+	}
+	w := newProxiedWorld(t, []string{u.Hostname()}, nil)
+	res = w.bash(t, install)
+	if _, err := os.Stat(filepath.Join(w.env.Workdir, "node_modules", "left-pad", "package.json")); err != nil {
+		t.Fatalf("left-pad was not installed through the proxy (%v):\n%s", err, res.Result.Output)
+	}
+	if strings.Contains(res.Result.Output, "refused a network request") {
+		t.Errorf("the proxy refused a host npm needed:\n%s", res.Result.Output)
 	}
 }
