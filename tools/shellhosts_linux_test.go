@@ -118,6 +118,14 @@ func TestProxyAllowedHostReachesCommand(t *testing.T) {
 	if !strings.Contains(out.Result.Output, "body-from-127.0.0.2") || hits.Load() != 1 {
 		t.Fatalf("allowed host: %d requests arrived; output:\n%s", hits.Load(), out.Result.Output)
 	}
+	// The proxy variables the bridge set are not the shell's state: the
+	// check is not told an earlier command exported them (it would ask).
+	req := (&Bash{}).Permission(json.RawMessage(`{"command":"ls"}`), w.env)
+	for _, kv := range req.ShellEnv {
+		if name, _, _ := strings.Cut(kv, "="); proxyVar(name) {
+			t.Errorf("the check is told the shell carries %s", kv)
+		}
+	}
 	// Past the proxy there is no network at all.
 	out = w.bash(t, "curl -sS --noproxy '*' --max-time 5 "+allowedURL+"/direct")
 	if hits.Load() != 1 {
