@@ -166,7 +166,7 @@ func LoadSetup(ctx context.Context, o Options, scratch string) (*Setup, error) {
 				return nil, writeErr("cannot create the sandbox's temporary directory", tmp, err)
 			}
 		}
-		hosts, err := sandboxHosts(st, cfg)
+		hosts, err := sandboxHosts(st, cfg, o.SandboxBridge)
 		if err != nil {
 			return nil, configErr("%v", err)
 		}

@@ -99,6 +99,10 @@ type configSpec struct {
 	Sandbox   bool     `yaml:"sandbox"`
 	AutoAllow bool     `yaml:"auto_allow"`
 	Network   bool     `yaml:"network"`
+	// AllowedDomains filters the network through nova's proxy
+	// (sandbox.network.allowedDomains); every other host is refused, as
+	// in print mode.
+	AllowedDomains []string `yaml:"allowed_domains"`
 }
 
 // expectSpec is what must hold after the run besides "nothing escaped".

@@ -113,7 +113,13 @@ func (h *harness) runCase(c *attackCase, opt runOptions) (out outcome) {
 	}
 	var sb *sandbox.Sandbox
 	if useSandbox {
-		sb, err = sandbox.New(sandbox.Config{Workspace: w.ws, AddDirs: append([]string{w.scratch}, addDirs...), Home: w.home, Network: cfg.Network, Probed: h.probe})
+		sc := sandbox.Config{Workspace: w.ws, AddDirs: append([]string{w.scratch}, addDirs...), Home: w.home, Network: cfg.Network, Probed: h.probe}
+		if len(cfg.AllowedDomains) > 0 {
+			// The test binary is the bridge (TestMain), as nova's own
+			// executable is.
+			sc.Hosts, sc.Bridge = sandbox.HostsAllowed(cfg.AllowedDomains), h.bridge
+		}
+		sb, err = sandbox.New(sc)
 		if err != nil {
 			out.err = fmt.Errorf("sandbox: %w", err)
 			return out
@@ -122,7 +128,7 @@ func (h *harness) runCase(c *attackCase, opt runOptions) (out outcome) {
 	checker, err := permission.NewChecker(permission.Config{
 		Workspace: w.ws, Home: w.home, NovaHome: filepath.Join(w.home, ".nova"), Mode: mode,
 		Rules:   permission.Rules{Allow: cfg.Allow, Ask: cfg.Ask, Deny: cfg.Deny},
-		AddDirs: addDirs, SandboxAutoAllow: sb != nil && cfg.AutoAllow,
+		AddDirs: addDirs, SandboxAutoAllow: sb != nil && cfg.AutoAllow, AllowedDomains: cfg.AllowedDomains,
 	})
 	if err != nil {
 		out.err = fmt.Errorf("checker: %w", err)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,6 +34,7 @@ type harness struct {
 	path     string // PATH for commands: no pyenv shims, no ~/bin
 	probe    *sandbox.Report
 	tmp      string // parent of every case root
+	bridge   string // this test binary, the sandbox's network bridge
 }
 
 // newHarness builds what cases share. It points HOME and NOVA_HOME at a
@@ -60,6 +62,9 @@ func newHarness(t *testing.T) *harness {
 	t.Setenv("HOME", decoy)
 	t.Setenv("NOVA_HOME", filepath.Join(decoy, ".nova"))
 	h := &harness{token: "NOVATOKEN" + randHex(8), wsmark: "WSMARK" + randHex(6), gocache: gocache, tmp: tmp, path: commandPath()}
+	if exe, err := os.Executable(); err == nil {
+		h.bridge = exe
+	}
 	h.template = filepath.Join(tmp, "template")
 	if err := h.buildTemplate(); err != nil {
 		t.Fatalf("template workspace: %v", err)
@@ -171,6 +176,10 @@ type world struct {
 	vars                                    map[string]string
 
 	tcp, unix *listener
+	// allowed is the HTTP server on 127.0.0.2 that a filtered network's
+	// positive controls reach through the proxy ({{okport}}); nil unless
+	// the case filters the network. Reaching it is no escape.
+	allowed *http.Server
 }
 
 // listener counts the connections it accepts. Accept takes connections
@@ -317,6 +326,18 @@ func (h *harness) newWorld(c *attackCase) (*world, error) {
 		"port": fmt.Sprint(w.tcp.l.Addr().(*net.TCPAddr).Port), "sock": sock,
 		"remote": filepath.Join(w.outside, "remote.git"), "wsmark": h.wsmark,
 	}
+	if len(c.config().AllowedDomains) > 0 {
+		ln, err := net.Listen("tcp", "127.0.0.2:0")
+		if err != nil {
+			w.close()
+			return nil, fmt.Errorf("the allowed host's server (127.0.0.2): %w", err)
+		}
+		w.allowed = &http.Server{Handler: http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) {
+			fmt.Fprint(rw, "ALLOWED-HOST-BODY")
+		})}
+		go w.allowed.Serve(ln)
+		w.vars["okport"] = fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
+	}
 	if err := h.plant(w, s); err != nil {
 		w.close()
 		return nil, err
@@ -327,6 +348,9 @@ func (h *harness) newWorld(c *attackCase) (*world, error) {
 func (w *world) close() {
 	w.tcp.close()
 	w.unix.close()
+	if w.allowed != nil {
+		w.allowed.Close()
+	}
 }
 
 // connections counts what reached the TCP and Unix listeners.

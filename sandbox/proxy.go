@@ -20,8 +20,10 @@ import (
 // by permission.NormalizeHost) on port through nova's network proxy. A nil
 // error lets it through; an error refuses it, and its text is what the
 // command reads in the proxy's 403 answer, so it should name the host and
-// the setting that would let it through.
-type HostDecider func(host string, port int) error
+// the setting that would let it through. It is an alias, so that a caller
+// that does not import this package (the tools' Sandbox interface) can
+// hand one over as a plain func.
+type HostDecider = func(host string, port int) error
 
 // proxyDialTimeout bounds how long the proxy waits for a host to answer.
 const proxyDialTimeout = 30 * time.Second
@@ -214,8 +216,15 @@ func authority(host string, port, defaultPort int) string {
 // it names the host, why, and the setting that would let it through, so
 // that every refusal reads the same to the command and its reader.
 func Refusal(host, why string) error {
-	return fmt.Errorf("nova's sandbox refused a network request to %s: %s. "+
-		"Allow it in sandbox.network.allowedDomains (or with a WebFetch(domain:%s) allow rule) in .nova/settings.json", host, why, host)
+	return errors.New(RefusalText(host, why))
+}
+
+// RefusalText is Refusal's message: the host, why it was refused and the
+// two ways to allow it (the setting, or the rule on the command line).
+func RefusalText(host, why string) string {
+	return fmt.Sprintf("nova's sandbox refused a network request to %s: %s. "+
+		"To allow it, add %q to sandbox.network.allowedDomains in .nova/settings.json, "+
+		"or run nova with --allowedTools \"WebFetch(domain:%s)\"", host, why, host, host)
 }
 
 // HostsAllowed returns the HostDecider of a static list: host patterns

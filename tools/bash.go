@@ -110,8 +110,9 @@ func (*Bash) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, 
 	m := shellsOf(env)
 	d, _ := DecisionOf(ctx)
 	leaves, _ := leavesSandbox(in, env)
-	o := runOpts{unsandboxed: leaves, auto: d.Auto, beside: d.Auto && !d.ShellState}
+	o := runOpts{unsandboxed: leaves, auto: d.Auto, beside: d.Auto && !d.ShellState, hosts: hostsOf(ctx)}
 	if in.RunInBackground {
+		o.hosts = o.hosts.unasked()
 		return runBashBackground(m, env, in, o)
 	}
 	timeout := bashTimeout(in.Timeout)
@@ -139,6 +140,7 @@ func (*Bash) Run(ctx context.Context, input json.RawMessage, env *Env) (Result, 
 	case out.exitCode != 0:
 		fmt.Fprintf(&b, "\nExit code: %d", out.exitCode)
 	}
+	b.WriteString(o.hosts.refusedNote())
 	res.Output = strings.TrimLeft(b.String(), "\n")
 	if res.Output == "" {
 		res.Output = "(no output)"

@@ -278,6 +278,9 @@ func (pr *Prepared) Execute(ctx context.Context) Outcome {
 		}
 	}
 	runCtx := context.WithValue(withApproval(ctx, pr.decision, pr.checked), callKey{}, pr.call)
+	// A sandboxed command's hosts not allowed are asked through this
+	// call's own ask path (shellhosts.go).
+	runCtx = withHosts(runCtx, pr.p.Checker, pr.env.Ask, pr.call)
 	// The duration is the tool's run: not the wait for the person's
 	// approval, nor the hooks around it.
 	start := pr.p.clock()

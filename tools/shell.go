@@ -156,7 +156,7 @@ func (m *shellManager) stateDir(env *Env) (string, int, error) {
 // start runs script in bash in cwd, through the sandbox when there is one.
 // Foreground processes are tracked so Close can kill them.
 func (m *shellManager) start(env *Env, script, cwd string, out io.Writer, foreground bool, o runOpts) (*shellProc, error) {
-	restore := m.restoreScript()
+	restore := m.restoreScript(proxiedShell(env))
 	if restore != "" {
 		script = restoreFromStdin + script
 	}
@@ -170,7 +170,7 @@ func (m *shellManager) start(env *Env, script, cwd string, out io.Writer, foregr
 	release := func() {}
 	sandboxed := env.Sandbox != nil && !o.unsandboxed
 	if sandboxed {
-		r, err := env.Sandbox.Confine(cmd)
+		r, err := confine(env, cmd, o.hosts)
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: %w", err)
 		}
@@ -248,6 +248,10 @@ type runOpts struct {
 	// beside says it changes no shell state: it runs in a shell of its
 	// own, next to other commands, and saves nothing back.
 	beside bool
+	// hosts judges the hosts the command reaches through the sandbox's
+	// proxy, asking the person of its call; nil leaves them to the
+	// sandbox's own judge (which asks nobody).
+	hosts *callHosts
 }
 
 // gitOffScript switches off, for the command that follows, the git
@@ -443,7 +447,7 @@ const restoreFromStdin = ". /dev/stdin >/dev/null 2>&1; exec </dev/null\n"
 // restoreScript brings a fresh bash to the session's exported variables
 // (unsetting those the session unset), written by nova from the parsed
 // snapshot with every value quoted; "" before the first snapshot.
-func (m *shellManager) restoreScript() string {
+func (m *shellManager) restoreScript(keepProxy bool) string {
 	m.mu.Lock()
 	vars := m.vars
 	m.mu.Unlock()
@@ -451,12 +455,19 @@ func (m *shellManager) restoreScript() string {
 		return ""
 	}
 	var b strings.Builder
+	keep := "PWD|OLDPWD|SHLVL|_|" + runMarkerVar
+	if keepProxy {
+		keep += "|" + proxyVarsPattern
+	}
 	// The run marker is this command's, never the one the snapshot holds.
-	b.WriteString("for __nova_v in $(compgen -e 2>/dev/null); do case $__nova_v in PWD|OLDPWD|SHLVL|_|" + runMarkerVar + ") ;; *) unset -v \"$__nova_v\" 2>/dev/null ;; esac; done\n")
+	b.WriteString("for __nova_v in $(compgen -e 2>/dev/null); do case $__nova_v in " + keep + ") ;; *) unset -v \"$__nova_v\" 2>/dev/null ;; esac; done\n")
 	for _, d := range vars {
 		switch d.name {
 		case "PWD", "SHLVL", "_", runMarkerVar:
 			continue // bash's own, and the marker is this command's
+		}
+		if keepProxy && proxyVar(d.name) {
+			continue // this command's own (shellhosts.go)
 		}
 		if d.hasVal {
 			b.WriteString("export " + d.name + "=" + shellQuote(d.val) + "\n")

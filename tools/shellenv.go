@@ -28,6 +28,8 @@ func (m *shellManager) carried(env *Env) []string {
 			continue // the sandbox's private /tmp, set by bwrap for every command
 		case d.hasVal && sandboxSet(env, d.name, d.val):
 			continue // the sandbox's caches and temporary directory, set for every command
+		case proxyVar(d.name) && proxiedShell(env):
+			continue // each command's own, never restored (shellhosts.go)
 		}
 		if old, inBase := base[d.name]; !inBase || !d.hasVal || old != d.val {
 			if d.hasVal {

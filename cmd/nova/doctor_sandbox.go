@@ -38,7 +38,7 @@ func printSandboxPolicy(w io.Writer, tr *live.Setup, workdir, home string) {
 		}
 	}
 	fmt.Fprintf(w, "  temporary directory: %s\n", sb.TempDir())
-	network := tr.Settings.Sandbox.Network.Describe()
+	network := live.NetworkSummary(tr.Settings, sb.Filtered())
 	fmt.Fprintf(w, "  network: %s\n", network)
 	if ex := tr.Settings.Sandbox.ExcludedCommands; len(ex) > 0 {
 		fmt.Fprintf(w, "  run outside the sandbox, each still checked (sandbox.excludedCommands): %s\n", strings.Join(ex, ", "))

@@ -26,7 +26,7 @@ func TestDoctorSandbox(t *testing.T) {
 		"    go build: GOCACHE -> " + filepath.Join(caches, "go-build"),
 		"    npm: npm_config_cache -> " + filepath.Join(caches, "npm"),
 		"    maven: MAVEN_OPTS -> ",
-		"  network: none",
+		"  network: through nova's proxy (sandbox.network unset)",
 		"(sandbox.excludedCommands): docker:*",
 		"left out: ANTHROPIC_API_KEY, FOO_SECRET",
 		"envPassthrough: GITHUB_TOKEN",
