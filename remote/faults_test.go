@@ -7,8 +7,29 @@ import (
 	"testing"
 
 	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/llm/llmtest"
+	"github.com/nova-dev/nova/session"
 )
+
+// savedSession writes a session as a nova serve killed before would have
+// left it: a transcript of msgs in the server's NOVA_HOME, open nowhere.
+func savedSession(t *testing.T, o Options, msgs ...llm.Message) string {
+	t.Helper()
+	s, err := session.NewStore(o.NovaHome).Create(session.Meta{WorkspaceDir: o.Workdir, AgentKey: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		if err := s.AppendMessage(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return s.ID()
+}
 
 // refused is a provider turn that fails for good (not retried): the run
 // fails with the provider's words.
@@ -70,5 +91,32 @@ func TestWSFailedRunOneError(t *testing.T) {
 		for _, m := range msgs {
 			fmt.Println(m.raw)
 		}
+	}
+}
+
+// After a restart the session's numbers start again, so a client holding
+// a run and a cursor of the old server is told resync before the ok of
+// its subscribe (docs/remote.md), and nothing else comes first.
+func TestWSResyncBeforeOKAfterRestart(t *testing.T) {
+	e := newWSEnv(t, wsConfig{})
+	sid := savedSession(t, e.o, llm.UserText("hi"), llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{llm.TextPart("hello")}})
+	c := e.connect(t)
+	c.send(fmt.Sprintf(`{"type":"subscribe","session_id":%q,"run":"01J00000000000000000000000","after_seq":42,"id":1}`, sid))
+	r := c.next()
+	ok := c.next()
+	if r.Type != "resync" || r.SessionID != sid || r.FromSeq != 1 || r.Run != "" {
+		t.Errorf("first message %s, want a resync from 1", r.raw)
+	}
+	if !ok.is("ok", "1") || ok.SessionID != sid {
+		t.Errorf("second message %s, want the ok", ok.raw)
+	}
+	// The control: a client with nothing yet gets the ok alone.
+	c.send(fmt.Sprintf(`{"type":"subscribe","session_id":%q,"after_seq":0,"id":2}`, sid))
+	if m := c.next(); !m.is("ok", "2") {
+		t.Errorf("a fresh subscribe got %s first, want its ok", m.raw)
+	}
+	c.send(`{"type":"unsubscribe","session_id":"` + sid + `","id":3}`)
+	if m := c.next(); !m.is("ok", "3") {
+		t.Errorf("after the fresh subscribe came %s, want only the unsubscribe's ok", m.raw)
 	}
 }
