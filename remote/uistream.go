@@ -70,6 +70,7 @@ type uiEncoder struct {
 	n                    int    // for part ids
 	text, reasoning      string // the open part's id, or ""
 	inStep               bool
+	errSent              bool                     // an error part went out: done does not say it again
 	subs                 map[string]*subagentData // by Agent call id (uistream_sub.go)
 }
 
@@ -196,6 +197,7 @@ func (e *uiEncoder) event(ev agent.Event) []uiChunk {
 	case agent.EventError:
 		out = append(out, e.closeParts()...)
 		out = append(out, uiChunk{Type: "error", ErrorText: nonEmpty(ev.Text, "error")})
+		e.errSent = true
 	case agent.EventDone:
 		out = append(out, e.done(ev.Done)...)
 	}
@@ -235,6 +237,10 @@ func (e *uiEncoder) done(d *agent.Done) []uiChunk {
 	switch {
 	case d.Subtype == agent.SubtypeInterrupted:
 		return append(out, uiChunk{Type: "abort", Reason: "interrupted"})
+	case (d.IsError || d.Subtype == agent.SubtypeError) && e.errSent:
+		// The run's error event already said why; a second error part
+		// would show the failure twice.
+		return append(out, uiChunk{Type: "finish", FinishReason: "error"})
 	case d.IsError || d.Subtype == agent.SubtypeError:
 		return append(out, uiChunk{Type: "error", ErrorText: nonEmpty(d.Error, "the run failed")}, uiChunk{Type: "finish", FinishReason: "error"})
 	case d.Subtype == agent.SubtypeMaxTurns:

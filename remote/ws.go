@@ -494,9 +494,48 @@ func (wc *wsConn) subscribe(m wsIn) error {
 		cursor, resync = 0, true
 	}
 	wc.stop(id)
+	cursor, resync = wc.resyncFirst(id, r, cursor, resync)
 	wc.send(wc.ctx, wsOut{Type: "ok", ID: m.ID, SessionID: id, Run: r.ID()})
 	wc.watch(sess, r, cursor, resync)
 	return nil
+}
+
+// resyncFirst sends the resync a subscription starts with ahead of its
+// ok, as docs/remote.md has it (a client that reloads on resync must know
+// before it takes the ok's run as continuing its view), and returns the
+// cursor and resync the watcher starts from. The run's log is looked at
+// here; frames evicted before the watcher joins make it say resync again,
+// which the protocol allows. Only when the next frame's number is not yet
+// known (a run with nothing logged) is the resync left to the watcher.
+func (wc *wsConn) resyncFirst(id string, r *live.RunRef, cursor int64, resync bool) (int64, bool) {
+	sub, replay, lost, ok := r.Subscribe(cursor)
+	if !ok { // the placeholder: the session has not run since it was opened
+		if resync {
+			wc.send(wc.ctx, wsOut{Type: "resync", SessionID: id, FromSeq: r.LastSeq() + 1})
+		}
+		return cursor, false
+	}
+	defer sub.Close()
+	if !resync && !lost {
+		return cursor, false
+	}
+	var from int64
+	if len(replay) > 0 {
+		from = replay[0].Seq
+	} else {
+		select {
+		case f, open := <-sub.C():
+			if open {
+				from = f.Seq
+			} else { // the run has ended: nothing follows its last frame
+				from = r.LastSeq() + 1
+			}
+		default:
+			return cursor, true
+		}
+	}
+	wc.send(wc.ctx, wsOut{Type: "resync", SessionID: id, Run: r.ID(), FromSeq: from})
+	return from - 1, false
 }
 
 // unsubscribe stops following a session; it is ok when the connection
