@@ -1,6 +1,7 @@
 package live
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,6 +31,8 @@ type Host struct {
 
 	mu   sync.Mutex
 	open map[string]*Runtime
+	// ctls are the controllers of open sessions (host_ops.go).
+	ctls map[string]*Controller
 	// building holds the sessions being opened from their transcript,
 	// each done when its build has ended (see runtime).
 	building map[string]*hostBuild
@@ -135,24 +138,12 @@ func (h *Host) Create(_ context.Context, spec Spec) (*Session, error) {
 	}
 	h.creating++
 	h.mu.Unlock()
-	rt, err := h.build(h.ctx, o)
+	rt, err := h.make(h.ctx, o)
 	h.mu.Lock()
 	h.creating--
 	h.mu.Unlock()
 	if err != nil {
 		return nil, err
-	}
-	if def.Tools != nil {
-		// The agent may use the tools it names, and no others.
-		allowed := map[string]bool{}
-		for _, t := range def.Tools {
-			allowed[t] = true
-		}
-		for _, name := range rt.Registry.Names() {
-			if !allowed[name] {
-				rt.Registry.SetEnabled(name, false)
-			}
-		}
 	}
 	h.mu.Lock()
 	if h.closed {
@@ -250,7 +241,37 @@ func (h *Host) buildSaved(id string) (*Runtime, error) {
 	if tr.Meta.Model != "" && o.Model == "" {
 		o.Model = tr.Meta.Model
 	}
-	return h.build(h.ctx, o)
+	return h.make(h.ctx, o)
+}
+
+// make builds a runtime from o and holds it to its agent definition's
+// tools: every runtime of a session is made here (created, opened from
+// its transcript, rebuilt by a model switch), so none of them has tools
+// its agent was not given.
+func (h *Host) make(ctx context.Context, o Options) (*Runtime, error) {
+	rt, err := h.build(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	key := cmp.Or(rt.Session.Meta().AgentKey, o.AgentKey, config.MainAgentKey)
+	def, err := config.NewAgentStore(o.NovaHome, o.Getenv).Get(key)
+	if err != nil && !errors.Is(err, config.ErrAgentNotFound) {
+		_ = rt.Close()
+		return nil, fmt.Errorf("session %s: read its agent %q: %w", rt.Session.ID(), key, err)
+	}
+	if err == nil && def.Tools != nil {
+		// The agent may use the tools it names, and no others.
+		allowed := map[string]bool{}
+		for _, t := range def.Tools {
+			allowed[t] = true
+		}
+		for _, name := range rt.Registry.Names() {
+			if !allowed[name] {
+				rt.Registry.SetEnabled(name, false)
+			}
+		}
+	}
+	return rt, nil
 }
 
 // settleLocked waits, h.mu held (and let go while waiting), until session

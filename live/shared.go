@@ -26,6 +26,8 @@ var ErrShared = errors.New("this is the terminal's session, shared with the brow
 // session is there (ErrNoSession).
 type Shared struct {
 	current func() *Runtime
+	// ctl is the terminal's controller, when it gave it.
+	ctl *Controller
 }
 
 // NewShared returns the host of the runtime current returns, which is
