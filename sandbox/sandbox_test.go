@@ -372,7 +372,9 @@ func TestConfineReleasesFiles(t *testing.T) {
 		release()
 		release() // twice is harmless
 	}
-	if after := openFDs(t); after != before {
+	// More after is a leak; fewer is an earlier test's descriptors (a
+	// proxy's, a bridge's) closing late, which flaked this under -race.
+	if after := openFDs(t); after > before {
 		t.Errorf("%d descriptors open before, %d after 20 commands", before, after)
 	}
 	if _, err := os.Lstat(filepath.Join(ws, ".git", "commondir")); !errors.Is(err, os.ErrNotExist) {
