@@ -41,6 +41,9 @@ type Host interface {
 	// Delete ends any run of the session and removes it, with its
 	// memories when asked.
 	Delete(id string, memories bool) error
+	// Controller is the session's operations (model, mode, compact,
+	// !cmd, rules), the one implementation every frontend calls.
+	Controller(ctx context.Context, id string) (*live.Controller, error)
 }
 
 // chatRequest is seed 000's ChatRequest, and also what the AI SDK's

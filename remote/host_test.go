@@ -153,7 +153,10 @@ func (h *fakeHost) Load(string) (*session.Transcript, error) { return nil, live.
 func (h *fakeHost) Context(context.Context, string, string, string) (agent.ContextUsage, error) {
 	return agent.ContextUsage{}, live.ErrNoSession
 }
-func (h *fakeHost) Rename(string, string) error       { return live.ErrNoSession }
+func (h *fakeHost) Rename(string, string) error { return live.ErrNoSession }
+func (h *fakeHost) Controller(context.Context, string) (*live.Controller, error) {
+	return nil, live.ErrNoSession
+}
 func (h *fakeHost) SetWorkspace(string, string) error { return live.ErrNoSession }
 func (h *fakeHost) Delete(id string, _ bool) error {
 	h.mu.Lock()

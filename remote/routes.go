@@ -64,6 +64,13 @@ func (s *Server) routeTable() []route {
 		{"PATCH /api/sessions/{session_id}", scopeSession, s.renameSession},
 		{"PUT /api/sessions/{session_id}/workspace", scopeWrite, s.sessionWorkspace},
 		{"DELETE /api/sessions/{session_id}", scopeWrite, s.deleteSession},
+		// The session's operations (ops.go): what the terminal's /model,
+		// shift+tab, /compact, !cmd and /permissions do.
+		{"POST /api/sessions/{session_id}/model", scopeSession, opHandler((*Server).setModel)(s)},
+		{"POST /api/sessions/{session_id}/mode", scopeSession, opHandler((*Server).setMode)(s)},
+		{"POST /api/sessions/{session_id}/compact", scopeSession, opHandler((*Server).compact)(s)},
+		{"POST /api/sessions/{session_id}/shell", scopeSession, opHandler((*Server).shell)(s)},
+		{"GET /api/sessions/{session_id}/rules", scopeSession, s.sessionRules},
 
 		{"POST /api/chat/stream", scopeSession, s.chatStream},
 		{"POST /api/chat", scopeSession, s.chat},

@@ -22,6 +22,12 @@ var shareWrites = map[string]bool{
 	"POST /api/chat/interrupt":         true,
 	"POST /api/chat/approve":           true,
 	"POST /api/chat/answer":            true,
+	// The session's operations: a share's is the terminal's session,
+	// which answers them 409 (the terminal owns its model and mode).
+	"POST /api/sessions/{session_id}/model":   true,
+	"POST /api/sessions/{session_id}/mode":    true,
+	"POST /api/sessions/{session_id}/compact": true,
+	"POST /api/sessions/{session_id}/shell":   true,
 }
 
 // request is a request for pattern with its wildcards filled in.

@@ -323,6 +323,10 @@ type wsIn struct {
 	QuestionID string   `json:"question_id"`
 	Answers    []string `json:"answers"`
 	Declined   bool     `json:"declined"`
+	// set_mode, shell, compact (ops.go); set_model's is Model
+	Mode         string `json:"mode"`
+	Command      string `json:"command"`
+	Instructions string `json:"instructions"`
 }
 
 // wsOut is a message to the client other than an event frame: ok, error,
@@ -338,6 +342,11 @@ type wsOut struct {
 	// Prompt is a run message's: what started the run, whoever sent it
 	// (the terminal, another browser, this client).
 	Prompt *wsPrompt `json:"prompt,omitempty"`
+	// Result is an operation's answer in its ok (ops.go): what the HTTP
+	// route answers.
+	Result any `json:"result,omitempty"`
+	// Known are the models a set_model could name, in its error.
+	Known []string `json:"known,omitempty"`
 }
 
 // wsPrompt is the prompt of a run: its text and its attached images as
@@ -412,9 +421,13 @@ func (wc *wsConn) handle(in wsRead) {
 	case "interrupt":
 		err = wc.interrupt(m)
 	case "":
-		err = errors.New(`type is required: "subscribe", "unsubscribe", "prompt", "approve", "answer" or "interrupt"`)
+		err = errors.New(`type is required: ` + wsTypes)
 	default:
-		err = fmt.Errorf(`unknown type %q: send "subscribe", "unsubscribe", "prompt", "approve", "answer" or "interrupt"`, m.Type)
+		if op, ok := wc.wsOpFor(m.Type); ok {
+			err = wc.wsOp(m, op)
+			break
+		}
+		err = fmt.Errorf(`unknown type %q: send `+wsTypes, m.Type)
 	}
 	if err != nil {
 		out := wsOut{Type: "error", ID: m.ID, Detail: err.Error()}
