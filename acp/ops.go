@@ -2,7 +2,6 @@ package acp
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	acpsdk "github.com/coder/acp-go-sdk"
@@ -49,7 +48,7 @@ func setMode(rt *live.Runtime, mode string, bypassOK bool) error {
 		if !bypassOK {
 			return fmt.Errorf("bypassPermissions needs nova acp started with --allow-dangerously-skip-permissions")
 		}
-		if err := permission.CheckStartup(m, rt.Env.Sandbox != nil, os.Geteuid()); err != nil {
+		if err := rt.CanBypass(); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/nova-dev/nova/permission"
 )
@@ -51,11 +52,10 @@ type claudeFile struct {
 	ExtraKnownMarketplaces     map[string]json.RawMessage `json:"extraKnownMarketplaces"`
 }
 
-// claudePermissions is Claude Code's "permissions": nova's keys, and
-// one of Claude Code's own that restricts, which nova reports it lacks.
+// claudePermissions is Claude Code's "permissions": nova's keys are
+// Claude Code's.
 type claudePermissions struct {
 	Permissions
-	DisableBypassPermissionsMode string `json:"disableBypassPermissionsMode"`
 }
 
 // claudeSandbox is Claude Code's "sandbox" object.
@@ -165,9 +165,13 @@ func readClaudeFile(path, layer string) (*Settings, *ClaudeRead, error) {
 			s.Permissions.DefaultMode = m
 		}
 	}
-	if p.DisableBypassPermissionsMode != "" {
+	if v := p.DisableBypassPermissionsMode; v != "" {
 		key("permissions.disableBypassPermissionsMode", true)
-		r.Skipped = append(r.Skipped, "permissions.disableBypassPermissionsMode: nova has no such lock yet; bypassPermissions stays reachable (--permission-mode, shift+tab)")
+		if v == "disable" {
+			s.Permissions.DisableBypassPermissionsMode = v
+		} else {
+			r.Skipped = append(r.Skipped, fmt.Sprintf("permissions.disableBypassPermissionsMode %q: the one value is \"disable\"", v))
+		}
 	}
 	key("permissions.additionalDirectories", len(p.AdditionalDirectories) > 0)
 	s.Permissions.AdditionalDirectories = p.AdditionalDirectories
@@ -202,9 +206,8 @@ func readClaudeFile(path, layer string) (*Settings, *ClaudeRead, error) {
 }
 
 // mapClaudeSandbox puts Claude Code's sandbox keys on nova's. What nova's
-// sandbox cannot do yet is left out, which keeps the sandbox at least as
-// tight as Claude Code's: no network at all rather than a list of
-// domains, every command inside it rather than some outside.
+// sandbox cannot do is left out and said, which keeps it at least as
+// tight as Claude Code's: a host or command nova cannot read asks.
 func mapClaudeSandbox(sb *claudeSandbox, s *Settings, r *ClaudeRead) {
 	key := func(k string, present bool) {
 		if present {
@@ -226,11 +229,58 @@ func mapClaudeSandbox(sb *claudeSandbox, s *Settings, r *ClaudeRead) {
 	s.Sandbox.DenyRead = sb.Filesystem.DenyRead
 	key("filesystem.allowWrite", len(sb.Filesystem.AllowWrite) > 0)
 	s.Sandbox.AllowWrite = sb.Filesystem.AllowWrite
-	skip("network.allowedDomains", len(sb.Network.AllowedDomains) > 0, "nova's sandbox has no list of domains yet; the network stays as sandbox.network says (cut by default)")
-	skip("excludedCommands", len(sb.ExcludedCommands) > 0, "nova runs every command inside the sandbox")
+	if d := sb.Network.AllowedDomains; len(d) > 0 {
+		key("network.allowedDomains", true)
+		var ok []string
+		for _, h := range d {
+			if err := permission.ValidHostPattern(h); err != nil {
+				// Left out, the host asks: tighter, and said.
+				skip("network.allowedDomains", true, fmt.Sprintf("%q: %v", h, err))
+				continue
+			}
+			ok = append(ok, h)
+		}
+		// Claude Code's list sends commands through its proxy, as nova's
+		// object form of sandbox.network does.
+		s.Sandbox.Network = &NetworkSetting{AllowedDomains: append([]string{}, ok...)}
+	}
+	if ex := sb.ExcludedCommands; len(ex) > 0 {
+		key("excludedCommands", true)
+		for _, c := range ex {
+			p := claudeExcluded(c)
+			if err := permission.ValidExcluded(p); err != nil {
+				skip("excludedCommands", true, fmt.Sprintf("%q: %v", c, err))
+				continue
+			}
+			s.Sandbox.ExcludedCommands = append(s.Sandbox.ExcludedCommands, p)
+		}
+	}
 	skip("network.allowUnixSockets", len(sb.Network.AllowUnixSockets) > 0, "nova allows Unix sockets all or none (sandbox.network.allowAllUnixSockets)")
 	skip("network.allowLocalBinding", sb.Network.AllowLocalBinding != nil, "nova has no such setting")
 	skip("filesystem.denyWrite", len(sb.Filesystem.DenyWrite) > 0, "nova has no such setting; its sandbox keeps .nova, .claude, .git/hooks and the like read-only")
+}
+
+// claudeExcluded is one of Claude Code's sandbox.excludedCommands as a
+// Bash rule specifier: Claude Code's "docker" is the command and every
+// use of it (docker ps, docker run ...), which nova writes "docker:*";
+// a pattern already in rule form stays as written.
+func claudeExcluded(c string) string {
+	c = strings.TrimSpace(c)
+	if c == "" || strings.ContainsAny(c, "*:") {
+		return c
+	}
+	return c + ":*"
+}
+
+// BypassDisabled is the error for entering bypassPermissions when a
+// settings file sets permissions.disableBypassPermissionsMode to
+// "disable"; nil when none does.
+func (m *Settings) BypassDisabled() error {
+	if m == nil || m.Permissions.DisableBypassPermissionsMode != "disable" {
+		return nil
+	}
+	return fmt.Errorf("bypassPermissions is disabled by permissions.disableBypassPermissionsMode in %s: choose another permission mode (default, acceptEdits, plan)",
+		m.Sources["permissions.disableBypassPermissionsMode"])
 }
 
 // posOf says where needle first appears in data, for messages.

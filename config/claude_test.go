@@ -144,11 +144,100 @@ func TestClaudeSettingsTrusted(t *testing.T) {
 	if slices.Contains(p.Keys, "includeCoAuthoredBy") {
 		t.Errorf("an unknown key is listed as read")
 	}
-	skipped := strings.Join(p.Skipped, "\n")
 	for _, k := range []string{"sandbox.network.allowedDomains", "sandbox.excludedCommands"} {
-		if !strings.Contains(skipped, k) {
-			t.Errorf("skipped %q lacks %s", p.Skipped, k)
+		if !slices.Contains(p.Keys, k) {
+			t.Errorf("project keys %q lack %s", p.Keys, k)
 		}
+	}
+	if len(p.Skipped) != 0 {
+		t.Errorf("skipped %q: every key of the project file maps", p.Skipped)
+	}
+	// Claude Code's allowedDomains send commands through the proxy; its
+	// "docker" is every docker command.
+	if n := s.Sandbox.Network; !n.Filtered() || !slices.Equal(n.AllowedDomains, []string{"github.com"}) {
+		t.Errorf("network = %+v, want the proxy with github.com", n)
+	}
+	if !slices.Equal(s.Sandbox.ExcludedCommands, []string{"docker:*"}) {
+		t.Errorf("excludedCommands = %q", s.Sandbox.ExcludedCommands)
+	}
+}
+
+// TestClaudeSandboxKeysUntrusted: a project's allowedDomains and
+// excludedCommands are grants (a host reached, a command outside the
+// sandbox): left out and listed in a folder nobody trusted; a host or
+// command nova cannot read is left out and said, trusted too.
+func TestClaudeSandboxKeysUntrusted(t *testing.T) {
+	novaHome, proj, home := claudeProject(t)
+	s, _, err := LoadSettings(novaHome, proj, home, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Sandbox.Network != nil || len(s.Sandbox.ExcludedCommands) != 0 {
+		t.Errorf("untrusted project granted network %+v, excluded %q", s.Sandbox.Network, s.Sandbox.ExcludedCommands)
+	}
+	var ignored []string
+	for _, ig := range s.Ignored {
+		ignored = append(ignored, ig.Setting+"="+ig.Value)
+	}
+	for _, k := range []string{"sandbox.network=allowedDomains: github.com", "sandbox.excludedCommands=docker:*"} {
+		if !slices.Contains(ignored, k) {
+			t.Errorf("ignored %q lacks %s", ignored, k)
+		}
+	}
+	path := filepath.Join(proj, ".claude", "settings.local.json")
+	writeFile(t, path, `{"sandbox": {"network": {"allowedDomains": ["exa mple.com", "*.npmjs.org"]}, "excludedCommands": ["git status", "a:*b:*"]}}`)
+	if s, _, err = LoadSettings(novaHome, proj, home, true); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Sandbox.Network; !n.Filtered() || !slices.Equal(n.AllowedDomains, []string{"github.com", "*.npmjs.org"}) {
+		t.Errorf("network = %+v", n)
+	}
+	if !slices.Equal(s.Sandbox.ExcludedCommands, []string{"docker:*", "git status:*"}) {
+		t.Errorf("excludedCommands = %q", s.Sandbox.ExcludedCommands)
+	}
+	skipped := strings.Join(s.Claude[2].Skipped, "\n")
+	if !strings.Contains(skipped, `"exa mple.com"`) || !strings.Contains(skipped, `"a:*b:*"`) {
+		t.Errorf("skipped = %q", skipped)
+	}
+}
+
+// TestClaudeDisableBypass: permissions.disableBypassPermissionsMode
+// "disable" refuses bypassPermissions however it is asked for (the flag,
+// defaultMode), from a project file in a folder nobody trusted too (it
+// restricts), and names the file; other modes still start.
+func TestClaudeDisableBypass(t *testing.T) {
+	novaHome, proj, home := t.TempDir(), t.TempDir(), t.TempDir()
+	path := filepath.Join(proj, ".claude", "settings.json")
+	writeFile(t, path, `{"permissions": {"disableBypassPermissionsMode": "disable"}}`)
+	writeFile(t, filepath.Join(home, ".claude", "settings.json"), `{"permissions": {"defaultMode": "bypassPermissions"}}`)
+	s, _, err := LoadSettings(novaHome, proj, home, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.BypassDisabled()
+	if err == nil || !strings.Contains(err.Error(), path) {
+		t.Fatalf("BypassDisabled = %v, want it naming %s", err, path)
+	}
+	o := PermissionOptions{Workspace: proj, Home: home, NovaHome: novaHome}
+	if _, err := s.PermissionConfig(o); err == nil || !strings.Contains(err.Error(), "disableBypassPermissionsMode") {
+		t.Errorf("defaultMode bypassPermissions: err = %v", err)
+	}
+	o.Mode = permission.ModeBypass
+	if _, err := s.PermissionConfig(o); err == nil {
+		t.Errorf("--permission-mode bypassPermissions was not refused")
+	}
+	o.Mode = permission.ModeAcceptEdits
+	if cfg, err := s.PermissionConfig(o); err != nil || cfg.Mode != permission.ModeAcceptEdits {
+		t.Errorf("acceptEdits: mode %q, err %v", cfg.Mode, err)
+	}
+	// Positive control: without the key, bypassPermissions starts.
+	writeFile(t, path, `{}`)
+	if s, _, err = LoadSettings(novaHome, proj, home, false); err != nil || s.BypassDisabled() != nil {
+		t.Fatalf("no key: %v, %v", err, s.BypassDisabled())
+	}
+	o.Mode = permission.ModeBypass
+	if _, err := s.PermissionConfig(o); err != nil {
+		t.Errorf("bypassPermissions without the key: %v", err)
 	}
 }
 
@@ -209,7 +298,7 @@ func TestClaudeSettingsBadRules(t *testing.T) {
 	if _, _, err := LoadSettings(novaHome, proj, home, true); err == nil || !strings.Contains(err.Error(), path+": line 1") {
 		t.Errorf("bad deny: err = %v", err)
 	}
-	writeFile(t, path, `{"permissions": {"allow": ["Bash(ls", "Read"], "defaultMode": "dontAsk", "disableBypassPermissionsMode": "disable"}}`)
+	writeFile(t, path, `{"permissions": {"allow": ["Bash(ls", "Read"], "defaultMode": "dontAsk", "disableBypassPermissionsMode": "off"}}`)
 	s, _, err := LoadSettings(novaHome, proj, home, true)
 	if err != nil {
 		t.Fatal(err)

@@ -272,3 +272,11 @@ func (p Provider) ProviderConfig(t Timeouts) llm.ProviderConfig {
 	return llm.ProviderConfig{Key: p.Key, Type: p.Type, Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey, KeyHint: hint,
 		ConnectTimeout: ms(t.ConnectMS), FirstByteTimeout: ms(t.FirstByteMS), IdleTimeout: ms(t.IdleMS)}
 }
+
+// AliasModel is the model a family alias (sonnet, opus, haiku, ...) names
+// for provider type t, the one table --model and agents' and skills'
+// model: both read; false when t has no such family.
+func AliasModel(t llm.ProviderType, alias string) (string, bool) {
+	k, ok := aliasOf(t, alias)
+	return k.id, ok
+}

@@ -112,6 +112,11 @@ type Permissions struct {
 	Deny                  []string `json:"deny,omitempty"`
 	DefaultMode           string   `json:"defaultMode,omitempty"`
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+	// DisableBypassPermissionsMode "disable" (Claude Code's key) keeps
+	// bypassPermissions out of reach: the flag, a mode switch and
+	// defaultMode are refused. A restriction, so it holds from any file,
+	// trusted or not, and no later file lifts it.
+	DisableBypassPermissionsMode string `json:"disableBypassPermissionsMode,omitempty"`
 }
 
 // SandboxSettings is the "sandbox" object of a settings file; nil fields
@@ -301,6 +306,10 @@ func (m *Settings) merge(s *Settings, path, projectDir, home string) {
 		m.Permissions.DefaultMode = p.DefaultMode
 		m.Sources["permissions.defaultMode"] = path
 	}
+	if p.DisableBypassPermissionsMode == "disable" && m.Permissions.DisableBypassPermissionsMode != "disable" {
+		m.Permissions.DisableBypassPermissionsMode = "disable"
+		m.Sources["permissions.disableBypassPermissionsMode"] = path
+	}
 	m.Permissions.AdditionalDirectories = appendDirs(m.Permissions.AdditionalDirectories, p.AdditionalDirectories, projectDir, home)
 	m.Sandbox.DenyRead = appendDirs(m.Sandbox.DenyRead, s.Sandbox.DenyRead, projectDir, home)
 	m.Sandbox.ExcludedCommands = appendNew(m.Sandbox.ExcludedCommands, s.Sandbox.ExcludedCommands)
@@ -430,6 +439,9 @@ func (s *Settings) PermissionConfig(o PermissionOptions) (permission.Config, err
 	}
 	if _, ok := permission.ParseMode(string(cfg.Mode)); !ok {
 		return cfg, fmt.Errorf("unknown permission mode %q (want default, acceptEdits, plan or bypassPermissions)", cfg.Mode)
+	}
+	if err := s.BypassDisabled(); err != nil && cfg.Mode == permission.ModeBypass {
+		return cfg, err
 	}
 	for _, flag := range []struct {
 		name  string

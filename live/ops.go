@@ -47,12 +47,25 @@ func (c *Controller) SetMode(mode string, remote bool) (permission.Mode, error) 
 		case !c.bypassOK:
 			return "", fmt.Errorf("%w: the session must be started in it or with --allow-dangerously-skip-permissions (the SDK's allowDangerouslySkipPermissions)", ErrBypassRefused)
 		}
-		if err := permission.CheckStartup(m, rt.Env.Sandbox != nil, os.Geteuid()); err != nil {
+		if err := rt.CanBypass(); err != nil {
 			return "", err
 		}
 	}
 	rt.Checker.SetMode(m)
 	return m, nil
+}
+
+// CanBypass says why rt may not enter bypassPermissions, nil when it may:
+// a settings file's permissions.disableBypassPermissionsMode, or root
+// without the sandbox (permission.CheckStartup). Every frontend's mode
+// switch asks it.
+func (rt *Runtime) CanBypass() error {
+	if rt.Setup != nil {
+		if err := rt.Setup.Settings.BypassDisabled(); err != nil {
+			return fmt.Errorf("%w: %v", ErrBypassRefused, err)
+		}
+	}
+	return permission.CheckStartup(permission.ModeBypass, rt.Env.Sandbox != nil, os.Geteuid())
 }
 
 // CycleMode moves to the next mode (the terminal's shift+tab): default,

@@ -100,8 +100,10 @@ func familyModel(ps []config.Provider, cur config.Selection, family string) stri
 			}
 		}
 	}
-	if cur.Provider.Type == llm.ProviderAnthropic {
-		return cur.Provider.Key + ":claude-" + family + "-4-5"
+	// The alias table --model uses: an agent's model: sonnet is nova's
+	// sonnet, not an older one.
+	if id, ok := config.AliasModel(cur.Provider.Type, family); ok {
+		return cur.Provider.Key + ":" + id
 	}
 	return ""
 }

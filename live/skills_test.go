@@ -173,15 +173,16 @@ func TestProjectSkillsNeedTrust(t *testing.T) {
 	}
 }
 
-// A skill's model: haiku names the configured model of that family, a
-// provider:model its provider's.
+// A skill's model: haiku names the configured model of that family, else
+// what --model haiku names (one alias table), a provider:model its
+// provider's.
 func TestSkillModel(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
 	srv := llmtest.New()
 	defer srv.Close()
 	rt := buildWith(t, srv, home, ws)
 	m, err := rt.Skills.Model("haiku")
-	if err != nil || m.ID != "anthropic:claude-haiku-4-5" || m.Model != "claude-haiku-4-5" || m.Client == nil {
+	if err != nil || m.ID != "anthropic:claude-haiku-5-5" || m.Model != "claude-haiku-5-5" || m.Client == nil {
 		t.Errorf("haiku = %+v, %v", m, err)
 	}
 	if m, err := rt.Skills.Model("anthropic:claude-opus-4-1"); err != nil || m.Model != "claude-opus-4-1" {

@@ -82,8 +82,9 @@ func fullList(set *Set, names map[string]string) string {
 // its own: the names that do not fit are still given, without description.
 const listBudget = 8_000
 
-// descLimit bounds one description in the list.
-const descLimit = 250
+// descLimit bounds one description in the list: SKILL.md's own limit,
+// so the "when to use" that long descriptions end with is kept.
+const descLimit = 1024
 
 func writeList(b *strings.Builder, set *Set, names map[string]string) {
 	var rest []string

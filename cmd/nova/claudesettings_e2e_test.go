@@ -137,9 +137,9 @@ func TestClaudeSettingsDoctorE2E(t *testing.T) {
 	for _, want := range []string{
 		"Claude Code settings read (2):\n",
 		"  ~/.claude/settings.json (user): env, permissions.deny\n",
-		"  .claude/settings.json (project): permissions.allow\n",
-		"    not applied: sandbox.network.allowedDomains: ",
+		"  .claude/settings.json (project): permissions.allow, sandbox.network.allowedDomains\n",
 		"    permissions.allow in .claude/settings.json: Bash(make:*)\n",
+		"    sandbox.network in .claude/settings.json: allowedDomains: github.com\n",
 		"rules: 0 allow, 0 ask, 1 deny",
 	} {
 		if !strings.Contains(r.stdout, want) {
@@ -180,5 +180,36 @@ func TestClaudeSettingsModelE2E(t *testing.T) {
 	r := ask()
 	if r.code != 0 || lastModel() != "claude-sonnet-4-5" || !strings.Contains(r.stderr, `not using the model "opusplan" of `) {
 		t.Errorf("unknown model setting: exit %d, asked for %q; stderr %q", r.code, lastModel(), r.stderr)
+	}
+}
+
+// TestClaudeDisableBypassE2E: a project's .claude/settings.json
+// "disableBypassPermissionsMode": "disable" makes
+// --permission-mode bypassPermissions (and
+// --dangerously-skip-permissions) fail at start with a message naming
+// the file, before any request; without it (the control) the run goes.
+func TestClaudeDisableBypassE2E(t *testing.T) {
+	e := newE2E(t, llmtest.Turn{Text: "done"})
+	// As root without the sandbox bypassPermissions is refused for
+	// another reason (permission.CheckStartup): the control is then that
+	// the refusal is not this one.
+	root := os.Geteuid() == 0
+	if r := e.run("", "-p", "--no-sandbox", "--permission-mode", "bypassPermissions", "hi"); (r.code != 0 && !root) || strings.Contains(r.stderr, "disableBypassPermissionsMode") {
+		t.Fatalf("control: exit %d %s", r.code, r.stderr)
+	}
+	want := 1
+	if root {
+		want = 0
+	}
+	e.write(".claude/settings.json", `{"permissions": {"disableBypassPermissionsMode": "disable"}}`)
+	for _, flags := range [][]string{{"--permission-mode", "bypassPermissions"}, {"--dangerously-skip-permissions"}} {
+		args := append(append([]string{"-p", "--no-sandbox"}, flags...), "hi")
+		r := e.run("", args...)
+		if r.code == 0 || !strings.Contains(r.stderr, "disableBypassPermissionsMode") || !strings.Contains(r.stderr, filepath.Join(".claude", "settings.json")) {
+			t.Errorf("%v: exit %d, stderr %q; want a refusal naming the file", flags, r.code, r.stderr)
+		}
+	}
+	if n := len(e.srv.Requests()); n != want {
+		t.Errorf("%d requests, want %d; the refused runs must send none", n, want)
 	}
 }

@@ -193,7 +193,7 @@ func setMode(rt *live.Runtime, mode string, bypassOK bool) (string, error) {
 		if !bypassOK {
 			return "", fmt.Errorf("bypassPermissions needs the session started with --allow-dangerously-skip-permissions (the SDK's allowDangerouslySkipPermissions) or in that mode")
 		}
-		if err := permission.CheckStartup(m, rt.Env.Sandbox != nil, os.Geteuid()); err != nil {
+		if err := rt.CanBypass(); err != nil {
 			return "", err
 		}
 	}
