@@ -71,9 +71,9 @@ func (n *NetworkSetting) Describe() string {
 	case n.Everything():
 		return "every host (sandbox.network: true)"
 	case n.Filtered() && len(n.AllowedDomains) == 0:
-		return "through nova's proxy; no allowed domains (every host is refused)"
+		return "through nova's proxy; no allowed domains (every host is asked about; refused in print mode)"
 	case n.Filtered():
-		return "through nova's proxy; allowed domains: " + strings.Join(n.AllowedDomains, ", ") + " (other hosts are refused)"
+		return "through nova's proxy; allowed domains: " + strings.Join(n.AllowedDomains, ", ") + " (other hosts are asked about; refused in print mode)"
 	}
 	return "none (set sandbox.network to {\"allowedDomains\": [...]} to reach some hosts)"
 }
