@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nova-dev/nova/config"
+	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/llm/llmtest"
 )
 
@@ -49,8 +51,9 @@ func TestPrintModeCommandE2E(t *testing.T) {
 		t.Errorf("permission_denials = %+v, want the refused shell line", res.Denials)
 	}
 	reqs := e.srv.Requests()
+	haiku, _ := config.AliasModel(llm.ProviderAnthropic, "haiku") // what --model haiku names
 	for i, req := range reqs {
-		if m := req.JSON()["model"]; m != "claude-haiku-4-5" {
+		if m := req.JSON()["model"]; m != haiku {
 			t.Errorf("request %d asked model %v, want the command's (haiku)", i, m)
 		}
 	}
