@@ -52,7 +52,14 @@ func newPermissionDialog(ask *agent.PermissionAsk, by *agent.AgentRef) *permissi
 			return agent.PermissionAnswer{Allow: true, Always: true, Rule: rule}
 		})
 	}
-	d.addChoice("No, deny", "n", nil)
+	if ask.Host != "" {
+		// The network question: "no" refuses the host and the command
+		// goes on without it (a build's optional telemetry host must not
+		// end the turn); esc still stops it.
+		d.addChoice("No, refuse "+ask.Host, "n", func() agent.PermissionAnswer { return agent.PermissionAnswer{} })
+	} else {
+		d.addChoice("No, deny", "n", nil)
+	}
 	d.addChoice("No, and tell nova what to do instead", "", nil)
 	d.room = 10 // until the first frame fits it to the screen
 	return d
