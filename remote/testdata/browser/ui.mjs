@@ -145,6 +145,21 @@ async function desktop(browser) {
   await idle(page);
   assert.match(new URL(page.url()).pathname, /^\/s\/.+/, 'the session is not in the address');
 
+  step("the session's controls say what the server refused, in its words");
+  await page.locator('#session-bar').waitFor({ state: 'visible' });
+  // A name the server does not know (a list gone stale): its 400 says so.
+  await page.locator('#session-model').evaluate((s) => s.append(new Option('gone', 'anthropic:no-such-model')));
+  await page.locator('#session-model').selectOption('anthropic:no-such-model');
+  await page.locator('#composer-error', { hasText: 'Could not switch the model' }).waitFor();
+  assert.match(await page.locator('#composer-error').textContent(), /no-such-model.*claude-haiku-4-5/s, 'the 400 does not list the known models');
+  assert.equal(await page.locator('#session-model').inputValue(), '', 'the picker shows a model the session did not take');
+  // bypassPermissions is the terminal's alone: the 403 is shown.
+  await page.locator('#session-mode').evaluate((s) => s.append(new Option('bypass', 'bypassPermissions')));
+  await page.locator('#session-mode').selectOption('bypassPermissions');
+  await page.locator('#composer-error', { hasText: 'Could not change the permission mode' }).waitFor();
+  assert.match(await page.locator('#composer-error').textContent(), /bypassPermissions/);
+  assert.equal(await page.locator('#session-mode').inputValue(), 'default', 'the switch shows a mode the session did not take');
+
   step('Shift+Enter adds a line, Enter sends');
   const users = await page.locator('article.msg.user').count();
   await page.locator('#prompt').fill('line one');
@@ -189,6 +204,9 @@ async function desktop(browser) {
   await send(page, 'Take your time');
   await page.locator('#stop').waitFor({ state: 'visible' });
   await control('requests?n=4'); // the run is waiting on the model
+  // An operation while the turn goes on is refused (409), and said so.
+  await page.locator('#compact').click();
+  await page.locator('#composer-error', { hasText: 'busy — try when the turn ends' }).waitFor();
   await page.locator('#stop').click();
   await page.locator('.notice.stopped', { hasText: 'Stopped.' }).waitFor();
   await idle(page);
@@ -317,6 +335,52 @@ async function phone(browser) {
   assert.ok((await doneDiff.innerText()).includes('merges them key by key.'), 'the finished diff hides the new text');
   await noHorizontalScroll(page, 'phone, finished Edit');
   await edit.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-phone-edit.png') });
+
+  step('phone: the model picker switches the model the next request goes to');
+  await noHorizontalScroll(page, 'phone, session controls');
+  await tapSized(page, 'phone, session controls');
+  await page.locator('#session-model').selectOption('anthropic:claude-haiku-4-5');
+  await page.locator('.notice.op', { hasText: 'claude-haiku-4-5' }).waitFor();
+  assert.equal(await page.locator('#session-model').inputValue(), 'anthropic:claude-haiku-4-5');
+  await send(page, 'Which model answers?');
+  await page.locator('article.msg.assistant .markdown', { hasText: 'Answered by the picked model.' }).waitFor();
+  await idle(page);
+  const used = await (await fetch(`${CONTROL_URL}/last-model`)).text();
+  assert.equal(used, 'claude-haiku-4-5', 'the request after the switch went to another model');
+  assert.equal(await page.locator('#session-model').inputValue(), 'anthropic:claude-haiku-4-5', 'the picker forgot the switch');
+
+  step('phone: !echo hi runs the command and shows its output and exit code');
+  await send(page, '!echo hi');
+  const shell = page.locator('details.tool.shell').last();
+  await shell.locator('.tool-status', { hasText: 'exit 0' }).waitFor();
+  await shell.locator('.tool-output pre.out', { hasText: /^hi\s*$/ }).waitFor();
+  assert.equal(await page.locator('.user-text', { hasText: '!echo hi' }).count(), 1, 'the command is not shown once as what you typed');
+  assert.equal(await page.locator('#prompt').inputValue(), '');
+  await idle(page);
+  await noHorizontalScroll(page, 'phone, !echo hi');
+
+  step('phone: in plan mode a Write the model attempts is stopped');
+  await page.locator('#session-mode').selectOption('plan');
+  await page.locator('.notice.op', { hasText: 'Plan (read-only)' }).waitFor();
+  await send(page, 'Write the file');
+  const write = page.locator('details.tool[data-call-id="toolu_write"]');
+  await write.locator('.tool-status', { hasText: 'denied' }).waitFor();
+  await page.locator('article.msg.assistant .markdown', { hasText: 'Plan mode kept the file unwritten.' }).waitFor();
+  await idle(page);
+  assert.equal(await page.locator('#session-mode').inputValue(), 'plan');
+
+  step('phone: the rules view shows each rule with its source');
+  await page.locator('#rules').click();
+  const rules = page.getByRole('dialog', { name: 'Permission rules in force' });
+  const rule = rules.locator('tr.rule', { hasText: 'Bash(echo:*)' });
+  await rule.waitFor();
+  assert.equal((await rule.locator('.rule-behavior').textContent()).trim(), 'allow');
+  assert.match(await rule.locator('.rule-source').textContent(), /\.nova\/settings\.json \(user\)/, 'the rule does not say where it comes from');
+  await fitsAcross(rules, 'the rules view');
+  await tapSized(page, 'phone, rules');
+  await rules.getByRole('button', { name: 'Close' }).click();
+  await rules.waitFor({ state: 'hidden' });
+  assert.ok(await page.locator('#rules').evaluate((b) => b === document.activeElement), 'focus did not come back to Rules');
 
   await context.close();
   assert.deepEqual(problems, []);
