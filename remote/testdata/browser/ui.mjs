@@ -13,7 +13,7 @@
 import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { TIMEOUT, step, sleep, watch, login, connected, send, idle } from './common.mjs';
+import { TIMEOUT, step, sleep, watch, login, connected, send, idle, accessible } from './common.mjs';
 
 const { NOVA_URL, NOVA_TOKEN, CONTROL_URL, CHROMIUM, SCREENSHOT_DIR } = process.env;
 // current is the page under test, for what a failure prints.
@@ -73,6 +73,7 @@ async function desktop(browser) {
   step('open the UI with the token');
   await login(page, NOVA_URL, NOVA_TOKEN);
   await labelled(page, 'desktop');
+  await accessible(page, 'desktop, new session');
 
   step('the Markdown renderer keeps a single line break');
   const lines = await page.evaluate(async () => {
@@ -175,6 +176,7 @@ async function desktop(browser) {
   assert.ok((await ask.textContent()).includes('touch made-by-nova.txt'), 'the ask does not show the command');
   assert.ok((await ask.locator('.ask-reason').textContent()).trim().length > 0, 'the ask gives no reason');
   await page.locator('#waiting').waitFor({ state: 'visible' });
+  await accessible(page, 'desktop, Bash approval');
   const allow = ask.getByRole('button', { name: 'Allow', exact: true });
   assert.ok(await allow.evaluate((b) => b === document.activeElement), 'focus did not move to the approval');
   await allow.click();
@@ -199,6 +201,7 @@ async function desktop(browser) {
   await hrow.locator('summary').click();
   await hrow.locator('.tool-output pre.out', { hasText: 'created-by-bash' }).waitFor();
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-desktop.png') });
+  await accessible(page, 'desktop, history with a tool row open');
 
   step('stop a slow run');
   await send(page, 'Take your time');
@@ -238,6 +241,7 @@ async function desktop(browser) {
   await page.locator('#workspace').click();
   const picker = page.getByRole('dialog', { name: 'Choose a workspace' });
   await picker.waitFor();
+  await accessible(page, 'desktop, workspace picker');
   await picker.getByRole('button', { name: 'src', exact: true }).click();
   await page.waitForFunction(() => /\/src$/.test(document.querySelector('dialog .ws-input').value));
   await picker.getByRole('button', { name: 'Use this folder' }).click();
@@ -279,6 +283,7 @@ async function phone(browser) {
   const item = page.locator('.session', { hasText: 'Say hello' });
   await item.waitFor();
   await tapSized(page, 'phone, menu');
+  await accessible(page, 'phone, menu');
   await item.click();
   await page.locator('article.msg.assistant h2', { hasText: 'Hello' }).waitFor();
   assert.ok(await page.locator('#sidebar').evaluate((e) => !e.classList.contains('open')), 'the menu stayed open');
@@ -300,6 +305,7 @@ async function phone(browser) {
   const box = await page.locator('#prompt').boundingBox();
   assert.ok(box && box.y + box.height <= 844, 'the message box is below the screen');
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-phone.png') });
+  await accessible(page, 'phone, answer and session controls');
 
   step('phone: an Edit approval shows its whole diff, wrapped, the change marked');
   await send(page, 'Edit the notes');
@@ -313,6 +319,7 @@ async function phone(browser) {
   assert.equal(await askDiff.locator('mark.diff-word', { hasText: 'merges' }).count(), 1, 'the changed word is not marked');
   assert.equal(await askDiff.locator('mark.diff-word', { hasText: 'reads' }).count(), 1, 'the removed word is not marked');
   await noHorizontalScroll(page, 'phone, Edit approval');
+  await accessible(page, 'phone, Edit approval');
   await ask.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-phone-approval.png') });
   await ask.getByRole('button', { name: 'Allow', exact: true }).click();
 
@@ -358,6 +365,7 @@ async function phone(browser) {
   assert.equal(await page.locator('#prompt').inputValue(), '');
   await idle(page);
   await noHorizontalScroll(page, 'phone, !echo hi');
+  await accessible(page, 'phone, !echo hi');
 
   step('phone: in plan mode a Write the model attempts is stopped');
   await page.locator('#session-mode').selectOption('plan');
@@ -378,6 +386,7 @@ async function phone(browser) {
   assert.match(await rule.locator('.rule-source').textContent(), /\.nova\/settings\.json \(user\)/, 'the rule does not say where it comes from');
   await fitsAcross(rules, 'the rules view');
   await tapSized(page, 'phone, rules');
+  await accessible(page, 'phone, rules view');
   await rules.getByRole('button', { name: 'Close' }).click();
   await rules.waitFor({ state: 'hidden' });
   assert.ok(await page.locator('#rules').evaluate((b) => b === document.activeElement), 'focus did not come back to Rules');
