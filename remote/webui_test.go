@@ -27,8 +27,8 @@ import (
 // they go to a temporary directory.
 var screenshots = flag.Bool("screenshots", false, "write the web UI's screenshots to docs/")
 
-// browserTools finds node, Chromium and the test's playwright-core
-// (installed by .ci/run: npm ci in testdata/browser). Without them the
+// browserTools finds node, Chromium and the test's playwright-core and
+// axe-core (installed by .ci/run: npm ci in testdata/browser). Without them the
 // test skips, except in CI, where it fails.
 func browserTools(t *testing.T) (node, chromium, dir string) {
 	t.Helper()
@@ -49,8 +49,10 @@ func browserTools(t *testing.T) (node, chromium, dir string) {
 	if chromium == "" {
 		missing = append(missing, "chromium (apt-get install chromium)")
 	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "playwright-core")); err != nil {
-		missing = append(missing, "playwright-core (npm ci --prefix remote/testdata/browser)")
+	for _, pkg := range []string{"playwright-core", "axe-core"} {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg)); err != nil {
+			missing = append(missing, pkg+" (npm ci --prefix remote/testdata/browser)")
+		}
 	}
 	if len(missing) > 0 {
 		if os.Getenv("CI") != "" {
@@ -201,6 +203,8 @@ func webUITurns() []llmtest.Turn {
 		{Text: "Answered by the picked model."},
 		{ToolCalls: []llmtest.ToolCall{{ID: "toolu_write", Name: "Write", Input: `{"file_path":"plan-mode.txt","content":"must not be written"}`}}},
 		{Text: "Plan mode kept the file unwritten."},
+		// Compact on the phone: the summary the model writes.
+		{Text: "The session so far: notes edited, a plan-mode Write refused."},
 	}
 }
 

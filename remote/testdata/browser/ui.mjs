@@ -391,6 +391,13 @@ async function phone(browser) {
   await rules.waitFor({ state: 'hidden' });
   assert.ok(await page.locator('#rules').evaluate((b) => b === document.activeElement), 'focus did not come back to Rules');
 
+  step('phone: Compact summarises the history and says so');
+  await page.locator('#compact').click();
+  await page.locator('.notice', { hasText: 'History compacted' }).waitFor();
+  await idle(page);
+  assert.equal(await page.locator('.user-text', { hasText: '/compact' }).count(), 0, 'the compaction is shown as your message');
+  assert.equal(await page.locator('#composer-error').textContent(), '');
+
   await context.close();
   assert.deepEqual(problems, []);
 }
