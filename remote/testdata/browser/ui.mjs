@@ -7,7 +7,7 @@
 //   CONTROL_URL     GET /cut drops the network, GET /restore brings it back,
 //                   GET /requests?n=N waits until the model was asked N times
 //   CHROMIUM        the browser to drive
-//   SCREENSHOT_DIR  where remote-desktop.png and remote-phone.png go
+//   SCREENSHOT_DIR  where the screenshots of docs/remote.md go
 // It prints each step and exits non-zero with the reason on a failure.
 
 import { chromium } from 'playwright-core';
@@ -376,6 +376,7 @@ async function phone(browser) {
   await page.locator('article.msg.assistant .markdown', { hasText: 'Plan mode kept the file unwritten.' }).waitFor();
   await idle(page);
   assert.equal(await page.locator('#session-mode').inputValue(), 'plan');
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-phone-ops.png') });
 
   step('phone: the rules view shows each rule with its source');
   await page.locator('#rules').click();

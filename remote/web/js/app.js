@@ -97,13 +97,18 @@ const bar = new SessionBar({ bar: $('session-bar'), model: $('session-model'), m
   note: (text) => {
     transcript.note(text, 'notice op');
     transcript.endArticle();
+    transcript.toBottom();
   },
   expect: (prompt) => state.sent.push(prompt),
   unexpect: (prompt) => {
     const k = state.sent.lastIndexOf(prompt);
     if (k >= 0) state.sent.splice(k, 1);
   },
-  addUser: (text) => transcript.addUser(text),
+  addUser: (text) => {
+    const shown = transcript.addUser(text);
+    transcript.toBottom();
+    return shown;
+  },
   shellRow: (command) => transcript.shellRow(command),
   shellAnswer: (command, res) => transcript.shellAnswer(command, res),
 });
@@ -539,6 +544,7 @@ async function sendPrompt() {
     state.creating = { text };
   }
   transcript.addUser(text);
+  transcript.toBottom(); // the person's own prompt, even when they had scrolled up
   state.sent.push(text);
   el.prompt.value = '';
   autosize(el.prompt);

@@ -89,6 +89,12 @@ export class Transcript {
     if (atBottom) s.scrollTop = s.scrollHeight;
   }
 
+  // toBottom shows the end of the conversation: after something the
+  // person did (a prompt, a !cmd, a switch), which they mean to see.
+  toBottom() {
+    this.el.scrollTop = this.el.scrollHeight;
+  }
+
   // addUser shows a prompt.
   addUser(text, images = []) {
     this.dropWelcome();
@@ -448,7 +454,8 @@ export class Transcript {
   result(r) {
     let row = this.rows.get(r.id);
     if (!row) row = this.addRow({ id: r.id, name: r.name, input: {} });
-    row.result(r);
+    // An open row (a !cmd's) grows with its output: the view follows.
+    this.stick(() => row.result(r));
     this.settleAsks((a) => (a.ask ? a.ask.id === r.id : a.row === row));
     const t = this.subs.get(r.id);
     if (t) t.finish(); // the Agent call's result ends its subagent's work
