@@ -64,7 +64,7 @@ async function control(what) {
 
 async function desktop(browser) {
   const problems = [];
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   current = page;
   page.setDefaultTimeout(TIMEOUT);
@@ -210,6 +210,13 @@ async function desktop(browser) {
   // An operation while the turn goes on is refused (409), and said so.
   await page.locator('#compact').click();
   await page.locator('#composer-error', { hasText: 'busy — try when the turn ends' }).waitFor();
+  // So is a !cmd, which stays in the message box to send again.
+  await page.locator('#composer-error').evaluate((e) => { e.textContent = ''; });
+  await send(page, '!echo later');
+  await page.locator('#composer-error', { hasText: 'The command did not run: busy — try when the turn ends' }).waitFor();
+  assert.equal(await page.locator('#prompt').inputValue(), '!echo later', 'the refused command is not kept to send again');
+  assert.equal(await page.locator('.user-text', { hasText: '!echo later' }).count(), 0, 'a refused command is shown as sent');
+  await page.locator('#prompt').fill('');
   await page.locator('#stop').click();
   await page.locator('.notice.stopped', { hasText: 'Stopped.' }).waitFor();
   await idle(page);
