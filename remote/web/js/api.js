@@ -45,7 +45,6 @@ export const api = {
   sessions: () => request('GET', '/api/sessions').then((d) => d.items || []),
   messages: (id) => request('GET', `/api/sessions/${q(id)}/messages`).then((d) => d.items || []),
   context: (id) => request('GET', `/api/sessions/${q(id)}/context`),
-  rename: (id, title) => request('PATCH', `/api/sessions/${q(id)}`, { title }),
   setWorkspace: (id, dir) => request('PUT', `/api/sessions/${q(id)}/workspace`, { workspace_dir: dir }),
   // status is the session's stream status, or null when it has none
   // (a session that has not run since the server started).
