@@ -93,7 +93,7 @@ func (c *Controller) CycleMode() permission.Mode {
 // instructions, in the session's run slot: its compaction event is on
 // the stream of whoever watches, and it is ErrBusy while a run goes on.
 func (c *Controller) Compact(ctx context.Context, instructions string) error {
-	return c.compact(ctx, instructions, false)
+	return c.compact(ctx, instructions, false, nil)
 }
 
 // TerminalCompact is Compact for the frontend that drives the session in
@@ -101,20 +101,21 @@ func (c *Controller) Compact(ctx context.Context, instructions string) error {
 // run is Local (RunRef.Local), so a terminal shared with browsers does
 // not show it a second time as a browser's run.
 func (c *Controller) TerminalCompact(ctx context.Context, instructions string) error {
-	return c.compact(ctx, instructions, true)
+	return c.compact(ctx, instructions, true, nil)
 }
 
-func (c *Controller) compact(ctx context.Context, instructions string, local bool) error {
+// CompactWatched is Compact whose run is handed to watch as it starts.
+func (c *Controller) CompactWatched(ctx context.Context, instructions string, watch Watch) error {
+	return c.compact(ctx, instructions, false, watch)
+}
+
+func (c *Controller) compact(ctx context.Context, instructions string, local bool, watch Watch) error {
 	rt := c.Runtime()
 	var err error
-	sub, _, serr := rt.Live.start(llm.UserText("/compact "+instructions), false, local, func(rctx context.Context) <-chan agent.Event {
+	if oerr := c.op(ctx, rt, llm.UserText("/compact "+instructions), local, watch, func(rctx context.Context) <-chan agent.Event {
 		return rt.Agent.CompactRun(rctx, instructions, &err)
-	})
-	if serr != nil {
-		return serr
-	}
-	if werr := drain(ctx, rt, sub.C()); werr != nil {
-		return werr
+	}); oerr != nil {
+		return oerr
 	}
 	return err
 }
@@ -125,7 +126,7 @@ func (c *Controller) compact(ctx context.Context, instructions string, local boo
 // session's ask on the stream, and what it printed is in the session's
 // messages when it returns. It is ErrBusy while a run goes on.
 func (c *Controller) Shell(ctx context.Context, command string) (agent.ShellOutcome, error) {
-	return c.shell(ctx, command, false)
+	return c.shell(ctx, command, false, nil)
 }
 
 // TerminalShell is Shell for the frontend that drives the session in
@@ -133,25 +134,46 @@ func (c *Controller) Shell(ctx context.Context, command string) (agent.ShellOutc
 // itself: its run is Local (RunRef.Local), so a terminal shared with
 // browsers does not show it a second time as a browser's run.
 func (c *Controller) TerminalShell(ctx context.Context, command string) (agent.ShellOutcome, error) {
-	return c.shell(ctx, command, true)
+	return c.shell(ctx, command, true, nil)
 }
 
-func (c *Controller) shell(ctx context.Context, command string, local bool) (agent.ShellOutcome, error) {
+// ShellWatched is Shell whose run is handed to watch as it starts.
+func (c *Controller) ShellWatched(ctx context.Context, command string, watch Watch) (agent.ShellOutcome, error) {
+	return c.shell(ctx, command, false, watch)
+}
+
+func (c *Controller) shell(ctx context.Context, command string, local bool, watch Watch) (agent.ShellOutcome, error) {
 	if strings.TrimSpace(command) == "" {
 		return agent.ShellOutcome{}, errors.New("shell: no command")
 	}
 	rt := c.Runtime()
 	var out agent.ShellOutcome
-	sub, _, err := rt.Live.start(llm.UserText("!"+command), false, local, func(rctx context.Context) <-chan agent.Event {
+	err := c.op(ctx, rt, llm.UserText("!"+command), local, watch, func(rctx context.Context) <-chan agent.Event {
 		return rt.Agent.Shell(rctx, command, &out)
 	})
+	return out, err
+}
+
+// Watch is handed an operation's run as it starts (ShellWatched,
+// CompactWatched): the session and a relay's subscription from the run's
+// first frame (Log.Follow: it does not make the run count as watched),
+// which the watcher reads to its end. nova serve relays it to the
+// session's SSE stream, so a client of that stream sees the op's events
+// (and answers its asks) as a chat run's.
+type Watch func(sess *Session, sub *Sub[agent.Event], replay []Frame[agent.Event])
+
+// op runs fn in rt's run slot as a run shown as input, and follows it to
+// its end; watch, when not nil, gets the run as it starts.
+func (c *Controller) op(ctx context.Context, rt *Runtime, input llm.Message, local bool, watch Watch, fn func(context.Context) <-chan agent.Event) error {
+	sub, ref, err := rt.Live.start(input, false, local, fn)
 	if err != nil {
-		return out, err
+		return err
 	}
-	if err := drain(ctx, rt, sub.C()); err != nil {
-		return out, err
+	if watch != nil && ref != nil && ref.log != nil {
+		wsub, replay, _ := ref.log.Follow(0)
+		watch(rt.Live, wsub, replay)
 	}
-	return out, nil
+	return drain(ctx, rt, sub.C())
 }
 
 // drain follows an op's frames to its end; ctx ending interrupts it.
