@@ -2,12 +2,15 @@ package live
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/nova-dev/nova/llm/llmtest"
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/session"
 )
 
 // Claude Code's rules are listed with their layer and marked as Claude
@@ -87,5 +90,35 @@ func TestControllerMemoryConditional(t *testing.T) {
 		if strings.Contains(line, "AGENTS.md") && strings.Contains(line, "when") {
 			t.Errorf("AGENTS.md is said to be conditional: %s", line)
 		}
+	}
+}
+
+// !cmd's output is one of the session's messages as Shell returns, in
+// the transcript before any prompt, with the session's context ahead of
+// it (the first user message carries it); the next request has it once.
+func TestControllerShellRecordedAtOnce(t *testing.T) {
+	e := newTestController(t, "", Options{}, llmtest.Turn{Text: "seen"})
+	// The output (SENTINEL-42) is not the command's own text.
+	if _, err := e.c.Shell(context.Background(), "echo SENTINEL-$((40+2))"); err != nil {
+		t.Fatal(err)
+	}
+	tr, _, err := session.NewStore(e.novaHome).Load(e.c.Runtime().Session.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := tr.Messages()
+	if raw, _ := json.Marshal(msgs); len(msgs) != 1 || !strings.Contains(string(raw), "SENTINEL-42") {
+		t.Fatalf("the transcript right after !cmd: %s", raw)
+	}
+	if first := msgs[0]; len(first.Parts) != 2 || !session.IsContext(first.Parts[0]) {
+		t.Errorf("the first message does not carry the session's context: %+v", first.Parts)
+	}
+	e.run(t, "what did it say")
+	raw, _ := json.Marshal(e.last(t)["messages"])
+	if n := strings.Count(string(raw), "SENTINEL-42"); n != 1 {
+		t.Errorf("the next request has the output %d times: %s", n, raw)
+	}
+	if n := strings.Count(string(raw), "Working directory:"); n != 1 {
+		t.Errorf("the next request has the context %d times", n)
 	}
 }

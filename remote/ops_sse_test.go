@@ -39,6 +39,11 @@ func TestSessionOpsOnTheSSEStream(t *testing.T) {
 	if !strings.Contains(stream, `"toolName":"Bash"`) || !strings.Contains(stream, "SENTINEL-SSE-SHELL") || strings.Contains(stream, "SENTINEL-OLD-TURN") {
 		t.Errorf("the SSE stream after !cmd is not the command's run:\n%.2000s", stream)
 	}
+	// The command is one of the session's messages at once, before any
+	// prompt.
+	if code, msgs, _ := ts.do("GET", "/api/sessions/"+id+"/messages", ""); code != 200 || !strings.Contains(msgs, "bash-stdout") || !strings.Contains(msgs, "SENTINEL-SSE-SHELL") {
+		t.Errorf("GET messages right after !cmd: %d %.2000s", code, msgs)
+	}
 	if !strings.Contains(stream, `"type":"finish"`) {
 		t.Errorf("the command's stream does not finish:\n%.2000s", stream)
 	}
