@@ -65,8 +65,8 @@ func (d Dirs) AgentRoots() []Root {
 	if d.NovaHome != "" {
 		out = append(out, Root{filepath.Join(d.NovaHome, "agents"), KindAgent, ScopeUser})
 	}
-	if d.Home != "" {
-		out = append(out, Root{filepath.Join(d.Home, ".claude", "agents"), KindAgent, ScopeUser})
+	if d.ClaudeHome != "" {
+		out = append(out, Root{filepath.Join(d.ClaudeHome, "agents"), KindAgent, ScopeUser})
 	}
 	return out
 }

@@ -12,9 +12,10 @@ import (
 
 // Dirs say where a session's skills are.
 type Dirs struct {
-	// NovaHome, Home and Workdir are nova's directory, the user's home
-	// ("" for none) and the workspace.
-	NovaHome, Home, Workdir string
+	// NovaHome, ClaudeHome and Workdir are nova's directory, Claude
+	// Code's directory of the user (config.ClaudeHome: ~/.claude or
+	// CLAUDE_CONFIG_DIR; "" for none) and the workspace.
+	NovaHome, ClaudeHome, Workdir string
 	// Trusted says the workspace is trusted: only then are its skills and
 	// commands loaded (they are the repository author's words, and may
 	// widen what runs without asking).
@@ -41,14 +42,14 @@ func (d Dirs) Roots() []Root {
 	if d.NovaHome != "" {
 		out = append(out, Root{filepath.Join(d.NovaHome, "skills"), KindSkill, ScopeUser})
 	}
-	if d.Home != "" {
-		out = append(out, Root{filepath.Join(d.Home, ".claude", "skills"), KindSkill, ScopeUser})
+	if d.ClaudeHome != "" {
+		out = append(out, Root{filepath.Join(d.ClaudeHome, "skills"), KindSkill, ScopeUser})
 	}
 	if d.NovaHome != "" {
 		out = append(out, Root{filepath.Join(d.NovaHome, "commands"), KindCommand, ScopeUser})
 	}
-	if d.Home != "" {
-		out = append(out, Root{filepath.Join(d.Home, ".claude", "commands"), KindCommand, ScopeUser})
+	if d.ClaudeHome != "" {
+		out = append(out, Root{filepath.Join(d.ClaudeHome, "commands"), KindCommand, ScopeUser})
 	}
 	if d.Workdir != "" {
 		out = append(out,

@@ -375,7 +375,7 @@ func (b *interactiveBackend) Team() (string, error) {
 // auto memory file.
 func (b *interactiveBackend) Memory() (string, error) {
 	rt := b.runtime()
-	files, warns, err := memory.LoadInstructions(rt.NovaHome, rt.Workdir, rt.Home)
+	files, warns, err := memory.LoadInstructions(rt.NovaHome, rt.Workdir, rt.Home, rt.ClaudeHome)
 	if err != nil {
 		return "", err
 	}
@@ -414,7 +414,7 @@ func (b *interactiveBackend) MemoryFiles() ([]string, error) {
 		}
 	}
 	files := []string{path}
-	loaded, _, err := memory.LoadInstructions(rt.NovaHome, rt.Workdir, rt.Home)
+	loaded, _, err := memory.LoadInstructions(rt.NovaHome, rt.Workdir, rt.Home, rt.ClaudeHome)
 	if err != nil {
 		return nil, err
 	}
