@@ -24,9 +24,9 @@ func TestDoctorExitCode(t *testing.T) {
 		t.Errorf("with a provider: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 
-	e.env = append(e.env, "NOVA_MODEL=claude-sonet")
+	e.env = append(e.env, "NOVA_MODEL=sonet")
 	r = e.run("", "doctor", "--no-sandbox")
-	if r.code != 2 || !strings.Contains(r.stdout, "default model: NOVA_MODEL claude-sonet: no configured provider has this model") ||
+	if r.code != 2 || !strings.Contains(r.stdout, "default model: NOVA_MODEL sonet: no configured provider has this model") ||
 		!strings.Contains(r.stderr, "Known models:") {
 		t.Errorf("unknown default model: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}

@@ -46,7 +46,7 @@ func TestInteractiveModelSwitchKeepsFigures(t *testing.T) {
 	}
 	id := st.SessionID
 
-	if err := w.b.SetModel("claude-sonet"); err == nil || !strings.Contains(err.Error(), "/model claude-sonet: no configured provider has this model") ||
+	if err := w.b.SetModel("sonet"); err == nil || !strings.Contains(err.Error(), "/model sonet: no configured provider has this model") ||
 		!strings.Contains(err.Error(), "claude-opus-5-5 (opus)") {
 		t.Errorf("unknown model: %v", err)
 	}
