@@ -232,10 +232,13 @@ func providerKeys(ps []Provider) string {
 
 // DefaultModelName is the model used for a provider when none is named; ""
 // means the server must be asked (OpenAI-compatible servers host anything).
+// Anthropic's is what the sonnet alias names, so the default never lags
+// the alias table.
 func DefaultModelName(t llm.ProviderType) string {
 	switch t {
 	case llm.ProviderAnthropic:
-		return "claude-sonnet-4-5"
+		id, _ := AliasModel(t, "sonnet")
+		return id
 	case llm.ProviderOpenAIResponse:
 		return "gpt-5"
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nova-dev/nova/config"
+	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/llm/llmtest"
 )
 
@@ -59,6 +61,10 @@ func TestModelAliasAndUnknownModel(t *testing.T) {
 		t.Errorf("the server got %d model requests", n)
 	}
 }
+
+// defaultModel is the Anthropic model nova uses when none is named: what
+// the sonnet alias names.
+func defaultModel() string { return config.DefaultModelName(llm.ProviderAnthropic) }
 
 // TestUnlistedClaudeModelE2E: a claude-* id nova does not list
 // (claude-sonnet-4-0, as 41 of one popular collection's commands name)
