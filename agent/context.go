@@ -14,6 +14,9 @@ import (
 // files of subdirectories as tools touch them. Build it once per session.
 type ContextSource struct {
 	NovaHome, Workdir, Home string
+	// ClaudeHome is Claude Code's directory of the user (~/.claude or
+	// CLAUDE_CONFIG_DIR), where its CLAUDE.md and rules are.
+	ClaudeHome string
 
 	mu       sync.Mutex
 	tracker  *memory.Tracker
@@ -26,7 +29,7 @@ type ContextSource struct {
 func (c *ContextSource) Message(ctx context.Context) string {
 	var b strings.Builder
 	b.WriteString(EnvironmentContext(ctx, c.Workdir, time.Now()))
-	files, warns, err := memory.LoadInstructions(c.NovaHome, c.Workdir, c.Home)
+	files, warns, err := memory.LoadInstructions(c.NovaHome, c.Workdir, c.Home, c.ClaudeHome)
 	if err != nil {
 		warns = append(warns, err.Error())
 	}

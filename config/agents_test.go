@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nova-dev/nova/llm"
 )
 
 func TestValidAgentKey(t *testing.T) {
@@ -32,7 +34,8 @@ func TestAgentStoreMainDefault(t *testing.T) {
 
 	// The environment's provider and its default model.
 	s = NewAgentStore(home, envOf(map[string]string{"ANTHROPIC_API_KEY": "k"}))
-	if main, _ := s.Get(MainAgentKey); main.Provider != "anthropic" || main.Model != "claude-sonnet-4-5" {
+	sonnet, _ := AliasModel(llm.ProviderAnthropic, "sonnet")
+	if main, _ := s.Get(MainAgentKey); main.Provider != "anthropic" || main.Model != sonnet {
 		t.Errorf("main from the environment: %+v", main)
 	}
 	// config.json's default_model wins, as it does for nova without --model.

@@ -58,6 +58,30 @@ func TestAliasesResolvePerProvider(t *testing.T) {
 	}
 }
 
+// TestUnlistedClaudeID: a claude-* id nova does not list goes to an
+// Anthropic provider as given (Claude Code's commands name
+// claude-sonnet-4-0), with or without the provider's key; with no
+// Anthropic provider it is still unknown.
+func TestUnlistedClaudeID(t *testing.T) {
+	ps := []Provider{
+		{Key: "local", Type: llm.ProviderOllama},
+		{Key: "anthropic", Type: llm.ProviderAnthropic},
+	}
+	for _, choice := range []string{"claude-sonnet-4-0", "anthropic:claude-sonnet-4-0"} {
+		sel, err := Select(ps, &File{}, choice, envOf(nil))
+		if err != nil || sel.Provider.Key != "anthropic" || sel.Model.Model != "claude-sonnet-4-0" || sel.Unlisted {
+			t.Errorf("%s: %+v, %v; want anthropic's claude-sonnet-4-0", choice, sel, err)
+		}
+	}
+	if _, err := Select(ps[1:], &File{}, "openai:claude-sonnet-4-0", envOf(nil)); err == nil {
+		t.Errorf("a provider that is not configured was accepted")
+	}
+	openai := []Provider{{Key: "openai", Type: llm.ProviderOpenAIResponse}}
+	if _, err := Select(openai, &File{}, "claude-sonnet-4-0", envOf(nil)); err == nil || !strings.Contains(err.Error(), "no configured provider has this model") {
+		t.Errorf("claude-sonnet-4-0 with only OpenAI: %v", err)
+	}
+}
+
 // TestUnknownModelListsKnownOnes: a name nova cannot place fails before
 // any request, naming where it came from and what is known.
 func TestUnknownModelListsKnownOnes(t *testing.T) {
@@ -69,7 +93,7 @@ func TestUnknownModelListsKnownOnes(t *testing.T) {
 		choice, novaModel, def string
 		from                   string
 	}{
-		{choice: "claude-sonet-5-5", from: "--model claude-sonet-5-5:"},
+		{choice: "sonet-5-5", from: "--model sonet-5-5:"},
 		{choice: "anthropic:gpt-6-astra", from: "--model anthropic:gpt-6-astra:"},
 		{novaModel: "opuss", from: "NOVA_MODEL opuss:"},
 		{def: "anthropic:nope", from: "default_model anthropic:nope:"},

@@ -78,11 +78,11 @@ type claudeSandbox struct {
 
 // ClaudeSettingsFiles are Claude Code's settings files, which nova reads
 // too so that a setup made for Claude Code works unchanged: the user's
-// (~/.claude/settings.json; none when home is ""), then the project's
-// and its local file.
-func ClaudeSettingsFiles(projectDir, home string) []string {
+// (settings.json in claudeHome, see ClaudeHome; none when it is ""),
+// then the project's and its local file.
+func ClaudeSettingsFiles(projectDir, claudeHome string) []string {
 	var files []string
-	for _, f := range claudeLayerFiles(projectDir, home) {
+	for _, f := range claudeLayerFiles(projectDir, claudeHome) {
 		if f != "" {
 			files = append(files, f)
 		}
@@ -92,10 +92,10 @@ func ClaudeSettingsFiles(projectDir, home string) []string {
 
 // claudeLayerFiles are ClaudeSettingsFiles by layer (user, project,
 // local), "" where there is none.
-func claudeLayerFiles(projectDir, home string) [3]string {
+func claudeLayerFiles(projectDir, claudeHome string) [3]string {
 	var out [3]string
-	if home != "" {
-		out[0] = filepath.Join(home, ".claude", "settings.json")
+	if claudeHome != "" {
+		out[0] = filepath.Join(claudeHome, "settings.json")
 	}
 	if projectDir != "" {
 		out[1] = filepath.Join(projectDir, ".claude", "settings.json")

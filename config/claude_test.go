@@ -389,3 +389,40 @@ func TestNovaStatusLineChecked(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestClaudeHome: CLAUDE_CONFIG_DIR replaces ~/.claude ("~/" in it is
+// the home), and the user's Claude Code settings.json is read from it.
+func TestClaudeHome(t *testing.T) {
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "CLAUDE_CONFIG_DIR" {
+				return v
+			}
+			return ""
+		}
+	}
+	for _, c := range []struct{ v, home, want string }{
+		{"", "/home/u", "/home/u/.claude"},
+		{"", "", ""},
+		{"/etc/cc", "/home/u", "/etc/cc"},
+		{"~/cc", "/home/u", "/home/u/cc"},
+	} {
+		if got := ClaudeHome(env(c.v), c.home); got != c.want {
+			t.Errorf("ClaudeHome(%q, %q) = %q, want %q", c.v, c.home, got, c.want)
+		}
+	}
+	home, novaHome, proj := t.TempDir(), t.TempDir(), t.TempDir()
+	cc := filepath.Join(home, "cc")
+	writeFile(t, filepath.Join(cc, "settings.json"), `{"permissions": {"deny": ["Bash(from-cc:*)"]}}`)
+	writeFile(t, filepath.Join(home, ".claude", "settings.json"), `{"permissions": {"deny": ["Bash(from-dot:*)"]}}`)
+	writeFile(t, filepath.Join(cc, ".claude.json"), `{"mcpServers": {"from-cc": {"command": "x"}}}`)
+	writeFile(t, filepath.Join(home, ".claude.json"), `{"mcpServers": {"from-home": {"command": "x"}}}`)
+	s, _, err := LoadSettingsLayers(novaHome, proj, home, false, SettingsLayers{ClaudeHome: ClaudeHome(env(cc), home)})
+	if err != nil || !slices.Equal(s.Permissions.Deny, []string{"Bash(from-cc:*)"}) {
+		t.Errorf("deny = %v (%v), want CLAUDE_CONFIG_DIR's only", s.Permissions.Deny, err)
+	}
+	list, err := LoadMCP(MCPLoad{NovaHome: novaHome, Workspace: proj, Home: home, Getenv: env(cc), Settings: s})
+	if err != nil || len(list) != 1 || list[0].Name != "from-cc" {
+		t.Errorf("MCP servers = %+v (%v), want CLAUDE_CONFIG_DIR/.claude.json's only", list, err)
+	}
+}

@@ -249,3 +249,24 @@ func ollamaURL(host string) string {
 	}
 	return strings.TrimSuffix(host, "/") + "/v1"
 }
+
+// ClaudeHome is Claude Code's own directory of the user: CLAUDE_CONFIG_DIR
+// from getenv when set (Claude Code moves its settings.json, CLAUDE.md,
+// skills, commands, agents, rules, plugins and .claude.json there), else
+// .claude in home; "" when there is neither. It is the one place that
+// reads CLAUDE_CONFIG_DIR, so every reader of Claude Code's files agrees
+// on where they are.
+func ClaudeHome(getenv func(string) string, home string) string {
+	if getenv != nil {
+		if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+			if abs, err := filepath.Abs(expandDir(d, "", home)); err == nil {
+				return abs
+			}
+			return d
+		}
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".claude")
+}

@@ -80,12 +80,14 @@ func TestSelect(t *testing.T) {
 		{Key: "anthropic", Type: llm.ProviderAnthropic},
 		{Key: "local", Type: llm.ProviderOpenAICompatible, Models: []Model{{Model: "qwen"}}},
 	}
+	// The default is what the sonnet alias names: one table for both.
+	sonnet, _ := AliasModel(llm.ProviderAnthropic, "sonnet")
 	tests := []struct {
 		choice, novaModel, def string
 		want                   string
 		wantErr                string
 	}{
-		{want: "anthropic:claude-sonnet-4-5"},
+		{want: "anthropic:" + sonnet},
 		{choice: "local:qwen", want: "local:qwen"},
 		{choice: "anthropic:claude-opus-4-1", want: "anthropic:claude-opus-4-1"},
 		{choice: "qwen", want: "local:qwen"},
@@ -98,7 +100,7 @@ func TestSelect(t *testing.T) {
 		{choice: "anthropic:opus", want: "anthropic:claude-opus-5-5"},
 		{choice: "claude-sonnet-4-5-20250929", want: "anthropic:claude-sonnet-4-5-20250929"},
 		{choice: "local:", want: "local:qwen"},
-		{choice: "anthropic:", want: "anthropic:claude-sonnet-4-5"},
+		{choice: "anthropic:", want: "anthropic:" + sonnet},
 	}
 	for _, tt := range tests {
 		sel, err := Select(ps, &File{DefaultModel: tt.def}, tt.choice, envOf(map[string]string{"NOVA_MODEL": tt.novaModel}))

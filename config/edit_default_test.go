@@ -40,7 +40,7 @@ func TestAddProviderKeepsTheDefault(t *testing.T) {
 			t.Errorf("the default is %s after the add, was %s", got, want)
 		}
 		f, _ := LoadFile(home)
-		if f.DefaultModel != "anthropic:claude-sonnet-4-5" || len(f.Providers) != 1 {
+		if f.DefaultModel != "anthropic:"+DefaultModelName(llm.ProviderAnthropic) || len(f.Providers) != 1 {
 			t.Errorf("config.json: default_model %q, providers %+v", f.DefaultModel, f.Providers)
 		}
 	})
@@ -81,7 +81,7 @@ func TestAddProviderKeepsTheDefault(t *testing.T) {
 		if err := AddProvider(home, shadow, AddProviderOptions{Default: true, Getenv: getenv}); err != nil {
 			t.Fatal(err)
 		}
-		if got := defaultOf(t, home, getenv); got != "anthropic:claude-sonnet-4-5 at http://127.0.0.1:9" {
+		if got := defaultOf(t, home, getenv); got != "anthropic:"+DefaultModelName(llm.ProviderAnthropic)+" at http://127.0.0.1:9" {
 			t.Errorf("with default true: %s", got)
 		}
 	})

@@ -243,8 +243,14 @@ func LoadMCP(o MCPLoad) ([]ConfiguredMCP, error) {
 			}
 			sources = append(sources, src)
 		}
-		if o.Home != "" {
-			user, local, err := readMCPSettings(filepath.Join(o.Home, ".claude.json"), o.Workspace, MCPScopeClaude, MCPScopeClaude)
+		// Claude Code keeps .claude.json in the home directory, or in
+		// CLAUDE_CONFIG_DIR when that is set.
+		dir := o.Home
+		if getenv("CLAUDE_CONFIG_DIR") != "" {
+			dir = ClaudeHome(getenv, o.Home)
+		}
+		if dir != "" {
+			user, local, err := readMCPSettings(filepath.Join(dir, ".claude.json"), o.Workspace, MCPScopeClaude, MCPScopeClaude)
 			if err != nil {
 				return nil, err
 			}

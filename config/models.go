@@ -45,8 +45,9 @@ func (s Selection) ID() string { return s.Provider.Key + ":" + s.Model.Model }
 // model named: the caller must ask.
 //
 // A name is known when config.json lists it for the provider or it is one
-// of nova's models of the provider's type (a dated snapshot included); an
-// alias resolves to the family's current model. A name nova cannot place
+// of nova's models of the provider's type (a dated snapshot included), or
+// a claude-* id on an Anthropic provider (sent as given); an alias
+// resolves to the family's current model. A name nova cannot place
 // is an error that lists the known models, except on a server that hosts
 // anything, where it comes back Unlisted for the caller to check.
 func Select(providers []Provider, f *File, choice string, getenv func(string) string) (Selection, error) {
@@ -142,6 +143,13 @@ func resolve(p Provider, name string) (Model, bool) {
 	if _, ok := lookupKnown(p.Type, name); ok {
 		return Model{Model: name}, true
 	}
+	// A claude-* id nova does not list yet (claude-sonnet-4-0, a new
+	// snapshot) goes to Anthropic as given, as Claude Code sends it:
+	// Anthropic's own answer says whether it exists, where a refusal here
+	// would stop a command or agent written for Claude Code.
+	if p.Type == llm.ProviderAnthropic && strings.HasPrefix(name, "claude-") {
+		return Model{Model: name}, true
+	}
 	return Model{}, false
 }
 
@@ -224,10 +232,13 @@ func providerKeys(ps []Provider) string {
 
 // DefaultModelName is the model used for a provider when none is named; ""
 // means the server must be asked (OpenAI-compatible servers host anything).
+// Anthropic's is what the sonnet alias names, so the default never lags
+// the alias table.
 func DefaultModelName(t llm.ProviderType) string {
 	switch t {
 	case llm.ProviderAnthropic:
-		return "claude-sonnet-4-5"
+		id, _ := AliasModel(t, "sonnet")
+		return id
 	case llm.ProviderOpenAIResponse:
 		return "gpt-5"
 	}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -187,7 +188,7 @@ func LoadSettings(novaHome, projectDir, home string, trusted bool) (*Settings, [
 func LoadSettingsLayers(novaHome, projectDir, home string, trusted bool, l SettingsLayers) (*Settings, []string, error) {
 	merged := &Settings{Env: map[string]string{}, Sources: map[string]string{}}
 	var loaded []string
-	claude := claudeLayerFiles(projectDir, home)
+	claude := claudeLayerFiles(projectDir, cmp.Or(l.ClaudeHome, ClaudeHome(nil, home)))
 	seen := map[string]bool{}
 	for i, path := range SettingsFiles(novaHome, projectDir) {
 		if !l.loads(settingSourceNames[i]) {

@@ -38,6 +38,9 @@ type SettingsLayers struct {
 	Flag string
 	// Dir is where a relative Flag path starts: the working directory.
 	Dir string
+	// ClaudeHome is Claude Code's directory of the user (ClaudeHome, so
+	// CLAUDE_CONFIG_DIR holds); "" is .claude in the home directory.
+	ClaudeHome string
 }
 
 // ParseSettingSources reads --setting-sources: comma-separated layer

@@ -49,10 +49,11 @@ type Options struct {
 	Tools          []string
 	PermissionMode string
 	Cwd            string
-	// MCPServers, Commands, Version, ContextWindow and MaxOutput fill in
-	// the rest of the init message and the result's modelUsage.
+	// MCPServers, Commands, Agents, Version, ContextWindow and MaxOutput
+	// fill in the rest of the init message and the result's modelUsage.
 	MCPServers               func() []MCPServer
 	Commands                 func() []Command
+	Agents                   func() []string
 	Version                  string
 	ContextWindow, MaxOutput int
 	// Partial adds stream_event messages to stream-json: the response as
@@ -81,7 +82,7 @@ func (o *Options) session() *Session {
 	return &Session{SessionID: o.SessionID, Model: o.Model, Cwd: o.Cwd, Version: o.Version,
 		Tools: func() []string { return o.Tools }, MCPServers: o.MCPServers,
 		PermissionMode: func() string { return o.PermissionMode }, ContextWindow: o.ContextWindow, MaxOutput: o.MaxOutput,
-		Commands: o.Commands}
+		Commands: o.Commands, Agents: o.Agents}
 }
 
 // Run runs the prompt and writes the output; it returns the exit code.

@@ -14,7 +14,7 @@ import (
 // a name that is no agent name is refused.
 func TestCreateAgentFileRefusesWhereItWouldNotLoad(t *testing.T) {
 	ws, home := t.TempDir(), t.TempDir()
-	rt := &Runtime{Skills: &skills.Manager{Dirs: skills.Dirs{Workdir: ws, Home: home, Trusted: false}}}
+	rt := &Runtime{Skills: &skills.Manager{Dirs: skills.Dirs{Workdir: ws, ClaudeHome: filepath.Join(home, ".claude"), Trusted: false}}}
 	if _, err := rt.CreateAgentFile("reviewer", false); err == nil || !strings.Contains(err.Error(), "not trusted") {
 		t.Errorf("untrusted project agent: %v", err)
 	}

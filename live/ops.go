@@ -283,7 +283,7 @@ func (c *Controller) RemoveRule(r Rule) error {
 // file (/memory).
 func (c *Controller) Memory() (string, error) {
 	rt := c.Runtime()
-	files, warns, err := memory.LoadInstructions(rt.NovaHome, rt.Workdir, rt.Home)
+	files, warns, err := memory.LoadInstructions(rt.NovaHome, rt.Workdir, rt.Home, rt.ClaudeHome)
 	if err != nil {
 		return "", err
 	}
@@ -331,7 +331,7 @@ func (c *Controller) MemoryFiles() ([]string, error) {
 		}
 	}
 	files := []string{path}
-	loaded, _, err := memory.LoadInstructions(rt.NovaHome, rt.Workdir, rt.Home)
+	loaded, _, err := memory.LoadInstructions(rt.NovaHome, rt.Workdir, rt.Home, rt.ClaudeHome)
 	if err != nil {
 		return nil, err
 	}

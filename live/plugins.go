@@ -10,7 +10,7 @@ import (
 // PluginManager is the plugins of o's person and workspace, weighed by
 // the settings st loaded (a project's plugin keys only when trusted).
 func PluginManager(o Options, st *config.Settings) *plugins.Manager {
-	m := &plugins.Manager{NovaHome: o.NovaHome, Home: o.Home, Workdir: o.projectDir()}
+	m := &plugins.Manager{NovaHome: o.NovaHome, Home: o.Home, ClaudeHome: o.claudeHome(), Workdir: o.projectDir()}
 	if st != nil {
 		m.Sets = st.PluginSets
 	}

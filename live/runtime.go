@@ -132,14 +132,28 @@ type Options struct {
 // projectDir is where o's project configuration is read from.
 func (o Options) projectDir() string { return cmp.Or(o.ProjectDir, o.Workdir) }
 
+// claudeHome is Claude Code's directory of the user: CLAUDE_CONFIG_DIR,
+// else ~/.claude.
+func (o Options) claudeHome() string { return config.ClaudeHome(o.Getenv, o.Home) }
+
+// layers are o.Settings with Claude Code's directory of the user filled in.
+func (o Options) layers() config.SettingsLayers {
+	l := o.Settings
+	l.ClaudeHome = cmp.Or(l.ClaudeHome, o.claudeHome())
+	return l
+}
+
 // Runtime is everything one open session needs, built from options,
 // config and settings: the agent and its parts, and the live session that
 // runs it. Close releases the session lock and background shells.
 type Runtime struct {
 	NovaHome, Workdir, Home string
-	Selection               config.Selection
-	Checker                 *permission.Checker
-	Registry                *tools.Registry
+	// ClaudeHome is Claude Code's directory of the user (~/.claude or
+	// CLAUDE_CONFIG_DIR).
+	ClaudeHome string
+	Selection  config.Selection
+	Checker    *permission.Checker
+	Registry   *tools.Registry
 	// Pipeline is the one path of every tool call, the agent's and !cmd's.
 	Pipeline *tools.Pipeline
 	mentions mentionSeq // ids of the Reads of @file mentions
@@ -278,7 +292,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	if o.Getenv == nil {
 		o.Getenv = func(string) string { return "" }
 	}
-	rt := &Runtime{NovaHome: o.NovaHome, Workdir: o.Workdir, Home: o.Home, extraAgents: o.ExtraAgents, version: o.Version, built: time.Now(), titleFromModel: o.TitleFromModel}
+	rt := &Runtime{NovaHome: o.NovaHome, Workdir: o.Workdir, Home: o.Home, ClaudeHome: o.claudeHome(), extraAgents: o.ExtraAgents, version: o.Version, built: time.Now(), titleFromModel: o.TitleFromModel}
 	rt.life, rt.endLife = context.WithCancel(ctx)
 	ok := false
 	defer func() {
@@ -401,7 +415,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	}
 	rt.Env = env
 
-	src := &agent.ContextSource{NovaHome: o.NovaHome, Workdir: o.Workdir, Home: o.Home}
+	src := &agent.ContextSource{NovaHome: o.NovaHome, Workdir: o.Workdir, Home: o.Home, ClaudeHome: o.claudeHome()}
 	window, maxOut := sel.Model.Limits()
 	thinking := sel.Model.ThinkingBudget
 	if v := o.Getenv("MAX_THINKING_TOKENS"); v != "" {
@@ -477,7 +491,7 @@ func SettingsModel(o Options) (model, file string) {
 	if err != nil {
 		return "", ""
 	}
-	st, _, err := config.LoadSettingsLayers(o.NovaHome, o.projectDir(), o.Home, ts.Trusted, o.Settings)
+	st, _, err := config.LoadSettingsLayers(o.NovaHome, o.projectDir(), o.Home, ts.Trusted, o.layers())
 	if err != nil {
 		return "", ""
 	}

@@ -129,7 +129,7 @@ func LoadSetup(ctx context.Context, o Options, scratch string) (*Setup, error) {
 	if err != nil {
 		return nil, configErr("%v", err)
 	}
-	st, files, err := config.LoadSettingsLayers(o.NovaHome, o.projectDir(), o.Home, ts.Trusted, o.Settings)
+	st, files, err := config.LoadSettingsLayers(o.NovaHome, o.projectDir(), o.Home, ts.Trusted, o.layers())
 	if err != nil {
 		return nil, configErr("%v", err)
 	}

@@ -19,7 +19,7 @@ import (
 // like the project's other grants.
 func (rt *Runtime) newSkills(o Options, trusted bool, plugins []skills.PluginRoot) {
 	rt.Skills = &skills.Manager{
-		Dirs:   skills.Dirs{NovaHome: o.NovaHome, Home: o.Home, Workdir: o.Workdir, Trusted: trusted, Plugins: plugins},
+		Dirs:   skills.Dirs{NovaHome: o.NovaHome, ClaudeHome: o.claudeHome(), Workdir: o.Workdir, Trusted: trusted, Plugins: plugins},
 		Notice: func(ctx context.Context, text string) { agent.Notice(ctx, text) },
 	}
 	set := rt.Skills.Load()

@@ -137,7 +137,7 @@ You are %s, a subagent. Describe its task, how to go about it, and what its fina
 
 // CreateAgentFile writes a new agent file called name: in the project's
 // .claude/agents, where Claude Code reads it too, or in the user's
-// ~/.claude/agents when user is set. A project's agent files load only in
+// ~/.claude/agents (CLAUDE_CONFIG_DIR/agents) when user is set. A project's agent files load only in
 // a trusted folder, so there it is refused in one not trusted.
 func (rt *Runtime) CreateAgentFile(name string, user bool) (string, error) {
 	if !agentFileName(name) {
@@ -146,10 +146,10 @@ func (rt *Runtime) CreateAgentFile(name string, user bool) (string, error) {
 	d := rt.Skills.Dirs
 	dir := filepath.Join(d.Workdir, ".claude", "agents")
 	switch {
-	case user && d.Home == "":
+	case user && d.ClaudeHome == "":
 		return "", fmt.Errorf("no home directory to keep a user agent in")
 	case user:
-		dir = filepath.Join(d.Home, ".claude", "agents")
+		dir = filepath.Join(d.ClaudeHome, "agents")
 	case !d.Trusted:
 		return "", fmt.Errorf("this folder is not trusted, so its agent files are not loaded: create it for yourself (/agents new %s user), or trust the folder (nova trust)", name)
 	}

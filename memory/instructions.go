@@ -57,16 +57,17 @@ type File struct {
 }
 
 // LoadInstructions reads the instruction files that apply in workdir:
-// NOVA_HOME/NOVACODE.md and Claude Code's ~/.claude/CLAUDE.md and
-// ~/.claude/rules, then NOVACODE.md, AGENTS.md, CLAUDE.md,
+// NOVA_HOME/NOVACODE.md and Claude Code's CLAUDE.md and rules/ in
+// claudeHome (~/.claude or CLAUDE_CONFIG_DIR; "" for none), then NOVACODE.md, AGENTS.md, CLAUDE.md,
 // .claude/CLAUDE.md and .claude/rules of every directory from the
 // repository root down to workdir, then the NOVACODE.local.md and
 // CLAUDE.local.md files in the same order. Rules with `paths:` are
 // returned as conditional files (File.Paths). Imported files follow the
 // file that imports them. Problems with single files (a missing import, a
 // cycle, an unreadable file) are returned as warnings; the error is only
-// for a workdir that cannot be used.
-func LoadInstructions(novaHome, workdir, home string) ([]File, []string, error) {
+// for a workdir that cannot be used. home is what "~/" in an import
+// stands for.
+func LoadInstructions(novaHome, workdir, home, claudeHome string) ([]File, []string, error) {
 	wd, err := filepath.Abs(workdir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load instructions: %w", err)
@@ -81,7 +82,7 @@ func LoadInstructions(novaHome, workdir, home string) ([]File, []string, error) 
 		l.load(filepath.Join(novaHome, NovaFile))
 	}
 	root := repoRoot(wd)
-	l.claudeUser(home, root)
+	l.claudeUser(claudeHome, root)
 	dirs := dirsDown(root, wd)
 	for _, d := range dirs {
 		for _, name := range sharedNames() {

@@ -154,7 +154,7 @@ func TestLoadInstructions(t *testing.T) {
 			if err := os.MkdirAll(wd, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			files, warnings, err := LoadInstructions(filepath.Join(root, "nova"), wd, filepath.Join(root, "home"))
+			files, warnings, err := LoadInstructions(filepath.Join(root, "nova"), wd, filepath.Join(root, "home"), filepath.Join(root, "home", ".claude"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -177,7 +177,7 @@ func TestLoadInstructionsTruncates(t *testing.T) {
 	root := t.TempDir()
 	big := strings.Repeat("line of text\n", MaxFileBytes/10)
 	writeFiles(t, root, map[string]string{"CLAUDE.md": big})
-	files, _, err := LoadInstructions("", root, "")
+	files, _, err := LoadInstructions("", root, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestLoadInstructionsTruncates(t *testing.T) {
 }
 
 func TestLoadInstructionsBadWorkdir(t *testing.T) {
-	if _, _, err := LoadInstructions("", filepath.Join(t.TempDir(), "missing"), ""); err == nil {
+	if _, _, err := LoadInstructions("", filepath.Join(t.TempDir(), "missing"), "", ""); err == nil {
 		t.Error("want an error for a missing workdir")
 	}
 }
@@ -224,7 +224,7 @@ func TestTracker(t *testing.T) {
 		"outside/CLAUDE.md":        "outside",
 	})
 	root := filepath.Join(base, "wd")
-	files, _, err := LoadInstructions("", root, "")
+	files, _, err := LoadInstructions("", root, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

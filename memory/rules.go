@@ -28,7 +28,11 @@ const (
 // file; one with it is included with its globs (File.Paths, relative to
 // dir), to be given to the model only when a tool touches a match.
 func (l *loader) loadRules(dir string) {
-	root := filepath.Join(dir, ClaudeDir, RulesDir)
+	l.loadRulesIn(filepath.Join(dir, ClaudeDir, RulesDir), dir)
+}
+
+// loadRulesIn includes the rules under root, their globs relative to base.
+func (l *loader) loadRulesIn(root, base string) {
 	var found []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -69,7 +73,7 @@ func (l *loader) loadRules(dir string) {
 			continue
 		}
 		l.seen[key] = true
-		l.files = append(l.files, File{Path: p, Content: body, Paths: globs, base: dir})
+		l.files = append(l.files, File{Path: p, Content: body, Paths: globs, base: base})
 	}
 }
 
@@ -149,19 +153,14 @@ func (f File) matches(path string) bool {
 	return false
 }
 
-// claudeUserFiles are the user's own Claude Code memory: ~/.claude/CLAUDE.md
-// and ~/.claude/rules (whose conditional rules match paths below any
-// project, relative to the working directory's repository root).
-func (l *loader) claudeUser(home, root string) {
-	if home == "" {
+// claudeUser reads the user's own Claude Code memory in claudeHome
+// (~/.claude, or CLAUDE_CONFIG_DIR): CLAUDE.md and rules/, whose
+// conditional rules match paths below any project, relative to the
+// working directory's repository root.
+func (l *loader) claudeUser(claudeHome, root string) {
+	if claudeHome == "" {
 		return
 	}
-	l.load(filepath.Join(home, ClaudeDir, ClaudeFile))
-	n := len(l.files)
-	l.loadRules(home)
-	for i := n; i < len(l.files); i++ {
-		if l.files[i].Conditional() {
-			l.files[i].base = root
-		}
-	}
+	l.load(filepath.Join(claudeHome, ClaudeFile))
+	l.loadRulesIn(filepath.Join(claudeHome, RulesDir), root)
 }

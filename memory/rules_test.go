@@ -33,7 +33,7 @@ func TestClaudeCodeMemoryLocations(t *testing.T) {
 		t.Fatal(err)
 	}
 	wd := filepath.Join(root, "repo")
-	files, warns, err := LoadInstructions(filepath.Join(root, "nova"), wd, home)
+	files, warns, err := LoadInstructions(filepath.Join(root, "nova"), wd, home, filepath.Join(home, ".claude"))
 	if err != nil || len(warns) > 0 {
 		t.Fatalf("err %v, warnings %v", err, warns)
 	}
@@ -82,7 +82,7 @@ func TestClaudeCodeMemoryLocations(t *testing.T) {
 func TestRuleBadFrontmatter(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{".claude/rules/bad.md": "---\npaths: [unclosed\n---\nbody\n"})
-	files, warns, err := LoadInstructions("", root, "")
+	files, warns, err := LoadInstructions("", root, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

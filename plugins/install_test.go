@@ -73,7 +73,7 @@ func session(t *testing.T, m *Manager, trusted bool) *Manager {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Manager{NovaHome: m.NovaHome, Home: m.Home, Workdir: m.Workdir, Sets: st.PluginSets}
+	return &Manager{NovaHome: m.NovaHome, Home: m.Home, ClaudeHome: m.ClaudeHome, Workdir: m.Workdir, Sets: st.PluginSets}
 }
 
 func TestMarketplaceLifecycle(t *testing.T) {
@@ -267,7 +267,7 @@ func TestProjectMarketplace(t *testing.T) {
 // ~/.claude/settings.json loads with no step; nova's false overrides it.
 func TestClaudeInstalled(t *testing.T) {
 	home := t.TempDir()
-	m := &Manager{NovaHome: filepath.Join(home, ".nova"), Home: home, Workdir: t.TempDir()}
+	m := &Manager{NovaHome: filepath.Join(home, ".nova"), Home: home, ClaudeHome: filepath.Join(home, ".claude"), Workdir: t.TempDir()}
 	cache := filepath.Join(home, ".claude", "plugins", "cache", "fixture-market", "guard-kit", "1.0.0")
 	if err := copyTree(filepath.Join("testdata", "guard-kit"), cache); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,9 @@ type Manager struct {
 	// NovaHome, Home and Workdir are nova's directory, the user's home
 	// ("" for none) and the workspace (where project settings are).
 	NovaHome, Home, Workdir string
+	// ClaudeHome is Claude Code's directory of the user
+	// (config.ClaudeHome: ~/.claude or CLAUDE_CONFIG_DIR; "" for none).
+	ClaudeHome string
 	// Sets are the plugin keys of the settings files loaded
 	// (config.Settings.PluginSets); a project's are there only when the
 	// workspace is trusted.
@@ -29,10 +32,10 @@ func (m *Manager) Nova() Store { return Store{Dir: filepath.Join(m.NovaHome, "pl
 
 // Claude is Claude Code's store, when there is a home to find it in.
 func (m *Manager) Claude() (Store, bool) {
-	if m.Home == "" {
+	if m.ClaudeHome == "" {
 		return Store{}, false
 	}
-	return Store{Dir: filepath.Join(m.Home, ".claude", "plugins")}, true
+	return Store{Dir: filepath.Join(m.ClaudeHome, "plugins")}, true
 }
 
 // Scope says which settings file an enable or disable is written to.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nova-dev/nova/config"
+	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/llm/llmtest"
 )
 
@@ -102,7 +103,8 @@ func TestModelsAndProviders(t *testing.T) {
 	list := decode[ModelListResponse](t, body)
 	// config.json's providers first, then the environment's; OLLAMA_HOST's
 	// "ollama" is shadowed by the file's; "bare" has no model to show.
-	if got := modelIDs(list); got != "ollama:my-model,ollama:qwen2.5-coder:32b,ollama:plain,ollama:no-tools,anthropic:claude-sonnet-4-5" {
+	def := config.DefaultModelName(llm.ProviderAnthropic)
+	if got := modelIDs(list); got != "ollama:my-model,ollama:qwen2.5-coder:32b,ollama:plain,ollama:no-tools,anthropic:"+def {
 		t.Errorf("ids = %s", got)
 	}
 	want := []ModelInfo{
@@ -110,7 +112,7 @@ func TestModelsAndProviders(t *testing.T) {
 		{ID: "ollama:qwen2.5-coder:32b", Provider: "ollama", ProviderName: "Ollama (local)", Model: "qwen2.5-coder:32b", Label: "Qwen", Tools: true},
 		{ID: "ollama:plain", Provider: "ollama", ProviderName: "Ollama (local)", Model: "plain", Label: "plain", Tools: false},
 		{ID: "ollama:no-tools", Provider: "ollama", ProviderName: "Ollama (local)", Model: "no-tools", Label: "no-tools", Tools: false},
-		{ID: "anthropic:claude-sonnet-4-5", Provider: "anthropic", ProviderName: "Anthropic", Model: "claude-sonnet-4-5", Label: "claude-sonnet-4-5", Tools: false},
+		{ID: "anthropic:" + def, Provider: "anthropic", ProviderName: "Anthropic", Model: def, Label: def, Tools: false},
 	}
 	for i, w := range want {
 		if i < len(list.Items) && list.Items[i] != w {

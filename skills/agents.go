@@ -56,17 +56,12 @@ type AgentSet struct {
 // the user's, as Claude Code lets a project's agent win over a personal
 // one of the same name.
 func (d Dirs) AgentRoots() []Root {
-	var out []Root
-	if d.Workdir != "" {
-		out = append(out,
-			Root{filepath.Join(d.Workdir, ".nova", "agents"), KindAgent, ScopeProject},
-			Root{filepath.Join(d.Workdir, ".claude", "agents"), KindAgent, ScopeProject})
-	}
+	out := d.projectRoots(KindAgent)
 	if d.NovaHome != "" {
 		out = append(out, Root{filepath.Join(d.NovaHome, "agents"), KindAgent, ScopeUser})
 	}
-	if d.Home != "" {
-		out = append(out, Root{filepath.Join(d.Home, ".claude", "agents"), KindAgent, ScopeUser})
+	if d.ClaudeHome != "" {
+		out = append(out, Root{filepath.Join(d.ClaudeHome, "agents"), KindAgent, ScopeUser})
 	}
 	return out
 }

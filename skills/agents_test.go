@@ -29,7 +29,7 @@ func TestLoadAgents(t *testing.T) {
 	writeFile(t, filepath.Join(nova, "agents", "tester.md"), "---\nname: tester\ndescription: Use this agent when: tests fail. Examples: <example>Context: x</example>\ntools:\n  - Bash\n  - Read\ndisallowedTools: Write\nmodel: haiku\n---\nRun the tests.\n")
 	writeFile(t, filepath.Join(nova, "agents", "nodesc.md"), "---\nname: nodesc\n---\nbody\n")
 	writeFile(t, filepath.Join(nova, "agents", "main", "agent.json"), "{}") // an agents API directory
-	set := LoadAgents(Dirs{NovaHome: nova, Home: home, Workdir: ws, Trusted: true})
+	set := LoadAgents(Dirs{NovaHome: nova, ClaudeHome: filepath.Join(home, ".claude"), Workdir: ws, Trusted: true})
 	var names []string
 	for _, a := range set.Agents {
 		names = append(names, a.Name)
@@ -49,7 +49,7 @@ func TestLoadAgents(t *testing.T) {
 	if !slices.ContainsFunc(set.Warnings, func(w string) bool { return strings.Contains(w, "nodesc.md") && strings.Contains(w, "no description") }) {
 		t.Errorf("warnings = %v, want nodesc.md left out", set.Warnings)
 	}
-	untrusted := LoadAgents(Dirs{NovaHome: nova, Home: home, Workdir: ws})
+	untrusted := LoadAgents(Dirs{NovaHome: nova, ClaudeHome: filepath.Join(home, ".claude"), Workdir: ws})
 	if untrusted.Agents[0].Description != "Personal reviewer" {
 		t.Errorf("untrusted: reviewer = %+v, want the personal one", untrusted.Agents[0])
 	}

@@ -8,13 +8,16 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/nova-dev/nova/config"
 )
 
 // Dirs say where a session's skills are.
 type Dirs struct {
-	// NovaHome, Home and Workdir are nova's directory, the user's home
-	// ("" for none) and the workspace.
-	NovaHome, Home, Workdir string
+	// NovaHome, ClaudeHome and Workdir are nova's directory, Claude
+	// Code's directory of the user (config.ClaudeHome: ~/.claude or
+	// CLAUDE_CONFIG_DIR; "" for none) and the workspace.
+	NovaHome, ClaudeHome, Workdir string
 	// Trusted says the workspace is trusted: only then are its skills and
 	// commands loaded (they are the repository author's words, and may
 	// widen what runs without asking).
@@ -41,21 +44,33 @@ func (d Dirs) Roots() []Root {
 	if d.NovaHome != "" {
 		out = append(out, Root{filepath.Join(d.NovaHome, "skills"), KindSkill, ScopeUser})
 	}
-	if d.Home != "" {
-		out = append(out, Root{filepath.Join(d.Home, ".claude", "skills"), KindSkill, ScopeUser})
+	if d.ClaudeHome != "" {
+		out = append(out, Root{filepath.Join(d.ClaudeHome, "skills"), KindSkill, ScopeUser})
 	}
 	if d.NovaHome != "" {
 		out = append(out, Root{filepath.Join(d.NovaHome, "commands"), KindCommand, ScopeUser})
 	}
-	if d.Home != "" {
-		out = append(out, Root{filepath.Join(d.Home, ".claude", "commands"), KindCommand, ScopeUser})
+	if d.ClaudeHome != "" {
+		out = append(out, Root{filepath.Join(d.ClaudeHome, "commands"), KindCommand, ScopeUser})
 	}
-	if d.Workdir != "" {
-		out = append(out,
-			Root{filepath.Join(d.Workdir, ".nova", "skills"), KindSkill, ScopeProject},
-			Root{filepath.Join(d.Workdir, ".claude", "skills"), KindSkill, ScopeProject},
-			Root{filepath.Join(d.Workdir, ".nova", "commands"), KindCommand, ScopeProject},
-			Root{filepath.Join(d.Workdir, ".claude", "commands"), KindCommand, ScopeProject})
+	return append(out, d.projectRoots(KindSkill, KindCommand)...)
+}
+
+// projectRoots are the project's directories of each kind, in every
+// directory from the workspace up to its repository's root
+// (config.ProjectDirs: started in a subfolder, the root's commands are
+// found, as in Claude Code), nearer first so that the nearer wins a name;
+// in each directory nova's before Claude Code's. The workspace's trust
+// covers them all: they are one repository's files.
+func (d Dirs) projectRoots(kinds ...Kind) []Root {
+	var out []Root
+	dirs := config.ProjectDirs(d.Workdir)
+	for _, k := range kinds {
+		for _, dir := range dirs {
+			out = append(out,
+				Root{filepath.Join(dir, ".nova", k.dirName()), k, ScopeProject},
+				Root{filepath.Join(dir, ".claude", k.dirName()), k, ScopeProject})
+		}
 	}
 	return out
 }

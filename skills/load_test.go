@@ -21,7 +21,7 @@ func write(t *testing.T, path, text string) {
 // world is a home, NOVA_HOME inside it, and a workspace.
 func world(t *testing.T) Dirs {
 	home := t.TempDir()
-	return Dirs{NovaHome: filepath.Join(home, ".nova"), Home: home, Workdir: t.TempDir()}
+	return Dirs{NovaHome: filepath.Join(home, ".nova"), ClaudeHome: filepath.Join(home, ".claude"), Workdir: t.TempDir()}
 }
 
 func skillFile(name, desc string) string {
@@ -41,11 +41,11 @@ func names(s *Set) []string {
 func TestLoadFromEveryDirectory(t *testing.T) {
 	d := world(t)
 	write(t, filepath.Join(d.NovaHome, "skills", "nova-user", "SKILL.md"), skillFile("nova-user", "from NOVA_HOME"))
-	write(t, filepath.Join(d.Home, ".claude", "skills", "claude-user", "SKILL.md"), skillFile("claude-user", "from ~/.claude"))
+	write(t, filepath.Join(d.ClaudeHome, "skills", "claude-user", "SKILL.md"), skillFile("claude-user", "from ~/.claude"))
 	write(t, filepath.Join(d.Workdir, ".nova", "skills", "nova-project", "SKILL.md"), skillFile("nova-project", "from .nova"))
 	write(t, filepath.Join(d.Workdir, ".claude", "skills", "claude-project", "SKILL.md"), skillFile("claude-project", "from .claude"))
 	write(t, filepath.Join(d.NovaHome, "commands", "ucmd.md"), "User command.\n")
-	write(t, filepath.Join(d.Home, ".claude", "commands", "ccmd.md"), "Claude user command.\n")
+	write(t, filepath.Join(d.ClaudeHome, "commands", "ccmd.md"), "Claude user command.\n")
 	write(t, filepath.Join(d.Workdir, ".nova", "commands", "pcmd.md"), "Project command.\n")
 	write(t, filepath.Join(d.Workdir, ".claude", "commands", "frontend", "component.md"), "---\ndescription: Make a component\n---\nBuild $0.\n")
 
@@ -74,7 +74,7 @@ func TestLoadFromEveryDirectory(t *testing.T) {
 	if c == nil || c != set.Lookup("/component") || c.Namespace != "frontend" || c.Source() != "project:frontend" || c.Description != "Make a component" {
 		t.Errorf("namespaced command = %+v", c)
 	}
-	if sk := set.Lookup("claude-user"); sk.Kind != KindSkill || sk.Scope != ScopeUser || sk.Dir != filepath.Join(d.Home, ".claude", "skills", "claude-user") {
+	if sk := set.Lookup("claude-user"); sk.Kind != KindSkill || sk.Scope != ScopeUser || sk.Dir != filepath.Join(d.ClaudeHome, "skills", "claude-user") {
 		t.Errorf("claude-user = %+v", sk)
 	}
 	if sk := set.Lookup("pcmd"); sk.Description != "Project command." || sk.Kind != KindCommand || sk.Scope != ScopeProject {
@@ -91,7 +91,7 @@ func TestLoadPrecedence(t *testing.T) {
 	d := world(t)
 	d.Trusted = true
 	write(t, filepath.Join(d.Workdir, ".claude", "skills", "deploy", "SKILL.md"), skillFile("deploy", "the project's"))
-	write(t, filepath.Join(d.Home, ".claude", "skills", "deploy", "SKILL.md"), skillFile("deploy", "the user's"))
+	write(t, filepath.Join(d.ClaudeHome, "skills", "deploy", "SKILL.md"), skillFile("deploy", "the user's"))
 	write(t, filepath.Join(d.Workdir, ".claude", "commands", "review.md"), "---\ndescription: the command\n---\nx\n")
 	write(t, filepath.Join(d.Workdir, ".claude", "skills", "review", "SKILL.md"), skillFile("review", "the skill"))
 	write(t, filepath.Join(d.Workdir, ".claude", "commands", "a", "build.md"), "---\ndescription: a's build\n---\n")
@@ -112,11 +112,11 @@ func TestLoadPrecedence(t *testing.T) {
 // files that cannot be skills are told of, not fatal.
 func TestLoadOddities(t *testing.T) {
 	d := world(t)
-	d.Workdir, d.Trusted = d.Home, true
-	write(t, filepath.Join(d.Home, ".claude", "skills", "one", "SKILL.md"), skillFile("one", "once"))
-	write(t, filepath.Join(d.Home, ".claude", "skills", "bad", "SKILL.md"), "---\nname: has space\n---\nbody\n")
-	write(t, filepath.Join(d.Home, ".claude", "skills", "nofile", "README.md"), "not a skill\n")
-	write(t, filepath.Join(d.Home, ".claude", "commands", "big.md"), strings.Repeat("x", maxFile+1))
+	d.Workdir, d.Trusted = filepath.Dir(d.ClaudeHome), true
+	write(t, filepath.Join(d.ClaudeHome, "skills", "one", "SKILL.md"), skillFile("one", "once"))
+	write(t, filepath.Join(d.ClaudeHome, "skills", "bad", "SKILL.md"), "---\nname: has space\n---\nbody\n")
+	write(t, filepath.Join(d.ClaudeHome, "skills", "nofile", "README.md"), "not a skill\n")
+	write(t, filepath.Join(d.ClaudeHome, "commands", "big.md"), strings.Repeat("x", maxFile+1))
 	set := Load(d)
 	if got := names(set); !slices.Equal(got, []string{"bad", "one"}) {
 		t.Errorf("names = %v", got)

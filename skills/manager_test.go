@@ -22,7 +22,7 @@ type session struct {
 
 func newSession(t *testing.T, d Dirs) *session {
 	t.Helper()
-	checker, err := permission.NewChecker(permission.Config{Workspace: d.Workdir, Home: d.Home, NovaHome: d.NovaHome})
+	checker, err := permission.NewChecker(permission.Config{Workspace: d.Workdir, Home: filepath.Dir(d.ClaudeHome), NovaHome: d.NovaHome})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func newSession(t *testing.T, d Dirs) *session {
 		}
 	}
 	env := tools.NewEnv(d.Workdir)
-	env.Home, env.SessionID, env.ScratchDir = d.Home, "sess-1", t.TempDir()
+	env.Home, env.SessionID, env.ScratchDir = filepath.Dir(d.ClaudeHome), "sess-1", t.TempDir()
 	t.Cleanup(func() { env.Close() })
 	s := &session{checker: checker, env: env}
 	s.m = &Manager{Dirs: d, Pipeline: &tools.Pipeline{Registry: reg, Checker: checker}, Env: env, Grant: checker.Grant,
@@ -135,7 +135,7 @@ func TestExpandRefusals(t *testing.T) {
 // the body with its arguments and shell lines done.
 func TestLoadSkill(t *testing.T) {
 	d := world(t)
-	dir := filepath.Join(d.Home, ".claude", "skills", "pdf")
+	dir := filepath.Join(d.ClaudeHome, "skills", "pdf")
 	write(t, filepath.Join(dir, "SKILL.md"), "---\nname: pdf\ndescription: Work with PDFs\n---\nUse ${CLAUDE_SKILL_DIR}/fill.py on $0.\nVersion: !`echo 1.2`\n")
 	write(t, filepath.Join(d.NovaHome, "skills", "secret", "SKILL.md"), "---\ndisable-model-invocation: true\n---\nOnly for people.\n")
 	s := newSession(t, d)

@@ -31,6 +31,10 @@ const (
 	KindAgent Kind = "agent"
 )
 
+// dirName is the directory files of the kind are kept in: skills,
+// commands, agents.
+func (k Kind) dirName() string { return string(k) + "s" }
+
 // Scope says whose words a skill is.
 type Scope string
 

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nova-dev/nova/config"
+	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/llm/llmtest"
 )
 
@@ -33,7 +35,7 @@ func TestModelAliasAndUnknownModel(t *testing.T) {
 		env  string
 		from string
 	}{
-		{args: []string{"-p", "--model", "claude-sonet-5-5", "hi"}, from: "nova: --model claude-sonet-5-5: no configured provider has this model. Known models:"},
+		{args: []string{"-p", "--model", "sonet-5-5", "hi"}, from: "nova: --model sonet-5-5: no configured provider has this model. Known models:"},
 		{args: []string{"-p", "hi"}, env: "NOVA_MODEL=opuss", from: "nova: NOVA_MODEL opuss: no configured provider has this model"},
 	} {
 		if tc.env != "" {
@@ -57,5 +59,32 @@ func TestModelAliasAndUnknownModel(t *testing.T) {
 	}
 	if n := len(o.srv.Requests()); n != 0 {
 		t.Errorf("the server got %d model requests", n)
+	}
+}
+
+// defaultModel is the Anthropic model nova uses when none is named: what
+// the sonnet alias names.
+func defaultModel() string { return config.DefaultModelName(llm.ProviderAnthropic) }
+
+// TestUnlistedClaudeModelE2E: a claude-* id nova does not list
+// (claude-sonnet-4-0, as 41 of one popular collection's commands name)
+// is sent to Anthropic as given, from --model and from a command's
+// model: frontmatter, as Claude Code sends it.
+func TestUnlistedClaudeModelE2E(t *testing.T) {
+	e := newE2E(t, llmtest.Turn{Text: "One."}, llmtest.Turn{Text: "Two."})
+	if r := e.run("", "-p", "--model", "claude-sonnet-4-0", "hi"); r.code != 0 {
+		t.Fatalf("--model claude-sonnet-4-0: exit %d: %s", r.code, r.stderr)
+	}
+	e.writeHome(".claude/commands/old.md", "---\nmodel: claude-3-5-haiku-20241022\n---\nDo the old thing.\n")
+	if r := e.run("", "-p", "/old"); r.code != 0 {
+		t.Fatalf("/old: exit %d: %s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 2 || reqs[0].JSON()["model"] != "claude-sonnet-4-0" || reqs[1].JSON()["model"] != "claude-3-5-haiku-20241022" {
+		var got []any
+		for _, r := range reqs {
+			got = append(got, r.JSON()["model"])
+		}
+		t.Errorf("the provider was asked for %v, want claude-sonnet-4-0 then claude-3-5-haiku-20241022", got)
 	}
 }

@@ -178,7 +178,7 @@ func TestClaudeSettingsModelE2E(t *testing.T) {
 	}
 	e.writeHome(".claude/settings.json", `{"model": "opusplan"}`)
 	r := ask()
-	if r.code != 0 || lastModel() != "claude-sonnet-4-5" || !strings.Contains(r.stderr, `not using the model "opusplan" of `) {
+	if r.code != 0 || lastModel() != defaultModel() || !strings.Contains(r.stderr, `not using the model "opusplan" of `) {
 		t.Errorf("unknown model setting: exit %d, asked for %q; stderr %q", r.code, lastModel(), r.stderr)
 	}
 }

@@ -134,7 +134,7 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 	if len(tr.Files) == 0 {
 		fmt.Fprintf(w, "  none (looked for %v)\n", config.SettingsFiles(novaHome, workdir))
 	}
-	printClaudeSettings(w, tr.Settings.Claude, config.ClaudeSettingsFiles(workdir, home), workdir, home)
+	printClaudeSettings(w, tr.Settings.Claude, config.ClaudeSettingsFiles(workdir, config.ClaudeHome(s.Getenv, home)), workdir, home)
 	fmt.Fprintf(w, "\nPermissions:\n  mode: %s\n", tr.Config.Mode)
 	var allow, ask, deny int
 	for _, rs := range tr.Config.RuleSets {
@@ -181,7 +181,7 @@ func runDoctor(ctx context.Context, s *IOStreams, w io.Writer, o buildOptions) e
 	printEnvPolicy(w, tr.EnvPolicy, environ)
 	printProfiles(w, profileBase{mode: string(tr.Config.Mode), allow: allow, ask: ask, deny: deny, hooks: cfg.Len(),
 		sandbox: sandboxInForce(tr, workdir, home), trust: tr.Trust.Describe(workdir)})
-	printInstructions(w, novaHome, workdir, home)
+	printInstructions(w, novaHome, workdir, home, config.ClaudeHome(s.Getenv, home))
 	// The profile is printed whole, but a script that asks whether nova
 	// can run here gets its answer from the exit code too.
 	if len(provs) == 0 {
@@ -268,8 +268,8 @@ func printProfiles(w io.Writer, b profileBase) {
 // printInstructions lists the instruction files a session here starts
 // with and the problems of their @imports (a missing file, a cycle, the
 // depth limit), which a session only tells when it reads them.
-func printInstructions(w io.Writer, novaHome, workdir, home string) {
-	files, warns, err := memory.LoadInstructions(novaHome, workdir, home)
+func printInstructions(w io.Writer, novaHome, workdir, home, claudeHome string) {
+	files, warns, err := memory.LoadInstructions(novaHome, workdir, home, claudeHome)
 	if err != nil {
 		warns = append(warns, err.Error())
 	}

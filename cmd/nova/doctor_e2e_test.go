@@ -19,14 +19,14 @@ func TestDoctorExitCode(t *testing.T) {
 
 	e = newE2E(t)
 	r = e.run("", "doctor", "--no-sandbox")
-	if r.code != 0 || !strings.Contains(r.stdout, "default model: anthropic:claude-sonnet-4-5") ||
-		!strings.Contains(r.stdout, "prices: $3 input, $15 output, $3.75 cache write, $0.30 cache read per million tokens") {
+	if r.code != 0 || !strings.Contains(r.stdout, "default model: anthropic:"+defaultModel()) ||
+		!strings.Contains(r.stdout, "prices: $2 input, $10 output, $2.50 cache write, $0.20 cache read per million tokens") {
 		t.Errorf("with a provider: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 
-	e.env = append(e.env, "NOVA_MODEL=claude-sonet")
+	e.env = append(e.env, "NOVA_MODEL=sonet")
 	r = e.run("", "doctor", "--no-sandbox")
-	if r.code != 2 || !strings.Contains(r.stdout, "default model: NOVA_MODEL claude-sonet: no configured provider has this model") ||
+	if r.code != 2 || !strings.Contains(r.stdout, "default model: NOVA_MODEL sonet: no configured provider has this model") ||
 		!strings.Contains(r.stderr, "Known models:") {
 		t.Errorf("unknown default model: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}

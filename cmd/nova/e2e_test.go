@@ -225,7 +225,7 @@ func TestPrintModeTrajectory(t *testing.T) {
 func checkStream(t *testing.T, stdout string) {
 	t.Helper()
 	st := parseStream(t, stdout)
-	if st.init["model"] != "anthropic:claude-sonnet-4-5" || st.init["permissionMode"] != "default" {
+	if st.init["model"] != "anthropic:"+defaultModel() || st.init["permissionMode"] != "default" {
 		t.Errorf("first line = %v, want the init line", st.init)
 	}
 	if tl, _ := st.init["tools"].([]any); len(tl) < 4 {

@@ -31,7 +31,7 @@ func TestInteractiveModelSwitchKeepsFigures(t *testing.T) {
 	w.b.waitTitle()
 
 	st := w.b.Status()
-	sonnet45 := func(u llm.Usage) float64 { return cost(u, 3, 15, 3.75, 0.30) }
+	sonnet45 := func(u llm.Usage) float64 { return cost(u, 2, 10, 2.50, 0.20) } // the default: claude-sonnet-5-5
 	u1 := llm.Usage{InputTokens: 1_040, OutputTokens: 103, CacheWriteTokens: 2_000, CacheReadTokens: 50_000}
 	if st.Usage != u1 {
 		t.Fatalf("usage = %+v, want %+v", st.Usage, u1)
@@ -46,7 +46,7 @@ func TestInteractiveModelSwitchKeepsFigures(t *testing.T) {
 	}
 	id := st.SessionID
 
-	if err := w.b.SetModel("claude-sonet"); err == nil || !strings.Contains(err.Error(), "/model claude-sonet: no configured provider has this model") ||
+	if err := w.b.SetModel("sonet"); err == nil || !strings.Contains(err.Error(), "/model sonet: no configured provider has this model") ||
 		!strings.Contains(err.Error(), "claude-opus-5-5 (opus)") {
 		t.Errorf("unknown model: %v", err)
 	}

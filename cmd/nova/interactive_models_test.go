@@ -108,7 +108,7 @@ func TestInteractiveResumedModelGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.start(t, buildOptions{cont: true})
-	if st := w.b.Status(); st.Model != "anthropic:claude-sonnet-4-5" {
+	if st := w.b.Status(); st.Model != "anthropic:"+defaultModel() {
 		t.Errorf("resumed on %s", st.Model)
 	}
 	warned := false

@@ -381,7 +381,7 @@ func loadMCPHere(s *IOStreams) (novaHome, workdir string, list []config.Configur
 	if err != nil {
 		return "", "", nil, mcpErr(err)
 	}
-	st, _, err := config.LoadSettings(novaHome, workdir, s.Home, ts.Trusted)
+	st, _, err := config.LoadSettingsLayers(novaHome, workdir, s.Home, ts.Trusted, config.SettingsLayers{ClaudeHome: config.ClaudeHome(s.Getenv, s.Home)})
 	if err != nil {
 		return "", "", nil, mcpErr(err)
 	}

@@ -142,11 +142,11 @@ func pluginsHere(s *IOStreams) (*plugins.Manager, error) {
 	if err != nil {
 		return nil, failure(err)
 	}
-	st, _, err := config.LoadSettings(novaHome, workdir, s.Home, ts.Trusted)
+	st, _, err := config.LoadSettingsLayers(novaHome, workdir, s.Home, ts.Trusted, config.SettingsLayers{ClaudeHome: config.ClaudeHome(s.Getenv, s.Home)})
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	return live.PluginManager(live.Options{NovaHome: novaHome, Workdir: workdir, Home: s.Home}, st), nil
+	return live.PluginManager(live.Options{NovaHome: novaHome, Workdir: workdir, Home: s.Home, Getenv: s.Getenv}, st), nil
 }
 
 // runPlugin runs one subcommand.

@@ -58,7 +58,7 @@ func runPrint(ctx context.Context, opts *rootOptions) error {
 	code := headless.Run(ctx, rt.Live, headless.Options{
 		Prompt: opts.prompt, Format: opts.outputFormat, Verbose: opts.verbose, SessionID: info.SessionID,
 		Model: rt.Selection.ID(), Tools: rt.Registry.Names(), PermissionMode: string(rt.Checker.Mode()), Cwd: rt.Workdir,
-		MCPServers: info.MCPServers, Commands: info.Commands, Version: version, ContextWindow: info.ContextWindow, MaxOutput: info.MaxOutput,
+		MCPServers: info.MCPServers, Commands: info.Commands, Agents: info.Agents, Version: version, ContextWindow: info.ContextWindow, MaxOutput: info.MaxOutput,
 		Partial: opts.claude.includePartial, Debug: debug,
 		IgnoredProjectSettings: ignored, Structured: opts.claude.structured, Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
 	})

@@ -31,12 +31,12 @@ printf 'CC-STATUS run %s model %s\nsecond line\n' "$n" "$(python3 -c 'import jso
 	}
 	e.writeHome(".claude/settings.json", `{"statusLine": {"type": "command", "command": "`+filepath.Join(e.home, "statusline.sh")+`"}}`)
 	tm := e.startTUI()
-	tm.waitFor("CC-STATUS run 1 model claude-sonnet-4-5")
+	tm.waitFor("CC-STATUS run 1 model " + defaultModel())
 	tm.typeText("say hello")
 	tm.keys("Enter")
 	tm.waitFor("Hello there.")
-	screen := tm.waitFor("CC-STATUS run 2 model claude-sonnet-4-5")
-	if want := "anthropic:claude-sonnet-4-5"; !containsLineAfter(screen, "CC-STATUS run 2", want) {
+	screen := tm.waitFor("CC-STATUS run 2 model " + defaultModel())
+	if want := "anthropic:" + defaultModel(); !containsLineAfter(screen, "CC-STATUS run 2", want) {
 		t.Errorf("nova's status line is not under the command's:\n%s", screen)
 	}
 	if strings.Contains(screen, "second line") {
