@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/live"
+	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/llm/llmtest"
 )
 
@@ -78,12 +80,13 @@ func TestSessionReadsBackModelAndMode(t *testing.T) {
 			}
 		}
 	}
-	want("new session", "anthropic:claude-sonnet-4-5", "default")
+	def := "anthropic:" + config.DefaultModelName(llm.ProviderAnthropic)
+	want("new session", def, "default")
 
 	if code, body, _ := ts.do("POST", "/api/sessions/"+id+"/mode", `{"mode":"plan"}`); code != 200 {
 		t.Fatalf("POST mode plan: %d %s", code, body)
 	}
-	want("after POST mode plan", "anthropic:claude-sonnet-4-5", "plan")
+	want("after POST mode plan", def, "plan")
 
 	if code, body, _ := ts.do("POST", "/api/sessions/"+id+"/model", `{"model":"haiku"}`); code != 200 {
 		t.Fatalf("POST model haiku: %d %s", code, body)
