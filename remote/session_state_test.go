@@ -9,6 +9,7 @@ import (
 	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/llm/llmtest"
+	"github.com/nova-dev/nova/permission"
 )
 
 // hostServer is newWrappedHostServer that also hands back the host.
@@ -114,5 +115,24 @@ func TestSessionReadsBackModelAndMode(t *testing.T) {
 	}
 	if st := host2.States(nil); len(st) != 0 {
 		t.Errorf("States(nil) = %v", st)
+	}
+}
+
+// On a shared terminal session (/remote), the page reads the mode the
+// terminal set (shift+tab) and its model, whichever set them last.
+func TestSharedSessionShowsTerminalsMode(t *testing.T) {
+	e := newSharedEnv(t, llmtest.Turn{Text: "hello"})
+	for range e.rt.Live.Run(context.Background(), llm.UserText("hi")) {
+	}
+	id := e.rt.Session.ID()
+	e.rt.Checker.SetMode(permission.ModePlan) // the terminal's shift+tab
+	got, listed := e.sessionState(id)
+	for _, it := range []sessionItem{got, listed} {
+		if it.PermissionMode != "plan" || it.Model != e.rt.Selection.ID() {
+			t.Errorf("shared session reads %+v, want plan on %s", it, e.rt.Selection.ID())
+		}
+	}
+	if code, body, _ := e.do("GET", "/api/sessions/another", ""); code != 404 {
+		t.Errorf("GET a session the terminal does not share: %d %s", code, body)
 	}
 }

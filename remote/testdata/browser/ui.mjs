@@ -153,7 +153,7 @@ async function desktop(browser) {
   await page.locator('#session-model').selectOption('anthropic:no-such-model');
   await page.locator('#composer-error', { hasText: 'Could not switch the model' }).waitFor();
   assert.match(await page.locator('#composer-error').textContent(), /no-such-model.*claude-haiku-4-5/s, 'the 400 does not list the known models');
-  assert.equal(await page.locator('#session-model').inputValue(), '', 'the picker shows a model the session did not take');
+  assert.equal(await page.locator('#session-model').inputValue(), 'anthropic:claude-sonnet-4-5', 'the picker shows a model the session did not take');
   // bypassPermissions is the terminal's alone: the 403 is shown.
   await page.locator('#session-mode').evaluate((s) => s.append(new Option('bypass', 'bypassPermissions')));
   await page.locator('#session-mode').selectOption('bypassPermissions');
@@ -384,6 +384,34 @@ async function phone(browser) {
   await idle(page);
   assert.equal(await page.locator('#session-mode').inputValue(), 'plan');
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-phone-ops.png') });
+
+  step("a fresh page shows the session's real model and mode, and another frontend's change on reload");
+  const sessionPath = new URL(page.url()).pathname;
+  const sessionId = decodeURIComponent(sessionPath.replace(/^\/s\//, ''));
+  // A new context: nothing of the first page's tab storage.
+  const other = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const fresh = await other.newPage();
+  watch(fresh, problems);
+  await login(fresh, NOVA_URL, NOVA_TOKEN, sessionPath);
+  await fresh.locator('#session-bar').waitFor({ state: 'visible' });
+  await fresh.waitForFunction(() => document.getElementById('session-mode').value === 'plan', null, { timeout: TIMEOUT })
+    .catch(async () => assert.fail(`a fresh page shows mode ${await fresh.locator('#session-mode').inputValue()}, the session is in plan`));
+  assert.equal(await fresh.locator('#session-model').inputValue(), 'anthropic:claude-haiku-4-5', "a fresh page does not show the session's model");
+  // Another frontend (the terminal, a script) changes the mode: the
+  // page shows it once it reads the session again.
+  const r = await fetch(`${NOVA_URL}/api/sessions/${encodeURIComponent(sessionId)}/mode`, {
+    method: 'POST', headers: { Authorization: `Bearer ${NOVA_TOKEN}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ mode: 'acceptEdits' }),
+  });
+  assert.equal(r.status, 200, `POST mode acceptEdits: ${r.status} ${await r.text()}`);
+  await fresh.reload();
+  await connected(fresh);
+  await fresh.waitForFunction(() => document.getElementById('session-mode').value === 'acceptEdits', null, { timeout: TIMEOUT })
+    .catch(async () => assert.fail(`after another frontend's change the page shows mode ${await fresh.locator('#session-mode').inputValue()}`));
+  await other.close();
+  const back = await fetch(`${NOVA_URL}/api/sessions/${encodeURIComponent(sessionId)}/mode`, {
+    method: 'POST', headers: { Authorization: `Bearer ${NOVA_TOKEN}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ mode: 'plan' }),
+  });
+  assert.equal(back.status, 200);
 
   step('phone: the rules view shows each rule with its source');
   await page.locator('#rules').click();

@@ -43,6 +43,9 @@ const q = encodeURIComponent;
 
 export const api = {
   sessions: () => request('GET', '/api/sessions').then((d) => d.items || []),
+  // session is one session as the list gives it, with the model and
+  // permission mode it runs with now.
+  session: (id) => request('GET', `/api/sessions/${q(id)}`),
   messages: (id) => request('GET', `/api/sessions/${q(id)}/messages`).then((d) => d.items || []),
   context: (id) => request('GET', `/api/sessions/${q(id)}/context`),
   setWorkspace: (id, dir) => request('PUT', `/api/sessions/${q(id)}/workspace`, { workspace_dir: dir }),

@@ -92,6 +92,11 @@ const transcript = new Transcript(el.transcript, {
 // bar is the session's operations: model, mode, compact, rules, !cmd.
 const bar = new SessionBar({ bar: $('session-bar'), model: $('session-model'), mode: $('session-mode'), compact: $('compact'), rules: $('rules') }, {
   current: () => state.current,
+  session: (id) => state.sessions.find((s) => s.id === id) || null,
+  update: (id, fields) => {
+    const s = state.sessions.find((x) => x.id === id);
+    if (s) Object.assign(s, fields);
+  },
   error: showError,
   announce,
   note: (text) => {
@@ -168,7 +173,10 @@ async function resume() {
   }
   if (state.current !== id || state.loading) return;
   if (!status && state.seen > 0) openSession(id, { push: false });
-  else subscribe(id, state.seen);
+  else {
+    subscribe(id, state.seen);
+    refreshSession(id);
+  }
 }
 
 function setRunning(on) {
@@ -202,6 +210,21 @@ async function refreshSessions() {
     return;
   }
   renderSessions();
+}
+
+// refreshSession reads session id again (its model and mode may have
+// changed in the terminal or another page) and shows it.
+async function refreshSession(id) {
+  let s;
+  try {
+    s = await api.session(id);
+  } catch {
+    return; // the list's copy stays; a gone session is said by its load
+  }
+  const k = state.sessions.findIndex((x) => x.id === id);
+  if (k >= 0) state.sessions[k] = s;
+  else state.sessions.unshift(s);
+  if (state.current === id) renderSessions();
 }
 
 function renderSessions() {
@@ -325,6 +348,7 @@ async function openSession(id, { push = true } = {}) {
   if (socket.isOpen) subscribe(id, state.seen);
   loadContext(id);
   mcp.load(id);
+  refreshSession(id);
 }
 
 async function loadContext(id) {
@@ -435,6 +459,7 @@ function onMessage(msg) {
       break;
     case 'resync': {
       if (msg.session_id !== state.current) return;
+      refreshSession(msg.session_id);
       const g = state.guard;
       const from = Number(msg.from_seq) || 0;
       if (g && g.fresh && g.mode === 'run') {

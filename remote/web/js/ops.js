@@ -28,8 +28,11 @@ export function refusal(what, err) {
   return `${what}: ${(err && err.message) || err}`;
 }
 
-// The page remembers, per session and for the tab's life, the model and
-// mode it set: the API has no route that reads them back.
+// The session's model and mode are the server's (the session object's
+// model and permission_mode: what the session runs with now, whoever set
+// it, the terminal included). The page also remembers, per session and
+// for the tab's life, what it set, for a session the list does not have
+// yet or whose state the server cannot tell.
 const key = (what, id) => `nova.${what}.${id}`;
 
 function remembered(what, id) {
@@ -55,6 +58,8 @@ const SHELL_WAIT = 3000;
 // SessionBar is the controls of the session shown. els: bar, model,
 // mode, compact, rules (elements of index.html). hooks:
 //   current()          the session shown, or null
+//   session(id)        session id's object as the server gave it (GET /api/sessions), or null
+//   update(id, fields) set fields of that object (the model or mode a switch made)
 //   error(text)        the message box's error line ('' clears it)
 //   announce(text)     the screen reader's status line
 //   note(text)         a line in the conversation
@@ -87,14 +92,15 @@ export class SessionBar {
   show(id) {
     this.els.bar.hidden = !id;
     if (!id) return;
-    const model = remembered('model', id);
+    const s = this.hooks.session(id) || {};
+    const model = s.model || remembered('model', id);
     const opts = [h('option', { value: '' }, "This session's model")];
     for (const m of this.models) opts.push(h('option', { value: m.id }, modelLabel(m)));
     if (model && !this.models.some((m) => m.id === model)) opts.push(h('option', { value: model }, model));
     this.els.model.replaceChildren(...opts);
     this.els.model.value = model;
     this.els.model.dataset.value = model;
-    const mode = remembered('mode', id) || 'default';
+    const mode = s.permission_mode || remembered('mode', id) || 'default';
     this.els.mode.value = mode;
     this.els.mode.dataset.value = mode;
   }
@@ -112,6 +118,7 @@ export class SessionBar {
     try {
       const res = await api.setModel(id, want);
       remember('model', id, res.model || want);
+      this.hooks.update(id, { model: res.model || want });
       if (this.hooks.current() === id) this.show(id);
       this.hooks.note(`Model: ${res.model || want}. The next request goes to it.`);
       this.hooks.announce(`Model switched to ${res.model || want}.`);
@@ -134,6 +141,7 @@ export class SessionBar {
       const res = await api.setMode(id, want);
       const mode = res.mode || want;
       remember('mode', id, mode);
+      this.hooks.update(id, { permission_mode: mode });
       sel.value = mode;
       sel.dataset.value = mode;
       const label = (MODES.find(([v]) => v === mode) || [mode, mode])[1];
@@ -212,9 +220,11 @@ export class SessionBar {
   }
 }
 
-// modelLabel is how the picker names a model of GET /api/models.
+// modelLabel is how the picker names a model of GET /api/models: its
+// label in config.json, else the name the terminal's /model gives it.
 export function modelLabel(m) {
-  return m.provider_name && m.provider_name !== m.label ? `${m.label} (${m.provider_name})` : m.label || m.id;
+  const label = (m.label && m.label !== m.model ? m.label : m.name || m.label) || m.id;
+  return m.provider_name && m.provider_name !== label ? `${label} (${m.provider_name})` : label;
 }
 
 // RulesDialog shows the rules the session's checker enforces, each with
