@@ -34,6 +34,9 @@ type OpenRequest struct {
 	Resume string
 	// MCPConfigs are the client's MCP servers as inline --mcp-config JSON.
 	MCPConfigs []string
+	// Model is the model the client chose ("provider:model"); "" is the
+	// command line's.
+	Model string
 }
 
 // Opener builds the runtime of a session: the command line's options
@@ -53,6 +56,9 @@ type Options struct {
 	BypassOK bool
 	// Log gets diagnostics (stderr); stdout is the protocol's alone.
 	Log io.Writer
+	// Getenv reads the environment the sessions' providers come from: the
+	// model list and a model switch see the providers a session does.
+	Getenv func(string) string
 }
 
 // Serve speaks ACP on in and out until the client closes in or ctx ends;

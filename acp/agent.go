@@ -69,7 +69,7 @@ func (a *acpAgent) NewSession(ctx context.Context, p acpsdk.NewSessionRequest) (
 		return acpsdk.NewSessionResponse{}, err
 	}
 	go s.announceCommands(a.ctx)
-	return acpsdk.NewSessionResponse{SessionId: acpsdk.SessionId(s.id), Modes: modeState(s.rt, a.o.BypassOK)}, nil
+	return acpsdk.NewSessionResponse{SessionId: acpsdk.SessionId(s.id), Modes: modeState(s.rt(), a.o.BypassOK), ConfigOptions: configOptions(s.ctl)}, nil
 }
 
 // LoadSession implements acpsdk.AgentLoader: the session's history is
@@ -86,7 +86,7 @@ func (a *acpAgent) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest)
 		return acpsdk.LoadSessionResponse{}, err
 	}
 	go s.announceCommands(a.ctx)
-	return acpsdk.LoadSessionResponse{Modes: modeState(s.rt, a.o.BypassOK)}, nil
+	return acpsdk.LoadSessionResponse{Modes: modeState(s.rt(), a.o.BypassOK), ConfigOptions: configOptions(s.ctl)}, nil
 }
 
 // ResumeSession implements acpsdk.Agent: LoadSession without the replay.
@@ -99,7 +99,7 @@ func (a *acpAgent) ResumeSession(ctx context.Context, p acpsdk.ResumeSessionRequ
 		return acpsdk.ResumeSessionResponse{}, err
 	}
 	go s.announceCommands(a.ctx)
-	return acpsdk.ResumeSessionResponse{Modes: modeState(s.rt, a.o.BypassOK)}, nil
+	return acpsdk.ResumeSessionResponse{Modes: modeState(s.rt(), a.o.BypassOK), ConfigOptions: configOptions(s.ctl)}, nil
 }
 
 // ListSessions implements acpsdk.Agent: the saved sessions (newest
@@ -149,10 +149,21 @@ func (a *acpAgent) CloseSession(_ context.Context, p acpsdk.CloseSessionRequest)
 	return acpsdk.CloseSessionResponse{}, nil
 }
 
-// SetSessionConfigOption implements acpsdk.Agent; nova has no config
-// options beyond the modes.
-func (a *acpAgent) SetSessionConfigOption(context.Context, acpsdk.SetSessionConfigOptionRequest) (acpsdk.SetSessionConfigOptionResponse, error) {
-	return acpsdk.SetSessionConfigOptionResponse{}, acpsdk.NewMethodNotFound(acpsdk.AgentMethodSessionSetConfigOption)
+// SetSessionConfigOption implements acpsdk.Agent: the model, nova's one
+// config option (the modes are ACP's session modes).
+func (a *acpAgent) SetSessionConfigOption(_ context.Context, p acpsdk.SetSessionConfigOptionRequest) (acpsdk.SetSessionConfigOptionResponse, error) {
+	v := p.ValueId
+	if v == nil {
+		return acpsdk.SetSessionConfigOptionResponse{}, acpsdk.NewInvalidParams(map[string]any{"error": "nova's config options take a value id"})
+	}
+	s, err := a.session(v.SessionId)
+	if err != nil {
+		return acpsdk.SetSessionConfigOptionResponse{}, err
+	}
+	if err := setConfigOption(s.ctl, string(v.ConfigId), string(v.Value)); err != nil {
+		return acpsdk.SetSessionConfigOptionResponse{}, err
+	}
+	return acpsdk.SetSessionConfigOptionResponse{ConfigOptions: configOptions(s.ctl)}, nil
 }
 
 // SetSessionMode implements acpsdk.Agent.
@@ -185,7 +196,7 @@ func (a *acpAgent) Cancel(_ context.Context, p acpsdk.CancelNotification) error 
 	if err != nil {
 		return err
 	}
-	s.rt.Live.Interrupt()
+	s.rt().Live.Interrupt()
 	return nil
 }
 
@@ -213,15 +224,23 @@ func (a *acpAgent) open(ctx context.Context, cwd, resume string, servers []acpsd
 	}
 	// A runtime the controller replaced would be built as this one was,
 	// for the same workspace and client's servers.
+	// for the same workspace and client's servers, with the model the
+	// client chose, and Read still sees the editor's unsaved buffers.
+	buffers := func(rt *live.Runtime) {
+		if caps.Fs.ReadTextFile {
+			rt.Env.Buffers = editor{conn: a.conn, session: acpsdk.SessionId(rt.Session.ID())}
+		}
+	}
 	reopen := func(ctx context.Context, o live.Options) (*live.Runtime, error) {
-		return a.o.Open(ctx, OpenRequest{Cwd: cwd, Resume: o.Resume, MCPConfigs: configs})
+		rt, err := a.o.Open(ctx, OpenRequest{Cwd: cwd, Resume: o.Resume, MCPConfigs: configs, Model: o.Model})
+		if err == nil {
+			buffers(rt)
+		}
+		return rt, err
 	}
-	ctl := live.ControllerFor(context.WithoutCancel(ctx), live.Options{NovaHome: rt.NovaHome, Workdir: rt.Workdir, AllowBypass: a.o.BypassOK}, reopen, rt)
-	s := &session{id: rt.Session.ID(), rt: rt, ctl: ctl, conn: a.conn, mode: rt.Checker.Mode()}
-	if caps.Fs.ReadTextFile {
-		// Read sees the editor's unsaved buffers.
-		rt.Env.Buffers = editor{conn: a.conn, session: acpsdk.SessionId(s.id)}
-	}
+	ctl := live.ControllerFor(context.WithoutCancel(ctx), live.Options{NovaHome: rt.NovaHome, Workdir: rt.Workdir, AllowBypass: a.o.BypassOK, Getenv: a.o.Getenv}, reopen, rt)
+	s := &session{id: rt.Session.ID(), ctl: ctl, conn: a.conn, mode: rt.Checker.Mode()}
+	buffers(rt)
 	a.mu.Lock()
 	a.sessions[s.id] = s
 	a.mu.Unlock()

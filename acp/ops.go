@@ -1,6 +1,8 @@
 package acp
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 
 	acpsdk "github.com/coder/acp-go-sdk"
@@ -44,6 +46,40 @@ func modeState(rt *live.Runtime, bypassOK bool) *acpsdk.SessionModeState {
 func setMode(c *live.Controller, mode string) error {
 	_, err := c.SetMode(mode, false)
 	return err
+}
+
+// modelOption is the id of the model's config option.
+const modelOption = "model"
+
+// configOptions are the session's config options: the model, from the
+// one model list every frontend offers (live.Controller.Models).
+func configOptions(c *live.Controller) []acpsdk.SessionConfigOption {
+	current := c.Runtime().Selection.ID()
+	var opts acpsdk.SessionConfigSelectOptionsUngrouped
+	for _, id := range c.Models() {
+		opts = append(opts, acpsdk.SessionConfigSelectOption{Value: acpsdk.SessionConfigValueId(id), Name: id})
+	}
+	o := acpsdk.NewSessionConfigOptionSelect(acpsdk.SessionConfigValueId(current), acpsdk.SessionConfigSelectOptions{Ungrouped: &opts})
+	cat := acpsdk.SessionConfigOptionCategoryModel
+	o.Select.Id, o.Select.Name, o.Select.Category = modelOption, "Model", &cat
+	o.Select.Description = acpsdk.Ptr("The model the session's next prompt goes to")
+	return []acpsdk.SessionConfigOption{o}
+}
+
+// setConfigOption sets one of configOptions through the session's
+// controller: the model as the terminal's /model switches it, the
+// session carried on with its history.
+func setConfigOption(c *live.Controller, id, value string) error {
+	if id != modelOption {
+		return acpsdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("nova has no config option %q; its one option is %q", id, modelOption)})
+	}
+	if err := c.SetModel(value); err != nil {
+		if errors.Is(err, live.ErrBusy) {
+			return acpsdk.NewInvalidRequest(map[string]any{"error": "the session is running a prompt: switch the model when it ends"})
+		}
+		return acpsdk.NewInvalidParams(map[string]any{"error": err.Error()})
+	}
+	return nil
 }
 
 // availableCommands are the session's slash commands and skills, as a

@@ -15,11 +15,12 @@ import (
 	"github.com/nova-dev/nova/permission"
 )
 
-// session is one ACP session: a runtime and the connection it reports to.
+// session is one ACP session: its operations and the connection it
+// reports to.
 type session struct {
 	id string
-	rt *live.Runtime
-	// ctl is the session's operations (its mode); rt is its runtime.
+	// ctl is the session's operations (mode, model); it holds the
+	// session's runtime, which a model switch replaces.
 	ctl  *live.Controller
 	conn *acpsdk.AgentSideConnection
 
@@ -27,8 +28,11 @@ type session struct {
 	mode permission.Mode // the mode the client was last told
 }
 
+// rt is the session's runtime now; a caller keeps it for one operation.
+func (s *session) rt() *live.Runtime { return s.ctl.Runtime() }
+
 // close ends the session's run and releases its runtime.
-func (s *session) close() { _ = s.rt.Close() }
+func (s *session) close() { _ = s.ctl.Close("other") }
 
 // update sends one session/update notification. A client gone away ends
 // the connection, and with it the run: the error needs no other answer.
@@ -46,7 +50,7 @@ func (s *session) prompt(ctx context.Context, blocks []acpsdk.ContentBlock) (acp
 	var asks sync.WaitGroup
 	defer asks.Wait()
 	var done *agent.Done
-	for ev := range s.rt.Live.Run(ctx, msg) {
+	for ev := range s.rt().Live.Run(ctx, msg) {
 		switch {
 		case ev.Type == agent.EventPermissionAsk && ev.Ask != nil:
 			// The agent waits for this answer; a subagent's events may go
@@ -156,7 +160,7 @@ func first(s []string) string {
 // noteMode tells the client the session's mode when it changed since it
 // was last told.
 func (s *session) noteMode(ctx context.Context) {
-	m := s.rt.Checker.Mode()
+	m := s.rt().Checker.Mode()
 	s.mu.Lock()
 	changed := m != s.mode
 	s.mode = m
@@ -170,7 +174,7 @@ func (s *session) noteMode(ctx context.Context) {
 // skills.
 func (s *session) announceCommands(ctx context.Context) {
 	s.update(ctx, acpsdk.SessionUpdate{AvailableCommandsUpdate: &acpsdk.SessionAvailableCommandsUpdate{
-		SessionUpdate: "available_commands_update", AvailableCommands: availableCommands(s.rt),
+		SessionUpdate: "available_commands_update", AvailableCommands: availableCommands(s.rt()),
 	}})
 }
 

@@ -222,7 +222,7 @@ func firstLine(s string) string {
 // what it returned.
 func (s *session) replay(ctx context.Context) error {
 	names := map[string]string{}
-	for _, m := range s.rt.Session.Messages() {
+	for _, m := range s.rt().Session.Messages() {
 		// nova's context message (the environment, the instruction
 		// files) is not the person's words.
 		m = novasession.WithoutContext(m)

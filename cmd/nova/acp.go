@@ -98,11 +98,14 @@ func runACP(ctx context.Context, o *acpOptions) error {
 	open := func(ctx context.Context, req acp.OpenRequest) (*live.Runtime, error) {
 		b := base
 		b.resume = req.Resume
+		if req.Model != "" {
+			b.model = req.Model
+		}
 		b.mcpConfigs = slices.Concat(b.mcpConfigs, req.MCPConfigs)
 		return openRuntime(ctx, o.io, novaHome, req.Cwd, b)
 	}
 	err = acp.Serve(ctx, o.io.In, o.io.Out, acp.Options{
-		Open: open, Version: version, NovaHome: novaHome, Log: o.io.ErrOut,
+		Open: open, Version: version, NovaHome: novaHome, Log: o.io.ErrOut, Getenv: o.io.Getenv,
 		BypassOK: o.bypassOK || base.permissionMode == string(permission.ModeBypass),
 	})
 	if err != nil {

@@ -23,8 +23,9 @@ type acpRecord struct {
 		} `json:"agentCapabilities"`
 	} `json:"initialize"`
 	Session struct {
-		SessionID string `json:"sessionId"`
-		Modes     struct {
+		SessionID     string         `json:"sessionId"`
+		ConfigOptions []acpConfigOpt `json:"configOptions"`
+		Modes         struct {
 			CurrentModeID  string `json:"currentModeId"`
 			AvailableModes []struct {
 				ID string `json:"id"`
@@ -42,7 +43,11 @@ type acpRecord struct {
 			Title     string `json:"title"`
 		} `json:"sessions"`
 	} `json:"list"`
-	SetMode           map[string]any   `json:"setMode"`
+	SetMode  map[string]any `json:"setMode"`
+	SetModel struct {
+		ConfigOptions []acpConfigOpt `json:"configOptions"`
+	} `json:"setModel"`
+	BadOption         map[string]any   `json:"badOption"`
 	BadMode           map[string]any   `json:"badMode"`
 	CancelChunks      int              `json:"cancelChunks"`
 	AsksInAcceptEdits int              `json:"asksInAcceptEdits"`
@@ -55,6 +60,16 @@ type acpRecord struct {
 	Reads  []string         `json:"reads"`
 	Raw    []map[string]any `json:"raw"`
 	Stderr string           `json:"stderr"`
+}
+
+// acpConfigOpt is one session config option (a select).
+type acpConfigOpt struct {
+	ID           string `json:"id"`
+	Category     string `json:"category"`
+	CurrentValue string `json:"currentValue"`
+	Options      []struct {
+		Value string `json:"value"`
+	} `json:"options"`
 }
 
 // updatesOf are the session updates of one kind.
@@ -271,6 +286,33 @@ func TestACPWithTheTypeScriptSDK(t *testing.T) {
 	}
 	if be, _ := first.BadMode["error"].(map[string]any); be == nil {
 		t.Errorf("session/set_mode of an unknown mode = %v, want an error", first.BadMode)
+	}
+	// The model: one config option of category "model", the Controller's
+	// list; switched to haiku, the next prompt's request names it.
+	var model *acpConfigOpt
+	for i := range first.Session.ConfigOptions {
+		if first.Session.ConfigOptions[i].Category == "model" {
+			model = &first.Session.ConfigOptions[i]
+		}
+	}
+	if model == nil || model.ID != "model" || len(model.Options) < 2 || !strings.HasPrefix(model.CurrentValue, "anthropic:") {
+		t.Fatalf("session/new config options = %+v, want the model with the known models", first.Session.ConfigOptions)
+	}
+	if len(first.SetModel.ConfigOptions) != 1 || !strings.Contains(first.SetModel.ConfigOptions[0].CurrentValue, "haiku") {
+		t.Errorf("session/set_config_option answered %+v, want the model now haiku; nova's stderr: %s", first.SetModel, first.Stderr)
+	}
+	if be, _ := first.BadOption["error"].(map[string]any); be == nil {
+		t.Errorf("session/set_config_option of an unknown option = %v, want an error", first.BadOption)
+	}
+	reqs := e.srv.Requests()
+	var last map[string]any
+	for _, r := range reqs {
+		if strings.Contains(string(r.Body), "still there?") {
+			_ = json.Unmarshal(r.Body, &last)
+		}
+	}
+	if m, _ := last["model"].(string); !strings.Contains(m, "haiku") {
+		t.Errorf("the prompt after the model switch went to %q, want a haiku model", m)
 	}
 	if first.After.StopReason != "end_turn" || !strings.Contains(first.text("agent_message_chunk"), "Still here.") {
 		t.Errorf("the prompt after the malformed messages: %+v", first.After)

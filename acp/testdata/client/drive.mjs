@@ -123,6 +123,19 @@ async function first() {
       } catch (e) {
         r.badMode = { error: { code: e.code, message: e.message } };
       }
+      // The model, a config option of category "model": switched to
+      // another model nova offers; the next prompt goes to it.
+      const model = (s.configOptions || []).find((o) => o.category === "model");
+      const other = model && model.options.find((o) => o.value !== model.currentValue && o.value.includes("haiku"));
+      if (other) {
+        r.setModel = await ctx.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: model.id, value: other.value });
+      }
+      try {
+        await ctx.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "no-such-option", value: "x" });
+        r.badOption = { error: null };
+      } catch (e) {
+        r.badOption = { error: { code: e.code, message: e.message } };
+      }
       r.after = await ctx.request(acp.methods.agent.session.prompt, {
         sessionId,
         prompt: [{ type: "text", text: "still there?" }],
