@@ -204,6 +204,30 @@ func (c *Controller) Models() []string {
 	return KnownModels(rt.NovaHome, c.base.Getenv, rt.Selection.ID())
 }
 
+// ModelEntries are Models each named and priced (the terminal's /model
+// dialog), the model in use among them, and def, the model a new
+// session gets (config.json's default_model, or the first provider's).
+func (c *Controller) ModelEntries() (entries []config.ModelEntry, def string) {
+	rt := c.Runtime()
+	getenv := c.base.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	file, err := config.LoadFile(rt.NovaHome)
+	if err != nil {
+		return nil, ""
+	}
+	providers := config.Providers(file, getenv)
+	if sel, err := config.Select(providers, file, "", getenv); err == nil {
+		def = sel.ID()
+	}
+	entries = config.ModelEntries(file, providers)
+	if !slices.ContainsFunc(entries, func(e config.ModelEntry) bool { return e.ID == rt.Selection.ID() }) {
+		entries = append(entries, config.Describe(file, rt.Selection))
+	}
+	return entries, def
+}
+
 // KnownModels is Controller.Models for a NOVA_HOME and environment, with
 // current (when not "") added when it is in no list.
 func KnownModels(novaHome string, getenv func(string) string, current string) []string {
