@@ -47,6 +47,10 @@ type Controller struct {
 	// carried is what the session's earlier runtimes used (a model switch
 	// replaces the runtime, not the session).
 	carried Spent
+	// replacing, when set (a Host's controller), is told the session
+	// whose runtime is about to be closed and replaced; settled is called
+	// once the next runtime is in place, or the replacement failed.
+	replacing func(id string) (settled func())
 }
 
 // NewController builds the first runtime from o with build (nil: Build).
@@ -131,6 +135,9 @@ func (c *Controller) rebuild(o Options, endReason string) error {
 	defer c.mu.Unlock()
 	if err := c.idleLocked(); err != nil {
 		return err
+	}
+	if c.replacing != nil {
+		defer c.replacing(c.rt.Session.ID())()
 	}
 	mode := c.rt.Checker.Mode()
 	c.rt.EndReason = endReason
