@@ -47,6 +47,10 @@ type Controller struct {
 	// carried is what the session's earlier runtimes used (a model switch
 	// replaces the runtime, not the session).
 	carried Spent
+	// replacing, when set (a Host's controller), is told the session
+	// whose runtime is about to be closed and replaced; settled is called
+	// once the next runtime is in place, or the replacement failed.
+	replacing func(id string) (settled func())
 }
 
 // NewController builds the first runtime from o with build (nil: Build).
@@ -132,6 +136,9 @@ func (c *Controller) rebuild(o Options, endReason string) error {
 	if err := c.idleLocked(); err != nil {
 		return err
 	}
+	if c.replacing != nil {
+		defer c.replacing(c.rt.Session.ID())()
+	}
 	mode := c.rt.Checker.Mode()
 	c.rt.EndReason = endReason
 	same := o.Resume == c.rt.Session.ID() && !o.ForkSession
@@ -202,6 +209,30 @@ func (c *Controller) Sessions() ([]session.Meta, error) {
 func (c *Controller) Models() []string {
 	rt := c.Runtime()
 	return KnownModels(rt.NovaHome, c.base.Getenv, rt.Selection.ID())
+}
+
+// ModelEntries are Models each named and priced (the terminal's /model
+// dialog), the model in use among them, and def, the model a new
+// session gets (config.json's default_model, or the first provider's).
+func (c *Controller) ModelEntries() (entries []config.ModelEntry, def string) {
+	rt := c.Runtime()
+	getenv := c.base.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	file, err := config.LoadFile(rt.NovaHome)
+	if err != nil {
+		return nil, ""
+	}
+	providers := config.Providers(file, getenv)
+	if sel, err := config.Select(providers, file, "", getenv); err == nil {
+		def = sel.ID()
+	}
+	entries = config.ModelEntries(file, providers)
+	if !slices.ContainsFunc(entries, func(e config.ModelEntry) bool { return e.ID == rt.Selection.ID() }) {
+		entries = append(entries, config.Describe(file, rt.Selection))
+	}
+	return entries, def
 }
 
 // KnownModels is Controller.Models for a NOVA_HOME and environment, with

@@ -122,3 +122,23 @@ func TestControllerShellRecordedAtOnce(t *testing.T) {
 		t.Errorf("the next request has the context %d times", n)
 	}
 }
+
+// The /model dialog's entries are Models, the list every frontend
+// offers, each named, with the default among them.
+func TestControllerModelEntries(t *testing.T) {
+	e := newTestController(t, "", Options{})
+	entries, def := e.c.ModelEntries()
+	var ids []string
+	for _, en := range entries {
+		ids = append(ids, en.ID)
+		if en.Name == "" {
+			t.Errorf("entry %s has no name", en.ID)
+		}
+	}
+	if models := e.c.Models(); len(models) < 2 || strings.Join(ids, " ") != strings.Join(models, " ") {
+		t.Errorf("entries %v, Models %v: want the same list", ids, models)
+	}
+	if def == "" || !strings.Contains(strings.Join(ids, " "), def) {
+		t.Errorf("default %q not among %v", def, ids)
+	}
+}

@@ -12,27 +12,59 @@ import (
 // so two switches of one session are made one after the other, not
 // both on the same runtime.
 func (h *Host) Controller(_ context.Context, id string) (*Controller, error) {
-	rt, err := h.runtime(id)
-	if err != nil {
-		return nil, err
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.ctls == nil {
-		h.ctls = map[string]*Controller{}
-	}
-	if c := h.ctls[id]; c != nil && c.Runtime() == h.open[id] {
+	// A controller's lock is taken without h.mu held: a switch holds it
+	// while it takes h.mu (rebuilt), so the other order would deadlock.
+	for range 3 {
+		rt, err := h.runtime(id)
+		if err != nil {
+			return nil, err
+		}
+		h.mu.Lock()
+		c := h.ctls[id]
+		h.mu.Unlock()
+		if c != nil && c.Runtime() == rt {
+			return c, nil
+		}
+		h.mu.Lock()
+		if h.open[id] != rt || h.ctls[id] != c {
+			// Replaced (a switch of c), closed, or given a controller by
+			// another request since: look again.
+			h.mu.Unlock()
+			continue
+		}
+		if h.ctls == nil {
+			h.ctls = map[string]*Controller{}
+		}
+		o := h.base
+		o.Workdir, o.Model, o.AgentKey = rt.Workdir, rt.Selection.ID(), rt.Session.Meta().AgentKey
+		c = ControllerFor(h.ctx, o, func(ctx context.Context, o Options) (*Runtime, error) { return h.rebuilt(ctx, id, o) }, rt)
+		c.replacing = h.replacing
+		h.ctls[id] = c
+		h.mu.Unlock()
 		return c, nil
 	}
-	if h.open[id] != rt {
-		// Closed (deleted, moved, idle) since it was opened.
-		return nil, noSession(id, errors.New("closed"))
+	// Closed (deleted, moved, idle) as often as it was opened.
+	return nil, noSession(id, errors.New("closed"))
+}
+
+// replacing is told by a controller of the host that it is about to
+// close session id's runtime and build the next: until settled, the
+// session counts as being built, so a request for it waits for the new
+// runtime (runtime) instead of getting the closed one.
+func (h *Host) replacing(id string) (settled func()) {
+	b := &hostBuild{done: make(chan struct{})}
+	h.mu.Lock()
+	delete(h.open, id)
+	h.building[id] = b
+	h.mu.Unlock()
+	return func() {
+		h.mu.Lock()
+		if h.building[id] == b {
+			delete(h.building, id)
+		}
+		h.mu.Unlock()
+		close(b.done)
 	}
-	o := h.base
-	o.Workdir, o.Model, o.AgentKey = rt.Workdir, rt.Selection.ID(), rt.Session.Meta().AgentKey
-	c := ControllerFor(h.ctx, o, func(ctx context.Context, o Options) (*Runtime, error) { return h.rebuilt(ctx, id, o) }, rt)
-	h.ctls[id] = c
-	return c, nil
 }
 
 // rebuilt is how a controller of the host replaces a session's runtime

@@ -94,22 +94,32 @@ func build(ctx context.Context, s *IOStreams, o buildOptions) (*live.Runtime, er
 	if err != nil {
 		return nil, err
 	}
-	rt, err := live.Build(ctx, o.live(s, novaHome, workdir))
-	if err != nil {
-		return nil, exitFor(err)
-	}
-	rt.Warnings = append(newProviders(novaHome), rt.Warnings...)
-	if err := o.shape(rt); err != nil {
-		_ = rt.Close()
-		return nil, err
-	}
-	if o.team != "" {
-		if err := lead(ctx, s, rt, o.live(s, novaHome, workdir), o.team); err != nil {
+	return o.builder(s)(ctx, o.live(s, novaHome, workdir))
+}
+
+// builder is build as a live.BuildFunc, for a live.Controller: what the
+// flags say beyond live.Options (--tools, -n, --team) holds for every
+// runtime the controller builds, the first and those of /clear, /resume
+// and /model.
+func (o buildOptions) builder(s *IOStreams) live.BuildFunc {
+	return func(ctx context.Context, lo live.Options) (*live.Runtime, error) {
+		rt, err := live.Build(ctx, lo)
+		if err != nil {
+			return nil, exitFor(err)
+		}
+		rt.Warnings = append(newProviders(lo.NovaHome), rt.Warnings...)
+		if err := o.shape(rt); err != nil {
 			_ = rt.Close()
 			return nil, err
 		}
+		if o.team != "" {
+			if err := lead(ctx, s, rt, lo, o.team); err != nil {
+				_ = rt.Close()
+				return nil, err
+			}
+		}
+		return rt, nil
 	}
-	return rt, nil
 }
 
 // lead makes rt's session the lead of team name: the team tools in its

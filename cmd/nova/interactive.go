@@ -102,30 +102,6 @@ func newInteractiveBackend(ctx context.Context, s *IOStreams, o buildOptions) (*
 	return &interactiveBackend{ctx: ctx, io: s, opts: o, ctl: ctl}, nil
 }
 
-// builder is build's as a live.BuildFunc: what the flags say beyond
-// live.Options (--tools, -n, --team) holds for every runtime the
-// controller builds, the first and those of /clear, /resume and /model.
-func (o buildOptions) builder(s *IOStreams) live.BuildFunc {
-	return func(ctx context.Context, lo live.Options) (*live.Runtime, error) {
-		rt, err := live.Build(ctx, lo)
-		if err != nil {
-			return nil, exitFor(err)
-		}
-		rt.Warnings = append(newProviders(lo.NovaHome), rt.Warnings...)
-		if err := o.shape(rt); err != nil {
-			_ = rt.Close()
-			return nil, err
-		}
-		if o.team != "" {
-			if err := lead(ctx, s, rt, lo, o.team); err != nil {
-				_ = rt.Close()
-				return nil, err
-			}
-		}
-		return rt, nil
-	}
-}
-
 // Close releases the current runtime (a title call still running writes
 // the fallback title as it closes); an empty session this process made
 // is removed.

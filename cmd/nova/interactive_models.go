@@ -11,26 +11,10 @@ import (
 var _ tui.ModelCatalog = (*interactiveBackend)(nil)
 
 // ModelEntries implements tui.ModelCatalog: the models Models lists, each
-// named and priced, the model in use among them.
+// named and priced, the model in use among them
+// (live.Controller.ModelEntries).
 func (b *interactiveBackend) ModelEntries() []tui.ModelEntry {
-	rt := b.runtime()
-	file, err := config.LoadFile(rt.NovaHome)
-	if err != nil {
-		return nil
-	}
-	providers := config.Providers(file, b.io.Getenv)
-	def := ""
-	if sel, err := config.Select(providers, file, "", b.io.Getenv); err == nil {
-		def = sel.ID()
-	}
-	entries := config.ModelEntries(file, providers)
-	have := false
-	for _, e := range entries {
-		have = have || e.ID == rt.Selection.ID()
-	}
-	if !have {
-		entries = append(entries, config.Describe(file, rt.Selection))
-	}
+	entries, def := b.ctl.ModelEntries()
 	out := make([]tui.ModelEntry, 0, len(entries))
 	for _, e := range entries {
 		te := tui.ModelEntry{ID: e.ID, Name: e.Name, Alias: e.Alias, ContextWindow: e.ContextWindow, Default: e.ID == def}

@@ -125,7 +125,7 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 			m, err := ctl.SetMode(mode, false)
 			return string(m), err
 		},
-		Rules: rt.Checker, Hooks: bridge, MCP: mcpBridge, WaitMCP: waitSDKMCP, Init: initReply(rt, opts.io), Warnings: warnings, Debug: debug, Structured: structured,
+		Rules: rt.Checker, Hooks: bridge, MCP: mcpBridge, WaitMCP: waitSDKMCP, Init: initReply(rt, ctl.Models(), opts.io), Warnings: warnings, Debug: debug, Structured: structured,
 		Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
 	})
 	if code != 0 {
@@ -247,9 +247,11 @@ func mcpServers(rt *live.Runtime) []headless.MCPServer {
 	return out
 }
 
-// initReply is what the initialize request is answered with: the models
-// nova could run the session on, and where its credentials come from.
-func initReply(rt *live.Runtime, s *IOStreams) headless.InitReply {
+// initReply is what the initialize response says of the session: its
+// model first, then the one model list every frontend offers
+// (live.Controller.Models, the TUI's /model and GET /api/models), each
+// named as /model names it.
+func initReply(rt *live.Runtime, models []string, s *IOStreams) headless.InitReply {
 	cur := rt.Selection
 	r := headless.InitReply{
 		Models:  []headless.Model{{Value: cur.ID(), DisplayName: modelLabel(cur.Model), Description: "the session's model"}},
@@ -261,16 +263,16 @@ func initReply(rt *live.Runtime, s *IOStreams) headless.InitReply {
 			r.Agents = append(r.Agents, headless.Agent{Name: t.Name, Description: t.Description})
 		}
 	}
-	file, err := config.LoadFile(rt.NovaHome)
-	if err != nil {
-		return r
+	names := map[string]string{}
+	if file, err := config.LoadFile(rt.NovaHome); err == nil {
+		for _, e := range config.ModelEntries(file, config.Providers(file, s.Getenv)) {
+			names[e.ID] = e.Name
+		}
 	}
-	for _, p := range config.Providers(file, s.Getenv) {
-		for _, m := range p.Models {
-			id := p.Key + ":" + m.Model
-			if id != cur.ID() {
-				r.Models = append(r.Models, headless.Model{Value: id, DisplayName: modelLabel(m), Description: p.Key})
-			}
+	for _, id := range models {
+		if id != cur.ID() {
+			provider, _, _ := strings.Cut(id, ":")
+			r.Models = append(r.Models, headless.Model{Value: id, DisplayName: cmp.Or(names[id], id), Description: provider})
 		}
 	}
 	return r

@@ -3,9 +3,11 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/llm/llmtest"
 )
 
@@ -63,5 +65,47 @@ func TestSDKSetModeThroughController(t *testing.T) {
 	}
 	if got["plan"] != "success " {
 		t.Errorf("plan after the refusal: %q", got["plan"])
+	}
+}
+
+// TestSDKInitializeModelsAreTheControllers: the initialize response
+// offers the model list every frontend offers (live.KnownModels: the
+// TUI's /model and GET /api/models), not the configured models alone.
+func TestSDKInitializeModelsAreTheControllers(t *testing.T) {
+	e := newE2E(t, llmtest.Turn{Text: "unused"})
+	init := `{"type":"control_request","request_id":"init","request":{"subtype":"initialize"}}` + "\n"
+	r := e.run(init, "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose", "--no-sandbox")
+	var got []string
+	for _, line := range strings.Split(r.stdout, "\n") {
+		var m struct {
+			Type     string `json:"type"`
+			Response struct {
+				RequestID string `json:"request_id"`
+				Response  struct {
+					Models []struct {
+						Value string `json:"value"`
+					} `json:"models"`
+				} `json:"response"`
+			} `json:"response"`
+		}
+		if json.Unmarshal([]byte(line), &m) == nil && m.Type == "control_response" && m.Response.RequestID == "init" {
+			for _, mo := range m.Response.Response.Models {
+				got = append(got, mo.Value)
+			}
+		}
+	}
+	env := map[string]string{}
+	for _, kv := range e.env {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	want := live.KnownModels(env["NOVA_HOME"], func(k string) string { return env[k] }, "")
+	if len(got) == 0 || len(want) < 2 {
+		t.Fatalf("initialize offered %v; the controller's list is %v (exit %d, %s)", got, want, r.code, r.stderr)
+	}
+	for _, id := range want {
+		if !slices.Contains(got, id) {
+			t.Errorf("initialize offered %v, without %s of the controller's %v", got, id, want)
+		}
 	}
 }
