@@ -35,8 +35,9 @@ func (e *LockedError) Error() string {
 
 // probeWait is how long acquire retries a lock held by someone else
 // before it says the session is open elsewhere: far longer than InUse
-// holds it, far shorter than a person notices.
-const probeWait = 30 * time.Millisecond
+// holds it, even on a loaded machine that stalls the prober, and short
+// enough that a refusal still comes at once as a person sees it.
+const probeWait = 200 * time.Millisecond
 
 // sessionLock is an exclusive flock on <dir>/lock. The kernel drops it when
 // the process dies, so a crash never leaves a session locked.
@@ -44,8 +45,9 @@ type sessionLock struct {
 	fl *flock.Flock
 }
 
-// acquire takes the lock of the session in dir without waiting, and writes
-// this process's pid into the lock file so a refused process can name it.
+// acquire takes the lock of the session in dir, waiting no longer than
+// probeWait, and writes this process's pid into the lock file so a
+// refused process can name it.
 func acquire(dir, id string) (*sessionLock, error) {
 	path := filepath.Join(dir, lockFile)
 	fl := flock.New(path, flock.SetPermissions(0o600))
