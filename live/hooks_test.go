@@ -62,7 +62,8 @@ func TestSessionHooks(t *testing.T) {
 	hooks := `{"SessionStart": ` + logHook("source") + `, "Notification": ` + logHook("notification_type") + `, "SessionEnd": ` + logHook("reason") + `}`
 	w := newHookWorld(t, hooks,
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "t1", Name: "Bash", Input: `{"command":"touch made.txt"}`}}},
-		llmtest.Turn{Text: "ok"})
+		llmtest.Turn{Text: "ok"},
+		llmtest.Turn{Text: "again, ok"}) // the resumed run's: without it, it retried a missing turn for 13 s
 	rt, err := w.build(Options{Interactive: true})
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package session
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -33,10 +32,10 @@ func (e *LockedError) Error() string {
 	return fmt.Sprintf("session %s is open in another nova process", e.ID)
 }
 
-// probeWait is how long acquire retries a lock held by someone else
-// before it says the session is open elsewhere: far longer than InUse
-// holds it, far shorter than a person notices.
-const probeWait = 30 * time.Millisecond
+// probeWait bounds how long acquire waits out readers' probes (see
+// acquire): far longer than a probe holds the lock, even on a loaded
+// machine that stalls the prober, and still at once as a person sees it.
+const probeWait = 200 * time.Millisecond
 
 // sessionLock is an exclusive flock on <dir>/lock. The kernel drops it when
 // the process dies, so a crash never leaves a session locked.
@@ -44,21 +43,20 @@ type sessionLock struct {
 	fl *flock.Flock
 }
 
-// acquire takes the lock of the session in dir without waiting, and writes
-// this process's pid into the lock file so a refused process can name it.
+// acquire takes the lock of the session in dir without waiting (but for
+// a reader's probe), and writes this process's pid into the lock file so
+// a refused process can name it.
 func acquire(dir, id string) (*sessionLock, error) {
 	path := filepath.Join(dir, lockFile)
 	fl := flock.New(path, flock.SetPermissions(0o600))
-	// A holder is a process that has the session open, for as long as it
-	// does; InUse holds the lock shared for an instant only. Retrying for
-	// a moment waits that out, so a reader's probe never makes an Open
-	// fail, and a session really open elsewhere is still refused at once
-	// as a person sees it.
-	ctx, cancel := context.WithTimeout(context.Background(), probeWait)
-	ok, err := fl.TryLockContext(ctx, time.Millisecond)
-	cancel()
-	if errors.Is(err, context.DeadlineExceeded) {
-		ok, err = false, nil
+	// A holder that has the session open holds the lock exclusively, for
+	// as long as it has it; InUse holds it shared, for an instant. While
+	// only such a probe is in the way, acquire tries again, so a reader
+	// never makes an Open fail; a real holder is refused at once.
+	ok, err := fl.TryLock()
+	for start := time.Now(); err == nil && !ok && onlyProbed(path) && time.Since(start) < probeWait; {
+		time.Sleep(time.Millisecond)
+		ok, err = fl.TryLock()
 	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -74,6 +72,19 @@ func acquire(dir, id string) (*sessionLock, error) {
 		return nil, fmt.Errorf("lock session %s: %w", id, err)
 	}
 	return &sessionLock{fl: fl}, nil
+}
+
+// onlyProbed reports whether the lock at path is held shared only (by
+// InUse probes), not by a process that has the session open: a shared
+// lock can be taken beside them, never beside that one.
+func onlyProbed(path string) bool {
+	g := flock.New(path, flock.SetFlag(os.O_RDONLY))
+	ok, err := g.TryRLock()
+	if err != nil || !ok {
+		return false
+	}
+	_ = g.Unlock()
+	return true
 }
 
 func (l *sessionLock) release() error {

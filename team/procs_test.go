@@ -189,6 +189,7 @@ func TestEightWriterProcessesLoseNoUpdate(t *testing.T) {
 }
 
 func TestKilledHolderTaskReturnsAndLiveHolderKeepsIt(t *testing.T) {
+	t.Parallel() // waits on leases and processes, not the CPU: beside the others
 	dir := t.TempDir()
 	b := NewBoard(dir)
 	for range 2 {
@@ -233,6 +234,7 @@ func TestKilledHolderTaskReturnsAndLiveHolderKeepsIt(t *testing.T) {
 }
 
 func TestThousandMessagesProcessedOnceThroughKills(t *testing.T) {
+	t.Parallel() // waits on leases and processes, not the CPU: beside the others
 	dir := t.TempDir()
 	const n = 1000
 	run := func(role string, restarts *int) error {

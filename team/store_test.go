@@ -207,6 +207,7 @@ func TestTeamMembersAndList(t *testing.T) {
 // lead) runs holds its claims past their first lease; once it stops, the
 // claims lapse.
 func TestKeepAliveRenewsClaimsUntilStopped(t *testing.T) {
+	t.Parallel() // waits on leases and processes, not the CPU: beside the others
 	b := NewBoard(t.TempDir())
 	b.Lease = 1500 * time.Millisecond
 	b.Create("lead", "t", "")
