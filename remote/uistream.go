@@ -237,13 +237,14 @@ func (e *uiEncoder) done(d *agent.Done) []uiChunk {
 	switch {
 	case d.Subtype == agent.SubtypeInterrupted:
 		return append(out, uiChunk{Type: "abort", Reason: "interrupted"})
-	case d.Subtype == agent.SubtypeMaxTurns:
+	case d.Subtype == agent.SubtypeMaxTurns || d.Subtype == agent.SubtypeMaxBudget:
 		// Before the error cases: the agent marks a run it stopped at
-		// the turn limit IsError (Claude Code's error_max_turns), but
-		// nothing failed. The ai package's "other" is a stop for another
-		// reason ("length" is the output token limit, "error" makes the
-		// client show a failure); the notice says which.
-		return append(out, uiChunk{Type: "data-nova-notice", Data: mustJSON(map[string]string{"text": nonEmpty(d.Error, "stopped at the maximum number of turns")})},
+		// the turn or budget limit IsError (Claude Code's
+		// error_max_turns, error_max_budget_usd), but nothing failed.
+		// The ai package's "other" is a stop for another reason
+		// ("length" is the output token limit, "error" makes the client
+		// show a failure); the notice says which.
+		return append(out, uiChunk{Type: "data-nova-notice", Data: mustJSON(map[string]string{"text": nonEmpty(d.Error, "stopped at a limit of the session")})},
 			uiChunk{Type: "finish", FinishReason: "other"})
 	case (d.IsError || d.Subtype == agent.SubtypeError) && e.errSent:
 		// The run's error event already said why; a second error part

@@ -36,11 +36,19 @@ func streamChunks(t *testing.T, body []byte) []uiChunk {
 	return out
 }
 
-// A run stopped at its turn limit finishes with the ai package's "other"
-// (it did not fail): no error part, so a useChat client does not show a
-// failure, and a notice that says why it stopped. The run is real: a
-// served session with a turn limit of 1 whose model calls a tool.
+// A run stopped at its turn limit, or at its budget, finishes with the ai
+// package's "other" (it did not fail): no error part, so a useChat client
+// does not show a failure, and a notice that says why it stopped. The runs
+// are real: a served session with a turn limit of 1 (or a budget the first
+// answer spends) whose model calls a tool.
 func TestChatStreamMaxTurnsFinishesOther(t *testing.T) {
+	t.Run("turns", func(t *testing.T) { limitedRun(t, live.Options{MaxTurns: 1}, "maximum of 1 turns") })
+	t.Run("budget", func(t *testing.T) { limitedRun(t, live.Options{MaxBudgetUSD: 0.000001}, "budget") })
+}
+
+// limitedRun serves a session with lim's limit and checks how its stop
+// reads through the ai package; notice is a word the notice must say.
+func limitedRun(t *testing.T, lim live.Options, want string) {
 	prov := llmtest.New(llmtest.Turn{Text: "Reading.", ToolCalls: []llmtest.ToolCall{{ID: "toolu_1", Name: "Read", Input: `{"file_path":"a.txt"}`}}},
 		llmtest.Turn{Text: "not asked for"})
 	t.Cleanup(prov.Close)
@@ -48,7 +56,7 @@ func TestChatStreamMaxTurnsFinishesOther(t *testing.T) {
 	var host *live.Host
 	ts := newConfigServer(t, env, func(o *Options) {
 		host = live.NewHost(context.Background(), live.Options{NovaHome: o.NovaHome, Workdir: o.Workdir, Home: o.Home,
-			Getenv: o.Getenv, NoSandbox: true, MaxTurns: 1})
+			Getenv: o.Getenv, NoSandbox: true, MaxTurns: lim.MaxTurns, MaxBudgetUSD: lim.MaxBudgetUSD})
 		o.Sessions = host
 	})
 	t.Cleanup(host.Close)
@@ -68,7 +76,7 @@ func TestChatStreamMaxTurnsFinishesOther(t *testing.T) {
 		t.Fatalf("chat stream: %d %v\n%s", resp.StatusCode, err, body)
 	}
 	if n := len(prov.Requests()); n != 1 {
-		t.Fatalf("%d model requests, want 1 (the turn limit)", n)
+		t.Fatalf("%d model requests, want 1 (the limit)", n)
 	}
 	chunks := streamChunks(t, body)
 	var finish *uiChunk
@@ -76,7 +84,7 @@ func TestChatStreamMaxTurnsFinishesOther(t *testing.T) {
 	for i, c := range chunks {
 		switch c.Type {
 		case "error":
-			t.Errorf("an error part for a run stopped at its turn limit: %q", c.ErrorText)
+			t.Errorf("an error part for a run stopped at its limit: %q", c.ErrorText)
 		case "finish":
 			finish = &chunks[i]
 		case "data-nova-notice":
@@ -88,8 +96,8 @@ func TestChatStreamMaxTurnsFinishesOther(t *testing.T) {
 	if finish == nil || finish.FinishReason != "other" {
 		t.Errorf("finish %+v, want finishReason other\n%s", finish, body)
 	}
-	if !strings.Contains(notice, "maximum of 1 turns") {
-		t.Errorf("notices %q do not say the run stopped at its turn limit", notice)
+	if !strings.Contains(notice, want) {
+		t.Errorf("notices %q do not say the run stopped at its limit (%q)", notice, want)
 	}
 	// The ai package's own parser takes it, and reports no error.
 	if p := parseWithAISDK(t, body); len(p.Rejected) > 0 || len(p.Errors) > 0 || part(p, "data-nova-notice") == nil {
