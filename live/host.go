@@ -245,13 +245,7 @@ func (h *Host) buildSaved(id string) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	// This process holds the session now, so a call its transcript leaves
-	// without a result (a nova killed mid-tool) is not running anywhere:
-	// answered now, the history every frontend reads from the file is one
-	// a provider accepts, not only the next run's request.
-	if err := rt.Agent.CloseDanglingCalls(); err != nil {
-		rt.Warnings = append(rt.Warnings, err.Error())
-	}
+	// Build answered the calls its transcript left without results.
 	return rt, nil
 }
 

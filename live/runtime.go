@@ -475,6 +475,16 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 		AwaitBackground: !o.Interactive,
 		MaxBudgetUSD:    o.MaxBudgetUSD,
 	})
+	if len(history) > 0 {
+		// This process holds the session now, so a call its transcript
+		// leaves without a result (a nova killed mid-tool) runs nowhere:
+		// answered at open, the history every frontend shows and reads
+		// from the file is one a provider accepts, not only the next
+		// run's request.
+		if err := rt.Agent.CloseDanglingCalls(); err != nil {
+			rt.Warnings = append(rt.Warnings, err.Error())
+		}
+	}
 	// A run waits for MCP servers still starting, so that their tools
 	// are in its first request.
 	rt.Live = NewSession(ctx, rt.Session.ID(), titled{rt: rt, next: mcpReady{mcp: rt.MCP, next: rt.Agent}})
