@@ -118,6 +118,7 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 	startMode := rt.Checker.Mode()
 	code := headless.Serve(ctx, rt.Live, in, headless.SDKOptions{
 		Session: sessionInfo(rt, o.shownID), Partial: opts.claude.includePartial, PermissionPrompt: o.interactive,
+		ReplayUserMessages: opts.claude.session.replayUser,
 		SetPermissionMode: func(mode string) (string, error) {
 			return setMode(rt, mode, startMode == permission.ModeBypass || opts.claude.allowSkipPermissions)
 		},
