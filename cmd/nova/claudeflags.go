@@ -45,6 +45,19 @@ func addSessionClaudeFlags(fl *pflag.FlagSet, opts *rootOptions) {
 	_ = fl.SetAnnotation("replay-user-messages", printOnly, []string{"true"})
 }
 
+// subagentTypes are agent definitions in Claude Code's shape (--agents,
+// the Agent SDK's initialize) as subagent types, by name; source says
+// where they came from.
+func subagentTypes(defs map[string]headless.AgentDefinition, source string) []agent.SubagentType {
+	var out []agent.SubagentType
+	for _, name := range slices.Sorted(maps.Keys(defs)) {
+		d := defs[name]
+		out = append(out, agent.SubagentType{Name: name, Description: d.Description, Prompt: d.Prompt,
+			Tools: d.Tools, DisallowedTools: d.DisallowedTools, Model: d.Model, MaxTurns: d.MaxTurns, Source: source})
+	}
+	return out
+}
+
 // completeSessionClaude checks them and applies them to the session's
 // options.
 func (o *rootOptions) completeSessionClaude(fl *pflag.FlagSet) error {
@@ -54,11 +67,7 @@ func (o *rootOptions) completeSessionClaude(fl *pflag.FlagSet) error {
 		if err != nil {
 			return usageErr("--agents: %v", err)
 		}
-		for _, name := range slices.Sorted(maps.Keys(defs)) {
-			d := defs[name]
-			o.session.extraAgents = append(o.session.extraAgents, agent.SubagentType{Name: name, Description: d.Description, Prompt: d.Prompt,
-				Tools: d.Tools, DisallowedTools: d.DisallowedTools, Model: d.Model, MaxTurns: d.MaxTurns, Source: "--agents"})
-		}
+		o.session.extraAgents = append(o.session.extraAgents, subagentTypes(defs, "--agents")...)
 	}
 	if fl.Changed("agent") && strings.TrimSpace(o.session.mainAgent) == "" {
 		return usageErr("--agent: want an agent type's name")
