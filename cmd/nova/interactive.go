@@ -437,7 +437,7 @@ func (b *interactiveBackend) Rules() ([]tui.RuleInfo, error) {
 		return nil, err
 	}
 	home := rt.Home
-	st, _, err := config.LoadSettings(rt.NovaHome, rt.Workdir, home, ts.Trusted)
+	st, _, err := config.LoadSettingsLayers(rt.NovaHome, rt.Workdir, home, ts.Trusted, config.SettingsLayers{ClaudeHome: rt.ClaudeHome})
 	if err != nil {
 		return nil, err
 	}
