@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -17,6 +20,9 @@ type sessionClaudeOptions struct {
 	agentsJSON string // --agents as given
 	effort     string // --effort as given
 	replayUser bool   // --replay-user-messages (stream-json input)
+	// systemFile and appendFile are --system-prompt-file and
+	// --append-system-prompt-file: the prompt's text from a file.
+	systemFile, appendFile string
 }
 
 // effortBudget is --effort's thinking budget, in tokens: what llm/openai
@@ -43,6 +49,30 @@ func addSessionClaudeFlags(fl *pflag.FlagSet, opts *rootOptions) {
 	fl.StringVar(&c.effort, "effort", "", "thinking effort: low, medium or high (a thinking budget of 4,096, 16,384 or 32,768 tokens)")
 	fl.BoolVar(&c.replayUser, "replay-user-messages", false, "stream-json input: write each user message read back on stdout (isReplay), as Claude Code does")
 	_ = fl.SetAnnotation("replay-user-messages", printOnly, []string{"true"})
+	fl.StringVar(&c.systemFile, "system-prompt-file", "", "replace nova's system prompt with this file's text")
+	fl.StringVar(&c.appendFile, "append-system-prompt-file", "", "append this file's text to the system prompt")
+}
+
+// readPromptFile reads a prompt file (relative to the working
+// directory); an empty one is refused, as it would drop the prompt
+// without a word.
+func (o *rootOptions) readPromptFile(path string) (string, error) {
+	if !filepath.IsAbs(path) {
+		wd, err := o.io.getwd()
+		if err != nil {
+			return "", fmt.Errorf("working directory: %w", err)
+		}
+		path = filepath.Join(wd, path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	text := strings.TrimSpace(string(data))
+	if text == "" {
+		return "", fmt.Errorf("%s is empty", path)
+	}
+	return text, nil
 }
 
 // subagentTypes are agent definitions in Claude Code's shape (--agents,
@@ -71,6 +101,25 @@ func (o *rootOptions) completeSessionClaude(fl *pflag.FlagSet) error {
 	}
 	if fl.Changed("agent") && strings.TrimSpace(o.session.mainAgent) == "" {
 		return usageErr("--agent: want an agent type's name")
+	}
+	for _, f := range []struct {
+		name, other, path string
+		to                *string
+	}{
+		{"system-prompt-file", "system-prompt", c.systemFile, &o.session.systemPrompt},
+		{"append-system-prompt-file", "append-system-prompt", c.appendFile, &o.session.appendSystem},
+	} {
+		if !fl.Changed(f.name) {
+			continue
+		}
+		if fl.Changed(f.other) {
+			return usageErr("--%s and --%s contradict each other: give one", f.name, f.other)
+		}
+		text, err := o.readPromptFile(f.path)
+		if err != nil {
+			return usageErr("--%s: %v", f.name, err)
+		}
+		*f.to = text
 	}
 	if c.replayUser && !o.claude.sdk() {
 		return usageErr("--replay-user-messages needs --input-format stream-json: it writes back the user messages read on stdin")

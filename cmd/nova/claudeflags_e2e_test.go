@@ -193,3 +193,37 @@ func TestRefusedClaudeFlagsE2E(t *testing.T) {
 		t.Errorf("the provider got %d requests", n)
 	}
 }
+
+// TestSystemPromptFileFlagsE2E: --system-prompt-file replaces the system
+// prompt with a file's text, --append-system-prompt-file adds one after
+// nova's, as Claude Code's do; with the inline flag of the same kind, or
+// a missing file, nova exits 2 before any request.
+func TestSystemPromptFileFlagsE2E(t *testing.T) {
+	e := newE2E(t, llmtest.Turn{Text: "One."}, llmtest.Turn{Text: "Two."})
+	e.write("prompts/only.txt", "ONLY-THIS-PROMPT\n")
+	e.write("prompts/more.txt", "APPENDED-PROMPT\n")
+	if r := e.run("", "-p", "--system-prompt-file", "prompts/only.txt", "hi"); r.code != 0 {
+		t.Fatalf("--system-prompt-file: exit %d: %s", r.code, r.stderr)
+	}
+	if r := e.run("", "-p", "--append-system-prompt-file", "prompts/more.txt", "hi"); r.code != 0 {
+		t.Fatalf("--append-system-prompt-file: exit %d: %s", r.code, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if s := requestSystem(reqs[0]); !strings.HasPrefix(s, "ONLY-THIS-PROMPT") {
+		t.Errorf("replaced system prompt = %.100q", s)
+	}
+	if s := requestSystem(reqs[1]); !strings.Contains(s, "APPENDED-PROMPT") || strings.HasPrefix(s, "APPENDED-PROMPT") {
+		t.Errorf("appended system prompt = %.300q, want nova's then the file's", s)
+	}
+	for _, args := range [][]string{
+		{"--system-prompt-file", "prompts/only.txt", "--system-prompt", "x"},
+		{"--append-system-prompt-file", "prompts/missing.txt"},
+	} {
+		if r := e.run("", append(append([]string{"-p"}, args...), "hi")...); r.code != 2 {
+			t.Errorf("%v: exit %d, want 2: %s", args, r.code, r.stderr)
+		}
+	}
+	if n := len(e.srv.Requests()); n != 2 {
+		t.Errorf("the provider got %d requests, want 2", n)
+	}
+}
