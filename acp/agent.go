@@ -11,6 +11,7 @@ import (
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
+	"github.com/nova-dev/nova/live"
 	novasession "github.com/nova-dev/nova/session"
 )
 
@@ -160,7 +161,7 @@ func (a *acpAgent) SetSessionMode(ctx context.Context, p acpsdk.SetSessionModeRe
 	if err != nil {
 		return acpsdk.SetSessionModeResponse{}, err
 	}
-	if err := setMode(s.rt, string(p.ModeId), a.o.BypassOK); err != nil {
+	if err := setMode(s.ctl, string(p.ModeId)); err != nil {
 		return acpsdk.SetSessionModeResponse{}, acpsdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
 	s.noteMode(ctx)
@@ -210,7 +211,13 @@ func (a *acpAgent) open(ctx context.Context, cwd, resume string, servers []acpsd
 	if err != nil {
 		return nil, acpsdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
-	s := &session{id: rt.Session.ID(), rt: rt, conn: a.conn, mode: rt.Checker.Mode()}
+	// A runtime the controller replaced would be built as this one was,
+	// for the same workspace and client's servers.
+	reopen := func(ctx context.Context, o live.Options) (*live.Runtime, error) {
+		return a.o.Open(ctx, OpenRequest{Cwd: cwd, Resume: o.Resume, MCPConfigs: configs})
+	}
+	ctl := live.ControllerFor(context.WithoutCancel(ctx), live.Options{NovaHome: rt.NovaHome, Workdir: rt.Workdir, AllowBypass: a.o.BypassOK}, reopen, rt)
+	s := &session{id: rt.Session.ID(), rt: rt, ctl: ctl, conn: a.conn, mode: rt.Checker.Mode()}
 	if caps.Fs.ReadTextFile {
 		// Read sees the editor's unsaved buffers.
 		rt.Env.Buffers = editor{conn: a.conn, session: acpsdk.SessionId(s.id)}

@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"fmt"
 	"strings"
 
 	acpsdk "github.com/coder/acp-go-sdk"
@@ -11,8 +10,8 @@ import (
 )
 
 // This file is the one place the ACP frontend reaches the session's
-// operations (mode, commands). It uses what live.Runtime offers today;
-// when live gains its operations seam, these functions call it instead.
+// operations (mode, commands): the mode through live.Controller, as the
+// terminal, nova serve and the SDK protocol do.
 
 // modes are the permission modes offered as ACP session modes, in order.
 var modes = []struct {
@@ -38,22 +37,13 @@ func modeState(rt *live.Runtime, bypassOK bool) *acpsdk.SessionModeState {
 	return st
 }
 
-// setMode switches the session's permission mode.
-func setMode(rt *live.Runtime, mode string, bypassOK bool) error {
-	m, ok := permission.ParseMode(mode)
-	if !ok {
-		return fmt.Errorf("mode %q: nova has default, acceptEdits, plan and bypassPermissions", mode)
-	}
-	if m == permission.ModeBypass && rt.Checker.Mode() != permission.ModeBypass {
-		if !bypassOK {
-			return fmt.Errorf("bypassPermissions needs nova acp started with --allow-dangerously-skip-permissions")
-		}
-		if err := rt.CanBypass(); err != nil {
-			return err
-		}
-	}
-	rt.Checker.SetMode(m)
-	return nil
+// setMode switches the session's permission mode through its
+// controller, the one mode setter of every frontend (the startup check
+// and Runtime.CanBypass included). bypassPermissions is the editor's
+// to choose: the person at the editor started nova acp.
+func setMode(c *live.Controller, mode string) error {
+	_, err := c.SetMode(mode, false)
+	return err
 }
 
 // availableCommands are the session's slash commands and skills, as a

@@ -17,8 +17,10 @@ import (
 
 // session is one ACP session: a runtime and the connection it reports to.
 type session struct {
-	id   string
-	rt   *live.Runtime
+	id string
+	rt *live.Runtime
+	// ctl is the session's operations (its mode); rt is its runtime.
+	ctl  *live.Controller
 	conn *acpsdk.AgentSideConnection
 
 	mu   sync.Mutex

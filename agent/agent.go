@@ -12,6 +12,7 @@ import (
 	"github.com/nova-dev/nova/hooks"
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/session"
 	"github.com/nova-dev/nova/tools"
 )
 
@@ -333,7 +334,7 @@ func (a *Agent) run(ctx context.Context, input llm.Message) *Done {
 		// prompt, so every later request shares the same prefix.
 		input.Parts = append([]llm.Part{llm.TextPart(prefix)}, input.Parts...)
 	}
-	if err := a.closeDanglingCalls(); err != nil {
+	if err := a.CloseDanglingCalls(); err != nil {
 		a.send(Event{Type: EventNotice, Text: err.Error()})
 	}
 	if err := a.appendMessage(input); err != nil {
@@ -448,28 +449,24 @@ func (a *Agent) finish(d *Done, subtype, msg string) *Done {
 	return d
 }
 
-// closeDanglingCalls answers tool calls left without results, which a
+// CloseDanglingCalls answers tool calls left without results, which a
 // process killed mid-tool (or a disk that filled up) leaves at the end of
 // a transcript: providers refuse a call without its result, so the session
-// could never go on. Calls left without results further back are answered
-// when each request is built (llm.RepairHistory).
-func (a *Agent) closeDanglingCalls() error {
+// could never go on (see session.DanglingResults). The answer goes into
+// history and the transcript. A frontend opening a session from its
+// transcript calls it, so the history it shows is whole before any run;
+// every run calls it too. Calls left without results further back are
+// answered when each request is built (llm.RepairHistory).
+func (a *Agent) CloseDanglingCalls() error {
 	a.mu.Lock()
-	var calls []llm.ToolCall
-	if n := len(a.history); n > 0 && a.history[n-1].Role == llm.RoleAssistant {
-		calls = a.history[n-1].ToolCalls()
+	var last llm.Message
+	if n := len(a.history); n > 0 {
+		last = a.history[n-1]
 	}
 	a.mu.Unlock()
-	if len(calls) == 0 {
+	msg, ok := session.DanglingResults(last)
+	if !ok {
 		return nil
-	}
-	msg := llm.Message{Role: llm.RoleUser}
-	for _, c := range calls {
-		msg.Parts = append(msg.Parts, llm.Part{Type: llm.PartToolResult, ToolResult: &llm.ToolResult{
-			CallID: c.ID, Name: c.Name, IsError: true,
-			Content: []llm.Part{llm.TextPart("nova has no result for this call: nova stopped before it finished, or its result " +
-				"could not be saved. Whether it ran is unknown; check before running it again.")},
-		}})
 	}
 	return a.appendMessage(msg)
 }

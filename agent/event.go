@@ -109,6 +109,10 @@ type PermissionAsk struct {
 	// Preview is what the call would change (the diff of an edit), so
 	// the person sees what they approve; nil when the tool cannot say.
 	Preview *display.Display `json:"preview,omitempty"`
+	// Host is the host a sandboxed command asks to reach (the network
+	// question); "" for the call's own ask. Denying it refuses that host
+	// only: the command goes on, so a "no" need not stop the turn.
+	Host string `json:"host,omitempty"`
 
 	once  sync.Once
 	reply chan PermissionAnswer

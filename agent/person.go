@@ -35,7 +35,7 @@ func (Person) AskPermission(ctx context.Context, ask tools.PermissionAsk) tools.
 		return tools.Approval{Message: "nobody was asked: the call was not made by a run"}
 	}
 	pa := &PermissionAsk{ID: ask.CallID, RequestID: "apr_" + newID(), Tool: ask.Tool, Input: ask.Input, Decision: ask.Decision,
-		Suggestions: ask.Decision.Suggestions, Preview: ask.Preview, reply: make(chan PermissionAnswer, 1)}
+		Suggestions: ask.Decision.Suggestions, Preview: ask.Preview, Host: ask.Host, reply: make(chan PermissionAnswer, 1)}
 	send(Event{Type: EventPermissionAsk, Ask: pa})
 	select {
 	case ans := <-pa.reply:

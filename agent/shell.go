@@ -30,8 +30,8 @@ type ShellOutcome struct {
 // answers them alike. The call is marked typed (their own words need no
 // question), which is an input to the check, not a way around it: a
 // deny rule, a dangerous command, plan mode and the sandbox still hold.
-// What it printed is told to the model with the next request (Tell), so
-// the conversation keeps it. The outcome is set before the channel
+// The command and what it printed are a message of the conversation as
+// the call returns (recordShell), so the transcript has it at once. The outcome is set before the channel
 // closes. A run in progress refuses it, as it refuses a second run.
 func (a *Agent) Shell(ctx context.Context, command string, out *ShellOutcome) <-chan Event {
 	return a.op(ctx, func(ctx context.Context) *Done {
@@ -125,6 +125,28 @@ func (a *Agent) shell(ctx context.Context, command string) ShellOutcome {
 	}
 	// Claude Code's words for a person's command, so the model reads it
 	// as the person's, not as a call of its own.
-	a.Tell(fmt.Sprintf("<bash-input>%s</bash-input>\n<bash-stdout>%s</bash-stdout>", command, strings.TrimRight(res.Output, "\n")))
+	a.recordShell(ctx, fmt.Sprintf("<bash-input>%s</bash-input>\n<bash-stdout>%s</bash-stdout>", command, strings.TrimRight(res.Output, "\n")))
 	return res
+}
+
+// recordShell makes text (a person's command and its output) a message
+// of the conversation now, in history and the transcript, rather than a
+// note for the next request: whoever reads the session's messages (GET
+// .../messages, a frontend that reloads, a resume) has it at once, and
+// the model reads it with the next request all the same. The first
+// message of a session carries the context a run would put ahead of
+// its prompt, so the context still rides in the first user message.
+func (a *Agent) recordShell(ctx context.Context, text string) {
+	a.mu.Lock()
+	fresh := len(a.history) == 0
+	a.mu.Unlock()
+	parts := []llm.Part{llm.TextPart(text)}
+	if fresh && a.cfg.Context != nil {
+		if prefix := a.cfg.Context(ctx); prefix != "" {
+			parts = append([]llm.Part{llm.TextPart(prefix)}, parts...)
+		}
+	}
+	if err := a.appendMessage(llm.Message{Role: llm.RoleUser, Parts: parts}); err != nil {
+		a.send(Event{Type: EventNotice, Text: err.Error()})
+	}
 }

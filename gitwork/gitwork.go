@@ -109,7 +109,7 @@ func Add(ctx context.Context, root, workdir, name, branch string) (*Worktree, er
 	}
 	w := &Worktree{Repo: repo, Path: filepath.Join(parent, name), Branch: branch, Base: head}
 	if _, err := os.Lstat(w.Path); err == nil {
-		return nil, fmt.Errorf("%s already exists; remove it (git worktree remove %s) or choose another name", w.Path, w.Path)
+		return nil, pathTaken(ctx, repo, w.Path)
 	}
 	if _, err := Run(ctx, repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch); err == nil {
 		// Left by an earlier worktree of that name (a teammate removed
@@ -118,9 +118,62 @@ func Add(ctx context.Context, root, workdir, name, branch string) (*Worktree, er
 		return nil, fmt.Errorf("the branch %s already exists (an earlier worktree's); choose another name, or delete the branch (git branch -D %s) if its work is no longer needed", branch, branch)
 	}
 	if _, err := Run(ctx, repo, "worktree", "add", "-b", branch, w.Path, head); err != nil {
+		if other := refInTheWay(ctx, repo, branch); other != "" {
+			// git's own words ("cannot lock ref") name no fix.
+			return nil, fmt.Errorf("the branch %s cannot be made: the branch %s exists, and git cannot keep a branch both as a name and as a folder of other branches; choose another name, or rename that branch (git branch -m %s <new name>)", branch, other, other)
+		}
 		return nil, err
 	}
 	return w, nil
+}
+
+// pathTaken says what holds the place of a new worktree, and what to do:
+// a worktree git knows (whose branch it names, for a person to judge
+// whether its work is still wanted) or a directory left by something else.
+func pathTaken(ctx context.Context, repo, path string) error {
+	list, _ := Run(ctx, repo, "worktree", "list", "--porcelain")
+	for _, entry := range strings.Split(list, "\n\n") {
+		var at, branch string
+		for _, l := range strings.Split(entry, "\n") {
+			if v, ok := strings.CutPrefix(l, "worktree "); ok {
+				at = v
+			}
+			if v, ok := strings.CutPrefix(l, "branch refs/heads/"); ok {
+				branch = v
+			}
+		}
+		if at != path {
+			continue
+		}
+		if branch == "" {
+			branch = "a detached HEAD"
+		}
+		return fmt.Errorf("%s is already a worktree of this repository, on %s; choose another name, or, if its work is no longer needed, remove it (git worktree remove %s)", path, branch, path)
+	}
+	return fmt.Errorf("%s already exists and is no worktree of this repository (left by an earlier run?); choose another name, or remove it if nothing in it is needed", path)
+}
+
+// refInTheWay returns the branch that keeps branch from being made, as
+// git keeps refs as files: one named by a leading part of branch
+// ("a/b" for "a/b/c"), or one below it ("a/b/c/d"); "" when none does.
+func refInTheWay(ctx context.Context, repo, branch string) string {
+	top, _, _ := strings.Cut(branch, "/")
+	// A pattern matches a ref whole or up to a slash: every branch that
+	// could be in the way, in one command.
+	out, err := Run(ctx, repo, "for-each-ref", "--format=%(refname)", "refs/heads/"+top)
+	if err != nil {
+		return ""
+	}
+	for _, ref := range strings.Split(out, "\n") {
+		other, ok := strings.CutPrefix(ref, "refs/heads/")
+		if !ok || other == branch {
+			continue
+		}
+		if strings.HasPrefix(branch, other+"/") || strings.HasPrefix(other, branch+"/") {
+			return other
+		}
+	}
+	return ""
 }
 
 // ownDir creates root and its subdirectory name (private to the user)

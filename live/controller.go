@@ -71,8 +71,10 @@ func ControllerFor(ctx context.Context, o Options, build BuildFunc, rt *Runtime)
 }
 
 func newController(ctx context.Context, o Options, build BuildFunc, rt *Runtime, made bool) *Controller {
-	c := &Controller{ctx: ctx, build: build, base: o, rt: rt, made: made,
-		bypassOK: o.PermissionMode == string(permission.ModeBypass) || o.AllowBypass}
+	// Started in bypassPermissions by the flag or by a settings file's
+	// defaultMode: the session may go back to it.
+	started := o.PermissionMode == string(permission.ModeBypass) || rt.Checker.Mode() == permission.ModeBypass
+	c := &Controller{ctx: ctx, build: build, base: o, rt: rt, made: made, bypassOK: started || o.AllowBypass}
 	c.base.Resume, c.base.Continue, c.base.ForkSession, c.base.SessionID, c.base.SessionSource = "", false, false, "", ""
 	return c
 }

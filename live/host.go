@@ -241,7 +241,18 @@ func (h *Host) buildSaved(id string) (*Runtime, error) {
 	if tr.Meta.Model != "" && o.Model == "" {
 		o.Model = tr.Meta.Model
 	}
-	return h.make(h.ctx, o)
+	rt, err := h.make(h.ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	// This process holds the session now, so a call its transcript leaves
+	// without a result (a nova killed mid-tool) is not running anywhere:
+	// answered now, the history every frontend reads from the file is one
+	// a provider accepts, not only the next run's request.
+	if err := rt.Agent.CloseDanglingCalls(); err != nil {
+		rt.Warnings = append(rt.Warnings, err.Error())
+	}
+	return rt, nil
 }
 
 // make builds a runtime from o and holds it to its agent definition's
@@ -310,11 +321,19 @@ func (h *Host) List(agentKey string) ([]session.Meta, error) {
 	return out, nil
 }
 
-// Load reads a session's transcript, open or not.
+// Load reads a session's transcript, open or not. A session no process
+// holds open whose last tool calls have no results (its nova was killed
+// mid-tool) is shown with them answered, as opening it will answer them
+// in the file; the file is not written here. In a session that is open
+// the calls may still be running, and are shown as they are.
 func (h *Host) Load(id string) (*session.Transcript, error) {
-	tr, _, err := h.store().Load(id)
+	st := h.store()
+	tr, _, err := st.Load(id)
 	if err != nil {
 		return nil, noSession(id, err)
+	}
+	if busy, err := st.InUse(id); err == nil && !busy {
+		tr.CloseDanglingCalls()
 	}
 	return tr, nil
 }

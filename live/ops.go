@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/atomicfile"
@@ -92,16 +93,29 @@ func (c *Controller) CycleMode() permission.Mode {
 // instructions, in the session's run slot: its compaction event is on
 // the stream of whoever watches, and it is ErrBusy while a run goes on.
 func (c *Controller) Compact(ctx context.Context, instructions string) error {
+	return c.compact(ctx, instructions, false, nil)
+}
+
+// TerminalCompact is Compact for the frontend that drives the session in
+// this process (the terminal UI), which shows the compaction itself: its
+// run is Local (RunRef.Local), so a terminal shared with browsers does
+// not show it a second time as a browser's run.
+func (c *Controller) TerminalCompact(ctx context.Context, instructions string) error {
+	return c.compact(ctx, instructions, true, nil)
+}
+
+// CompactWatched is Compact whose run is handed to watch as it starts.
+func (c *Controller) CompactWatched(ctx context.Context, instructions string, watch Watch) error {
+	return c.compact(ctx, instructions, false, watch)
+}
+
+func (c *Controller) compact(ctx context.Context, instructions string, local bool, watch Watch) error {
 	rt := c.Runtime()
 	var err error
-	sub, serr := rt.Live.StartFunc(llm.UserText("/compact "+instructions), func(rctx context.Context) <-chan agent.Event {
+	if oerr := c.op(ctx, rt, llm.UserText("/compact "+instructions), local, watch, func(rctx context.Context) <-chan agent.Event {
 		return rt.Agent.CompactRun(rctx, instructions, &err)
-	})
-	if serr != nil {
-		return serr
-	}
-	if werr := drain(ctx, rt, sub.C()); werr != nil {
-		return werr
+	}); oerr != nil {
+		return oerr
 	}
 	return err
 }
@@ -109,24 +123,57 @@ func (c *Controller) Compact(ctx context.Context, instructions string) error {
 // Shell runs the person's own command ("!cmd") in the session's run
 // slot, through the session's one pipeline (agent.Agent.Shell): a deny
 // rule, a dangerous command and plan mode still stop it, an ask is the
-// session's ask on the stream, and what it printed goes to the model with
-// the next prompt. It is ErrBusy while a run goes on.
+// session's ask on the stream, and what it printed is in the session's
+// messages when it returns. It is ErrBusy while a run goes on.
 func (c *Controller) Shell(ctx context.Context, command string) (agent.ShellOutcome, error) {
+	return c.shell(ctx, command, false, nil)
+}
+
+// TerminalShell is Shell for the frontend that drives the session in
+// this process (the terminal UI), which shows the command and its output
+// itself: its run is Local (RunRef.Local), so a terminal shared with
+// browsers does not show it a second time as a browser's run.
+func (c *Controller) TerminalShell(ctx context.Context, command string) (agent.ShellOutcome, error) {
+	return c.shell(ctx, command, true, nil)
+}
+
+// ShellWatched is Shell whose run is handed to watch as it starts.
+func (c *Controller) ShellWatched(ctx context.Context, command string, watch Watch) (agent.ShellOutcome, error) {
+	return c.shell(ctx, command, false, watch)
+}
+
+func (c *Controller) shell(ctx context.Context, command string, local bool, watch Watch) (agent.ShellOutcome, error) {
 	if strings.TrimSpace(command) == "" {
 		return agent.ShellOutcome{}, errors.New("shell: no command")
 	}
 	rt := c.Runtime()
 	var out agent.ShellOutcome
-	sub, err := rt.Live.StartFunc(llm.UserText("!"+command), func(rctx context.Context) <-chan agent.Event {
+	err := c.op(ctx, rt, llm.UserText("!"+command), local, watch, func(rctx context.Context) <-chan agent.Event {
 		return rt.Agent.Shell(rctx, command, &out)
 	})
+	return out, err
+}
+
+// Watch is handed an operation's run as it starts (ShellWatched,
+// CompactWatched): the session and a relay's subscription from the run's
+// first frame (Log.Follow: it does not make the run count as watched),
+// which the watcher reads to its end. nova serve relays it to the
+// session's SSE stream, so a client of that stream sees the op's events
+// (and answers its asks) as a chat run's.
+type Watch func(sess *Session, sub *Sub[agent.Event], replay []Frame[agent.Event])
+
+// op runs fn in rt's run slot as a run shown as input, and follows it to
+// its end; watch, when not nil, gets the run as it starts.
+func (c *Controller) op(ctx context.Context, rt *Runtime, input llm.Message, local bool, watch Watch, fn func(context.Context) <-chan agent.Event) error {
+	sub, ref, err := rt.Live.start(input, false, local, fn)
 	if err != nil {
-		return out, err
+		return err
 	}
-	if err := drain(ctx, rt, sub.C()); err != nil {
-		return out, err
+	if watch != nil && ref != nil && ref.log != nil {
+		wsub, replay, _ := ref.log.Follow(0)
+		watch(rt.Live, wsub, replay)
 	}
-	return out, nil
+	return drain(ctx, rt, sub.C())
 }
 
 // drain follows an op's frames to its end; ctx ending interrupts it.
@@ -154,33 +201,40 @@ type Rule struct {
 	// "session" (an "always" answer) or a grant's name.
 	Source string `json:"source"`
 	// Layer names a settings file's layer: "user", "project", "local",
-	// "settings" (another loaded file: Claude Code's, --settings');
-	// "" for the others.
+	// "settings" (another loaded file: --settings'); "" for the others.
 	Layer string `json:"layer,omitempty"`
-	// Removable says RemoveRule can take it out of its file.
+	// ClaudeCode says the file is one of Claude Code's, which nova reads
+	// and never edits; Layer is its layer.
+	ClaudeCode bool `json:"claude_code,omitempty"`
+	// Removable says RemoveRule can take it out of its file: nova's own
+	// settings files only.
 	Removable bool `json:"removable,omitempty"`
 }
 
 // Rules are the rules the session's checker enforces, each with its
 // source: exactly what it was built with (every settings layer,
 // --settings and --setting-sources included, the command line's) and
-// what was added since.
+// what was added since, allow then ask then deny.
 func (c *Controller) Rules() []Rule {
 	rt := c.Runtime()
 	files := config.SettingsFiles(rt.NovaHome, rt.Workdir)
 	layers := map[string]string{}
+	claude := map[string]bool{}
 	if rt.Setup != nil {
 		for _, f := range rt.Setup.Files {
 			layers[f] = "settings"
 		}
+		for _, cr := range rt.Setup.Settings.Claude {
+			layers[cr.File], claude[cr.File] = cr.Layer, true
+		}
 	}
 	if len(files) >= 3 {
-		layers[files[0]], layers[files[1]], layers[files[2]] = "user", "project", "local"
+		layers[files[0]], layers[files[1]], layers[files[2]] = config.SourceUser, config.SourceProject, config.SourceLocal
 	}
 	var out []Rule
 	for _, r := range rt.Checker.Rules() {
-		rule := Rule{Behavior: r.Behavior, Rule: r.Rule, Source: r.Source, Layer: layers[r.Source]}
-		rule.Removable = rule.Layer != "" && filepath.IsAbs(r.Source)
+		rule := Rule{Behavior: r.Behavior, Rule: r.Rule, Source: r.Source, Layer: layers[r.Source], ClaudeCode: claude[r.Source]}
+		rule.Removable = slices.Contains(files, r.Source)
 		out = append(out, rule)
 	}
 	return out
@@ -207,6 +261,9 @@ func (c *Controller) AddRule(behavior permission.Behavior, rule string) error {
 // RemoveRule takes r out of its settings file and carries the session on
 // with a checker built without it.
 func (c *Controller) RemoveRule(r Rule) error {
+	if r.ClaudeCode {
+		return fmt.Errorf("%s is in Claude Code's settings (%s), which nova only reads: remove it there", r.Rule, r.Source)
+	}
 	if !r.Removable || !filepath.IsAbs(r.Source) {
 		return fmt.Errorf("%s comes from %s, not a settings file: start nova without it to drop it", r.Rule, r.Source)
 	}
@@ -236,7 +293,7 @@ func (c *Controller) Memory() (string, error) {
 		s.WriteString("  none (add NOVACODE.md, AGENTS.md or CLAUDE.md)\n")
 	}
 	for _, f := range files {
-		fmt.Fprintf(&s, "  %s (%d lines)\n", f.Path, strings.Count(f.Content, "\n")+1)
+		fmt.Fprintf(&s, "  %s (%d lines)%s\n", f.Path, strings.Count(f.Content, "\n")+1, appliesTo(f))
 	}
 	for _, w := range warns {
 		fmt.Fprintf(&s, "  warning: %s\n", w)
@@ -248,6 +305,15 @@ func (c *Controller) Memory() (string, error) {
 		fmt.Fprintf(&s, "Memory: %s (none yet)\n", filepath.Clean(path))
 	}
 	return s.String(), nil
+}
+
+// appliesTo says when a conditional instruction file (a rule with
+// paths:) is read, "" for the others.
+func appliesTo(f memory.File) string {
+	if !f.Conditional() {
+		return ""
+	}
+	return " (when a tool touches " + strings.Join(f.Paths, ", ") + ")"
 }
 
 // MemoryFiles are the auto memory file, created with a heading when
@@ -275,11 +341,40 @@ func (c *Controller) MemoryFiles() ([]string, error) {
 	return files, nil
 }
 
-// MCPStatus is how the session's MCP servers stand.
+// MCPDisabled is the state of a configured MCP server that does not
+// start (declined, disabled by a setting, or its config is wrong).
+const MCPDisabled mcp.State = "disabled"
+
+// MCPStatus is how the session's MCP servers stand, then the configured
+// servers that do not start (MCPDisabled), each with why.
 func (c *Controller) MCPStatus() []mcp.Status {
 	rt := c.Runtime()
-	if rt.MCP == nil {
-		return nil
+	var out []mcp.Status
+	if rt.MCP != nil {
+		out = rt.MCP.Statuses()
 	}
-	return rt.MCP.Statuses()
+	for _, d := range rt.MCPDisabled {
+		out = append(out, mcp.Status{Name: d.Name, Target: MCPServer(d, rt.Workdir).Target(), State: MCPDisabled, Error: d.Problem})
+	}
+	return out
+}
+
+// ReconnectMCP starts the session's MCP server name again (/mcp
+// reconnect), within two minutes, and says how it stands then.
+func (c *Controller) ReconnectMCP(ctx context.Context, name string) (mcp.Status, error) {
+	rt := c.Runtime()
+	if rt.MCP == nil {
+		return mcp.Status{}, errors.New("no MCP servers in this session")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if err := rt.MCP.Reconnect(ctx, name); err != nil {
+		return mcp.Status{}, err
+	}
+	for _, st := range rt.MCP.Statuses() {
+		if st.Name == name {
+			return st, nil
+		}
+	}
+	return mcp.Status{Name: name}, nil
 }

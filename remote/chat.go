@@ -44,6 +44,9 @@ type Host interface {
 	// Controller is the session's operations (model, mode, compact,
 	// !cmd, rules), the one implementation every frontend calls.
 	Controller(ctx context.Context, id string) (*live.Controller, error)
+	// States is the model and permission mode of each session of metas,
+	// in order, opening none (live.SessionState).
+	States(metas []session.Meta) []live.SessionState
 }
 
 // chatRequest is seed 000's ChatRequest, and also what the AI SDK's

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nova-dev/nova/config"
+	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/llm"
 )
 
@@ -30,6 +31,14 @@ type ModelInfo struct {
 	// Tools is true when the model's config sets tools or toolCalling
 	// to true (config.Model.DeclaresTools).
 	Tools bool `json:"tools"`
+	// Name is the model as the terminal's /model names it: its label in
+	// config.json, else nova's name for a model it knows ("Claude Sonnet
+	// 4.5"), else its id (nova's field, beside seed 000's).
+	Name string `json:"name"`
+	// Alias is the family alias that names the model ("sonnet"), if any.
+	Alias string `json:"alias,omitempty"`
+	// ContextWindow is the model's context window in tokens.
+	ContextWindow int `json:"context_window,omitempty"`
 }
 
 // ModelListResponse is the answer of GET /api/models and of the two
@@ -91,33 +100,52 @@ func providerName(p config.Provider) string {
 	return p.Key
 }
 
-// modelList lists every model of every configured provider. A provider
-// that lists no models shows the model nova uses for it by default
-// (claude-sonnet-4-5, gpt-5), as the TUI's /model does; one with no
-// default (Ollama, other OpenAI-compatible servers) shows none.
+// modelList is the one model list every frontend offers
+// (live.KnownModels: what the terminal's /model and the SDK's initialize
+// list): every model of config.json, and the current models nova knows
+// of each Anthropic and OpenAI provider, configured or from the
+// environment. A provider that hosts whatever it serves (Ollama, other
+// OpenAI-compatible servers) shows the models config.json gives it.
 func (s *Server) modelList() (ModelListResponse, error) {
-	ps, err := s.providers()
+	file, err := config.LoadFile(s.o.NovaHome)
 	if err != nil {
 		return ModelListResponse{}, err
 	}
-	out := ModelListResponse{Items: []ModelInfo{}}
+	ps := config.Providers(file, s.getenv)
+	byKey := map[string]config.Provider{}
 	for _, p := range ps {
-		models := p.Models
-		if len(models) == 0 {
-			if d := config.DefaultModelName(p.Type); d != "" {
-				models = []config.Model{{Model: d}}
-			}
+		if _, ok := byKey[p.Key]; !ok {
+			byKey[p.Key] = p
 		}
-		for _, m := range models {
-			label := m.Label
-			if label == "" {
-				label = m.Model
-			}
-			out.Items = append(out.Items, ModelInfo{
-				ID: p.Key + ":" + m.Model, Provider: p.Key, ProviderName: providerName(p),
-				Model: m.Model, Label: label, Tools: m.DeclaresTools(),
-			})
+	}
+	// The model a new session would take (NOVA_MODEL, default_model, the
+	// first provider's default) is listed when no list has it, as the
+	// terminal's /model lists the one in use.
+	current := ""
+	if sel, err := config.Select(ps, file, "", s.getenv); err == nil {
+		current = sel.ID()
+	}
+	noEnv := func(string) string { return "" }
+	out := ModelListResponse{Items: []ModelInfo{}}
+	for _, id := range live.KnownModels(s.o.NovaHome, s.getenv, current) {
+		key, name, _ := strings.Cut(id, ":")
+		p := byKey[key]
+		sel, err := config.Select(ps, file, id, noEnv)
+		if err != nil {
+			// Listed but not selectable: shown as the list names it, so
+			// the picker and a switch's 400 agree on what there is.
+			sel = config.Selection{Provider: p, Model: config.Model{Model: name}}
 		}
+		e := config.Describe(file, sel)
+		label := sel.Model.Label
+		if label == "" {
+			label = sel.Model.Model
+		}
+		out.Items = append(out.Items, ModelInfo{
+			ID: id, Provider: key, ProviderName: providerName(p),
+			Model: sel.Model.Model, Label: label, Tools: sel.Model.DeclaresTools(),
+			Name: e.Name, Alias: e.Alias, ContextWindow: e.ContextWindow,
+		})
 	}
 	return out, nil
 }

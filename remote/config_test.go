@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/nova-dev/nova/config"
-	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/llm/llmtest"
 )
 
@@ -102,17 +101,19 @@ func TestModelsAndProviders(t *testing.T) {
 	}
 	list := decode[ModelListResponse](t, body)
 	// config.json's providers first, then the environment's; OLLAMA_HOST's
-	// "ollama" is shadowed by the file's; "bare" has no model to show.
-	def := config.DefaultModelName(llm.ProviderAnthropic)
-	if got := modelIDs(list); got != "ollama:my-model,ollama:qwen2.5-coder:32b,ollama:plain,ollama:no-tools,anthropic:"+def {
+	// "ollama" is shadowed by the file's; "bare" has no model to show;
+	// the environment's Anthropic offers the current models nova knows,
+	// as the terminal's /model does (live.KnownModels).
+	if got := modelIDs(list); got != "ollama:my-model,ollama:qwen2.5-coder:32b,ollama:plain,ollama:no-tools,anthropic:claude-fable-5-1,anthropic:claude-opus-5-5,anthropic:claude-sonnet-5-5,anthropic:claude-haiku-5-5" {
 		t.Errorf("ids = %s", got)
 	}
 	want := []ModelInfo{
-		{ID: "ollama:my-model", Provider: "ollama", ProviderName: "Ollama (local)", Model: "my-model", Label: "my-model", Tools: true},
-		{ID: "ollama:qwen2.5-coder:32b", Provider: "ollama", ProviderName: "Ollama (local)", Model: "qwen2.5-coder:32b", Label: "Qwen", Tools: true},
-		{ID: "ollama:plain", Provider: "ollama", ProviderName: "Ollama (local)", Model: "plain", Label: "plain", Tools: false},
-		{ID: "ollama:no-tools", Provider: "ollama", ProviderName: "Ollama (local)", Model: "no-tools", Label: "no-tools", Tools: false},
-		{ID: "anthropic:" + def, Provider: "anthropic", ProviderName: "Anthropic", Model: def, Label: def, Tools: false},
+		{ID: "ollama:my-model", Provider: "ollama", ProviderName: "Ollama (local)", Model: "my-model", Label: "my-model", Tools: true, Name: "my-model", ContextWindow: 128000},
+		{ID: "ollama:qwen2.5-coder:32b", Provider: "ollama", ProviderName: "Ollama (local)", Model: "qwen2.5-coder:32b", Label: "Qwen", Tools: true, Name: "Qwen", ContextWindow: 128000},
+		{ID: "ollama:plain", Provider: "ollama", ProviderName: "Ollama (local)", Model: "plain", Label: "plain", Tools: false, Name: "plain", ContextWindow: 128000},
+		{ID: "ollama:no-tools", Provider: "ollama", ProviderName: "Ollama (local)", Model: "no-tools", Label: "no-tools", Tools: false, Name: "no-tools", ContextWindow: 128000},
+		{ID: "anthropic:claude-fable-5-1", Provider: "anthropic", ProviderName: "Anthropic", Model: "claude-fable-5-1", Label: "claude-fable-5-1", Tools: false,
+			Name: "Claude Fable 5.1", Alias: "fable", ContextWindow: 200000},
 	}
 	for i, w := range want {
 		if i < len(list.Items) && list.Items[i] != w {
@@ -141,7 +142,7 @@ func TestAddProvider(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("add: %d %s", code, body)
 	}
-	if got := modelIDs(decode[ModelListResponse](t, body)); got != "openai:gpt-5" {
+	if got := modelIDs(decode[ModelListResponse](t, body)); got != "openai:gpt-6-astra,openai:gpt-6.1-sol,openai:gpt-6-luna,openai:gpt-5" {
 		t.Errorf("refreshed models = %s", got)
 	}
 	path := filepath.Join(ts.o.NovaHome, "config.json")
@@ -230,11 +231,11 @@ func TestAddModel(t *testing.T) {
 		t.Fatalf("add: %d %s", code, body)
 	}
 	list := decode[ModelListResponse](t, body)
-	if len(list.Items) != 2 || list.Items[0] != (ModelInfo{ID: "ollama:my-model", Provider: "ollama", ProviderName: "Ollama (local)", Model: "my-model", Label: "my-model", Tools: true}) {
+	if len(list.Items) != 5 || list.Items[0] != (ModelInfo{ID: "ollama:my-model", Provider: "ollama", ProviderName: "Ollama (local)", Model: "my-model", Label: "my-model", Tools: true, Name: "my-model", ContextWindow: 128000}) {
 		t.Errorf("refreshed = %+v", list.Items)
 	}
 	code, body, _ = ts.do("POST", "/api/config/models", `{"provider": "ollama", "model": "llama3:8b", "label": "Llama 3", "tools": false}`)
-	if code != 200 || !strings.Contains(body, `{"id":"ollama:llama3:8b","provider":"ollama","provider_name":"Ollama (local)","model":"llama3:8b","label":"Llama 3","tools":false}`) {
+	if code != 200 || !strings.Contains(body, `{"id":"ollama:llama3:8b","provider":"ollama","provider_name":"Ollama (local)","model":"llama3:8b","label":"Llama 3","tools":false,"name":"Llama 3","context_window":128000}`) {
 		t.Errorf("add with label and tools: %d %s", code, body)
 	}
 	f, err := config.LoadFile(ts.o.NovaHome)

@@ -158,6 +158,9 @@ func (h *fakeHost) Controller(context.Context, string) (*live.Controller, error)
 	return nil, live.ErrNoSession
 }
 func (h *fakeHost) SetWorkspace(string, string) error { return live.ErrNoSession }
+func (h *fakeHost) States(metas []session.Meta) []live.SessionState {
+	return make([]live.SessionState, len(metas))
+}
 func (h *fakeHost) Delete(id string, _ bool) error {
 	h.mu.Lock()
 	s := h.open[id]

@@ -113,7 +113,7 @@ func (s *Server) compact(ctx context.Context, id string, req opRequest) (map[str
 		return nil, oe
 	}
 	before := c.Runtime().Agent.ContextUsage()
-	if err := c.Compact(ctx, req.Instructions); err != nil {
+	if err := c.CompactWatched(ctx, req.Instructions, s.streamRun); err != nil {
 		return nil, opFail(id, err)
 	}
 	after := c.Runtime().Agent.ContextUsage()
@@ -130,11 +130,18 @@ func (s *Server) shell(ctx context.Context, id string, req opRequest) (agent.She
 	if oe != nil {
 		return agent.ShellOutcome{}, oe
 	}
-	out, err := c.Shell(ctx, req.Command)
+	out, err := c.ShellWatched(ctx, req.Command, s.streamRun)
 	if err != nil {
 		return out, opFail(id, err)
 	}
 	return out, nil
+}
+
+// streamRun keeps an operation's run as the session's chat stream, as a
+// chat's run is kept: an SSE client (stream status, resume) sees its
+// events and asks, not only /ws.
+func (s *Server) streamRun(sess *live.Session, sub *live.Sub[agent.Event], replay []live.Frame[agent.Event]) {
+	s.streams.begin(sess, sub, replay, "msg_"+newSuffix())
 }
 
 // ruleItem is one rule of GET .../rules.

@@ -59,6 +59,7 @@ func (s *Server) routeTable() []route {
 		{"GET /api/landing", scopeRead, s.landing},
 
 		{"GET /api/sessions", scopeSession, s.listSessions},
+		{"GET /api/sessions/{session_id}", scopeSession, s.getSession},
 		{"GET /api/sessions/{session_id}/messages", scopeSession, s.sessionMessages},
 		{"GET /api/sessions/{session_id}/context", scopeSession, s.sessionContext},
 		{"PATCH /api/sessions/{session_id}", scopeSession, s.renameSession},

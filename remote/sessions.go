@@ -13,13 +13,41 @@ import (
 	"github.com/nova-dev/nova/session"
 )
 
-// sessionItem is one entry of SessionListResponse.
+// sessionItem is one entry of GET /api/sessions, and the answer of GET
+// /api/sessions/{id}.
 type sessionItem struct {
 	ID           string `json:"id"`
 	Title        string `json:"title"`
 	UpdatedAt    int64  `json:"updated_at"` // ms
 	AgentKey     string `json:"agent_key"`
 	WorkspaceDir string `json:"workspace_dir"`
+	// Model ("provider:model") and PermissionMode are what the session
+	// runs with now (nova's fields, beside seed 000's): a page opened
+	// after the terminal or another page changed them shows them as they
+	// are (live.SessionState). Either is "" when it cannot be told.
+	Model          string `json:"model"`
+	PermissionMode string `json:"permission_mode"`
+}
+
+// sessionItems describes metas with their states.
+func (s *Server) sessionItems(metas []session.Meta) []sessionItem {
+	states := s.o.Sessions.States(metas)
+	items := make([]sessionItem, 0, len(metas))
+	for i, m := range metas {
+		key := m.AgentKey
+		if key == "" {
+			key = "main"
+		}
+		it := sessionItem{ID: m.ID, Title: m.Title, UpdatedAt: m.UpdatedAt.UnixMilli(), AgentKey: key, WorkspaceDir: m.WorkspaceDir, Model: m.Model}
+		if i < len(states) {
+			if states[i].Model != "" {
+				it.Model = states[i].Model
+			}
+			it.PermissionMode = states[i].PermissionMode
+		}
+		items = append(items, it)
+	}
+	return items
 }
 
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
@@ -28,15 +56,21 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	items := make([]sessionItem, 0, len(metas))
-	for _, m := range metas {
-		key := m.AgentKey
-		if key == "" {
-			key = "main"
-		}
-		items = append(items, sessionItem{ID: m.ID, Title: m.Title, UpdatedAt: m.UpdatedAt.UnixMilli(), AgentKey: key, WorkspaceDir: m.WorkspaceDir})
+	writeJSON(w, http.StatusOK, map[string]any{"items": s.sessionItems(metas)})
+}
+
+// getSession is GET /api/sessions/{id}: the session as the list shows
+// it, read without opening it.
+func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("session_id")
+	tr, err := s.o.Sessions.Load(id)
+	if err != nil {
+		s.sessionError(w, id, err)
+		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"items": items})
+	meta := tr.Meta
+	meta.ID = id
+	writeJSON(w, http.StatusOK, s.sessionItems([]session.Meta{meta})[0])
 }
 
 // messageRecord is seed 000's MessageRecord.

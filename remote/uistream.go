@@ -237,14 +237,20 @@ func (e *uiEncoder) done(d *agent.Done) []uiChunk {
 	switch {
 	case d.Subtype == agent.SubtypeInterrupted:
 		return append(out, uiChunk{Type: "abort", Reason: "interrupted"})
+	case d.Subtype == agent.SubtypeMaxTurns:
+		// Before the error cases: the agent marks a run it stopped at
+		// the turn limit IsError (Claude Code's error_max_turns), but
+		// nothing failed. The ai package's "other" is a stop for another
+		// reason ("length" is the output token limit, "error" makes the
+		// client show a failure); the notice says which.
+		return append(out, uiChunk{Type: "data-nova-notice", Data: mustJSON(map[string]string{"text": nonEmpty(d.Error, "stopped at the maximum number of turns")})},
+			uiChunk{Type: "finish", FinishReason: "other"})
 	case (d.IsError || d.Subtype == agent.SubtypeError) && e.errSent:
 		// The run's error event already said why; a second error part
 		// would show the failure twice.
 		return append(out, uiChunk{Type: "finish", FinishReason: "error"})
 	case d.IsError || d.Subtype == agent.SubtypeError:
 		return append(out, uiChunk{Type: "error", ErrorText: nonEmpty(d.Error, "the run failed")}, uiChunk{Type: "finish", FinishReason: "error"})
-	case d.Subtype == agent.SubtypeMaxTurns:
-		return append(out, uiChunk{Type: "finish", FinishReason: "other"})
 	}
 	return append(out, uiChunk{Type: "finish", FinishReason: finishReason(d.StopReason)})
 }

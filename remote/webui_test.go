@@ -27,8 +27,8 @@ import (
 // they go to a temporary directory.
 var screenshots = flag.Bool("screenshots", false, "write the web UI's screenshots to docs/")
 
-// browserTools finds node, Chromium and the test's playwright-core
-// (installed by .ci/run: npm ci in testdata/browser). Without them the
+// browserTools finds node, Chromium and the test's playwright-core and
+// axe-core (installed by .ci/run: npm ci in testdata/browser). Without them the
 // test skips, except in CI, where it fails.
 func browserTools(t *testing.T) (node, chromium, dir string) {
 	t.Helper()
@@ -49,8 +49,10 @@ func browserTools(t *testing.T) (node, chromium, dir string) {
 	if chromium == "" {
 		missing = append(missing, "chromium (apt-get install chromium)")
 	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "playwright-core")); err != nil {
-		missing = append(missing, "playwright-core (npm ci --prefix remote/testdata/browser)")
+	for _, pkg := range []string{"playwright-core", "axe-core"} {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg)); err != nil {
+			missing = append(missing, pkg+" (npm ci --prefix remote/testdata/browser)")
+		}
 	}
 	if len(missing) > 0 {
 		if os.Getenv("CI") != "" {
@@ -195,8 +197,28 @@ func webUITurns() []llmtest.Turn {
 		{ToolCalls: []llmtest.ToolCall{{ID: "toolu_tee", Name: "Bash", Input: jsonText(map[string]string{"description": "Keep a copy",
 			"command": "grep -n configuration notes.txt | sed -e 's/loader/reader/' -e 's/settings/options/' | sort | tee notes-copy.log"})}}},
 		{Text: "Edited the notes."},
+		// The phone's session operations: a prompt after the model picker
+		// switched the model (the request must name the picked one), then
+		// in plan mode a Write the model attempts, which must be stopped.
+		{Text: "Answered by the picked model."},
+		{ToolCalls: []llmtest.ToolCall{{ID: "toolu_write", Name: "Write", Input: `{"file_path":"plan-mode.txt","content":"must not be written"}`}}},
+		{Text: "Plan mode kept the file unwritten."},
+		// Compact on the phone: the summary the model writes.
+		{Text: "The session so far: notes edited, a plan-mode Write refused."},
 	}
 }
+
+// webUIConfig is the server's config.json: the fake model's provider
+// with two models, for the phone's model picker to choose between.
+func webUIConfig(url string) string {
+	return jsonText(map[string]any{"providers": []map[string]any{{"key": "anthropic", "type": "anthropic", "name": "Anthropic",
+		"base_url": url, "api_key": "k", "models": []map[string]string{
+			{"model": "claude-sonnet-4-5", "label": "Sonnet 4.5"}, {"model": "claude-haiku-4-5", "label": "Haiku 4.5"}}}}})
+}
+
+// webUISettings is the user's settings.json: a rule the phone's rules
+// view must show with its source, and that lets "!echo hi" run unasked.
+const webUISettings = `{"permissions": {"allow": ["Bash(echo:*)"]}}`
 
 // webUINote is the long line the phone's Edit changes in the middle.
 const webUINote = "The configuration loader reads every settings file in order, user first, then the project's, then the local one, and merges them key by key."
@@ -240,6 +262,14 @@ func runWebUI(t *testing.T, wrap func(*testing.T, *Server) func(http.Handler) ht
 	}
 	o := Options{Host: "127.0.0.1", Token: testToken, NovaHome: filepath.Join(t.TempDir(), ".nova"), Home: t.TempDir(),
 		Workdir: workdir, Getenv: func(k string) string { return env[k] }}
+	if err := os.MkdirAll(o.NovaHome, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"config.json": webUIConfig(model.URL), "settings.json": webUISettings} {
+		if err := os.WriteFile(filepath.Join(o.NovaHome, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	host := live.NewHost(context.Background(), live.Options{NovaHome: o.NovaHome, Workdir: o.Workdir, Home: o.Home,
 		Getenv: o.Getenv, NoSandbox: true})
 	t.Cleanup(host.Close)
@@ -272,6 +302,15 @@ func runWebUI(t *testing.T, wrap func(*testing.T, *Server) func(http.Handler) ht
 					return
 				}
 			}
+		case "/last-model":
+			// The model the last request to the fake provider named.
+			reqs := model.Requests()
+			if len(reqs) == 0 {
+				http.Error(w, "no request yet", http.StatusNotFound)
+				return
+			}
+			fmt.Fprint(w, reqs[len(reqs)-1].JSON()["model"])
+			return
 		default:
 			http.NotFound(w, r)
 			return
@@ -307,6 +346,9 @@ func runWebUI(t *testing.T, wrap func(*testing.T, *Server) func(http.Handler) ht
 	}
 	if b, _ := os.ReadFile(filepath.Join(workdir, "notes.txt")); !strings.Contains(string(b), "merges every settings file") {
 		t.Errorf("the Edit approved on the phone did not change notes.txt: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(workdir, "plan-mode.txt")); !os.IsNotExist(err) {
+		t.Errorf("the Write attempted in plan mode was not stopped: %v", err)
 	}
 	if n := model.Remaining(); n != 0 {
 		t.Errorf("%d scripted turns were not used", n)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -147,48 +148,85 @@ func createClaudeLog(dir string) (*claudeLog, error) {
 // is whole and in step with t (one line per message, the last with the
 // uuid of t's last message: the uuids are derived, so that is the line
 // nova wrote for it), and rebuilds it otherwise. Rebuilding re-encodes
-// every message, which was 40 % of opening a long session.
-func openClaudeLog(dir string, t *Transcript) (*claudeLog, error) {
+// every message, which was 40 % of opening a long session; it decodes the
+// records a resume left undecoded, and returns the warnings of those that
+// are unreadable.
+func openClaudeLog(dir string, t *Transcript) (*claudeLog, []Warning, error) {
 	n := 0
 	for _, r := range t.Records {
-		if r.Type == RecordMessage && r.Message != nil {
+		if r.Type == RecordMessage { // a message left undecoded has no Message yet
 			n++
 		}
 	}
 	path := filepath.Join(dir, ClaudeTranscriptFile)
-	if data, err := os.ReadFile(path); err == nil && claudeInStep(data, t.Meta.ID, n) {
+	if size, ok := claudeInStep(path, t.Meta.ID, n); ok {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
 		if err == nil {
-			c := &claudeLog{f: f, n: n, size: int64(len(data))}
+			c := &claudeLog{f: f, n: n, size: size}
 			if n > 0 {
 				c.parent = claudeUUID(t.Meta.ID, n-1)
 			}
-			return c, nil
+			return c, nil, nil
 		}
 	}
-	return rebuildClaudeLog(dir, t)
+	warns := t.decodeLazy()
+	c, err := rebuildClaudeLog(dir, t)
+	return c, warns, err
 }
 
-// claudeInStep reports whether data is n whole lines, the last one
-// message n-1's of session id.
-func claudeInStep(data []byte, id string, n int) bool {
-	if n == 0 || len(data) == 0 {
-		return n == 0 && len(data) == 0
+// claudeInStep reports whether the file at path is n whole lines, the
+// last one message n-1's of session id, and how long it is. It reads the
+// file in pieces rather than whole: it is as long as the transcript, and
+// only its line count and its last line matter.
+func claudeInStep(path, id string, n int) (int64, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
 	}
-	if data[len(data)-1] != '\n' || bytes.Count(data, []byte("\n")) != n {
-		return false
+	defer f.Close()
+	buf := make([]byte, 256<<10)
+	var size, lastNL, prevNL int64 = 0, -1, -1
+	lines := 0
+	for {
+		k, err := f.Read(buf)
+		for i := 0; i < k; {
+			j := bytes.IndexByte(buf[i:k], '\n')
+			if j < 0 {
+				break
+			}
+			prevNL, lastNL = lastNL, size+int64(i+j)
+			lines++
+			i += j + 1
+		}
+		size += int64(k)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, false
+		}
 	}
-	last := data[bytes.LastIndexByte(data[:len(data)-1], '\n')+1:]
+	if n == 0 || size == 0 {
+		return size, n == 0 && size == 0
+	}
+	if lastNL != size-1 || lines != n {
+		return 0, false
+	}
+	last := make([]byte, lastNL-prevNL-1)
+	if _, err := f.ReadAt(last, prevNL+1); err != nil {
+		return 0, false
+	}
 	var l struct {
 		UUID string `json:"uuid"`
 	}
-	return json.Unmarshal(last, &l) == nil && l.UUID == claudeUUID(id, n-1)
+	return size, json.Unmarshal(last, &l) == nil && l.UUID == claudeUUID(id, n-1)
 }
 
 // rebuildClaudeLog writes dir's Claude Code transcript afresh from t's
 // messages (one written by an older nova, or left behind by a crash,
 // may be missing or lag) and opens it for appending.
 func rebuildClaudeLog(dir string, t *Transcript) (*claudeLog, error) {
+	t.decodeLazy()
 	c := &claudeLog{}
 	var buf bytes.Buffer
 	for _, r := range t.Records {

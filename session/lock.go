@@ -2,12 +2,14 @@ package session
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/gofrs/flock"
 )
@@ -31,6 +33,11 @@ func (e *LockedError) Error() string {
 	return fmt.Sprintf("session %s is open in another nova process", e.ID)
 }
 
+// probeWait is how long acquire retries a lock held by someone else
+// before it says the session is open elsewhere: far longer than InUse
+// holds it, far shorter than a person notices.
+const probeWait = 30 * time.Millisecond
+
 // sessionLock is an exclusive flock on <dir>/lock. The kernel drops it when
 // the process dies, so a crash never leaves a session locked.
 type sessionLock struct {
@@ -42,7 +49,17 @@ type sessionLock struct {
 func acquire(dir, id string) (*sessionLock, error) {
 	path := filepath.Join(dir, lockFile)
 	fl := flock.New(path, flock.SetPermissions(0o600))
-	ok, err := fl.TryLock()
+	// A holder is a process that has the session open, for as long as it
+	// does; InUse holds the lock shared for an instant only. Retrying for
+	// a moment waits that out, so a reader's probe never makes an Open
+	// fail, and a session really open elsewhere is still refused at once
+	// as a person sees it.
+	ctx, cancel := context.WithTimeout(context.Background(), probeWait)
+	ok, err := fl.TryLockContext(ctx, time.Millisecond)
+	cancel()
+	if errors.Is(err, context.DeadlineExceeded) {
+		ok, err = false, nil
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, notFound(id, err)

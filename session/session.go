@@ -89,6 +89,7 @@ func (s *Session) AllMessages() []llm.Message {
 func (s *Session) Transcript() *Transcript {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.t.decodeLazy()
 	t := s.t
 	t.Records = t.Records[:len(t.Records):len(t.Records)]
 	return &t

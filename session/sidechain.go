@@ -109,7 +109,7 @@ func LoadSidechain(path string) ([]llm.Message, error) {
 		return nil, err
 	}
 	defer f.Close()
-	t, _, _, err := readTranscript(f, filepath.Base(path))
+	t, _, _, err := readTranscript(f, filepath.Base(path), false)
 	if err != nil {
 		return nil, err
 	}

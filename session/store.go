@@ -200,7 +200,7 @@ func (st *Store) openLocked(id, dir string, lk *sessionLock) (*Session, []Warnin
 	if err != nil {
 		return nil, nil, notFound(id, err)
 	}
-	t, good, warns, err := readTranscript(f, id)
+	t, good, warns, err := readTranscript(f, id, true)
 	if err != nil {
 		f.Close()
 		return nil, warns, err
@@ -221,7 +221,9 @@ func (st *Store) openLocked(id, dir string, lk *sessionLock) (*Session, []Warnin
 	}
 	// Hooks' copy in Claude Code's format is rebuilt unless it is in step:
 	// an older nova wrote none, and a crash may have left it behind.
-	if c, err := openClaudeLog(dir, t); err != nil {
+	c, late, err := openClaudeLog(dir, &s.t)
+	warns = append(warns, late...)
+	if err != nil {
 		warns = append(warns, Warning{Msg: err.Error() + "; hooks' transcript_path will not be kept up to date"})
 	} else {
 		s.claude = c
@@ -240,7 +242,7 @@ func (st *Store) Load(id string) (*Transcript, []Warning, error) {
 		return nil, nil, notFound(id, err)
 	}
 	defer f.Close()
-	t, _, warns, err := readTranscript(f, id)
+	t, _, warns, err := readTranscript(f, id, false)
 	return t, warns, err
 }
 

@@ -120,13 +120,44 @@ func (l *Lead) Spawn(ctx context.Context, name, prompt, model string) (Member, e
 		return Member{}, err
 	}
 	branch := Branch(l.Team.Name, name)
-	w, err := gitwork.Add(ctx, l.Worktrees, l.Repo, l.Team.Name+"-"+name, branch)
+	w, err := gitwork.Add(ctx, l.Worktrees, l.Repo, WorktreeName(l.Team.Name, name), branch)
 	if err != nil {
 		// gitwork says what is wrong (no repository, no commit, the
 		// name's branch or directory taken); this says what it was for.
 		return Member{}, fmt.Errorf("cannot make teammate %s's git worktree: %w", name, err)
 	}
-	wt := w.Path
+	m, added, running, err := l.start(name, prompt, model, w)
+	if err != nil && running {
+		return m, err // the worker runs in its worktree: nothing to undo
+	}
+	if err != nil {
+		// Undone, so that trying again is not refused for a name the
+		// failed attempt took: the cause is this error, said once.
+		if added {
+			if rerr := l.Team.removeMember(name); rerr != nil {
+				err = fmt.Errorf("%w (and its record could not be removed: %v)", err, rerr)
+			}
+			_ = l.Team.Mail.withdraw(name, "prompt-"+name)
+		}
+		if rerr := w.Remove(context.WithoutCancel(ctx)); rerr != nil {
+			err = fmt.Errorf("%w (and its worktree %s could not be removed: %v)", err, w.Path, rerr)
+		}
+		return Member{}, err
+	}
+	return m, nil
+}
+
+// WorktreeName is the directory, under the repository's worktrees, of
+// teammate name of team. '+' is in no team or teammate name, so no two
+// teammates of any teams share one, nor a subagent's "agent-<id>".
+func WorktreeName(team, name string) string { return team + "+" + name }
+
+// start records teammate name, working in w, gives it its prompt and
+// starts its worker. added says the record was made (and the prompt
+// perhaps sent), running that the worker was started: for Spawn to know
+// what to undo on a failure.
+func (l *Lead) start(name, prompt, model string, w *gitwork.Worktree) (m Member, added, running bool, err error) {
+	wt, branch := w.Path, w.Branch
 	spec := WorkerSpec{Team: l.Team.Name, Name: name, Model: model, Worktree: wt, Branch: branch,
 		LeadPID: cmp.Or(l.PID, os.Getpid()), Inherit: l.Inherit, LeaseMS: l.LeaseMS, PollMS: l.PollMS}
 	if spec.Model == "" {
@@ -137,23 +168,23 @@ func (l *Lead) Spawn(ctx context.Context, name, prompt, model string) (Member, e
 	}
 	data, _ := json.MarshalIndent(spec, "", "  ")
 	if err := os.MkdirAll(filepath.Dir(specPath(l.Team, name)), 0o700); err != nil {
-		return Member{}, err
+		return Member{}, false, false, err
 	}
 	if err := atomicfile.Write(specPath(l.Team, name), data, 0o600); err != nil {
-		return Member{}, err
+		return Member{}, false, false, err
 	}
-	m := Member{Name: name, LeadPID: spec.LeadPID, Branch: branch, Worktree: wt, Model: spec.Model, Started: time.Now().UTC()}
+	m = Member{Name: name, LeadPID: spec.LeadPID, Branch: branch, Worktree: wt, Model: spec.Model, Started: time.Now().UTC()}
 	if err := l.Team.AddMember(m); err != nil {
-		return Member{}, err
+		return Member{}, false, false, err // taken meanwhile: the record is another spawn's
 	}
 	// The first prompt is the first message: a worker that dies before it
 	// is done is given it again.
 	if _, err := l.Team.Mail.Send(Message{ID: "prompt-" + name, From: LeadName, To: name, Text: prompt}); err != nil {
-		return Member{}, err
+		return Member{}, true, false, err
 	}
 	logf, err := os.OpenFile(filepath.Join(l.Team.Dir, "workers", name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return Member{}, err
+		return Member{}, true, false, err
 	}
 	defer logf.Close()
 	cmd := exec.Command(l.Exe, "team", "worker", "--team", l.Team.Name, "--name", name)
@@ -162,7 +193,7 @@ func (l *Lead) Spawn(ctx context.Context, name, prompt, model string) (Member, e
 	// not kill it mid-write; it stops when the lead is gone.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		return Member{}, fmt.Errorf("start teammate %s: %w", name, err)
+		return Member{}, true, false, fmt.Errorf("start teammate %s: %w", name, err)
 	}
 	done := make(chan struct{})
 	l.mu.Lock()
@@ -174,9 +205,9 @@ func (l *Lead) Spawn(ctx context.Context, name, prompt, model string) (Member, e
 	go func() { cmd.Wait(); close(done) }() // reaped, so Alive sees no zombie
 	m.PID = cmd.Process.Pid
 	if err := l.Team.UpdateMember(name, func(x *Member) { x.PID = m.PID }); err != nil {
-		return Member{}, err
+		return m, true, true, err
 	}
-	return m, nil
+	return m, true, true, nil
 }
 
 // Alive reports whether process pid runs.

@@ -145,6 +145,21 @@ func (m *Mailbox) Ack(member, id string) error {
 	return nil
 }
 
+// withdraw takes back member's message id, pending or acknowledged, so
+// that a message sent again with that id (a spawn tried again) is
+// delivered rather than taken for the one withdrawn.
+func (m *Mailbox) withdraw(member, id string) error {
+	if err := checkName("message id", id); err != nil {
+		return err
+	}
+	for _, dir := range []string{m.inbox(member), m.acked(member)} {
+		if err := os.Remove(filepath.Join(dir, id+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("withdraw message %s of %s: %w", id, member, err)
+		}
+	}
+	return nil
+}
+
 // Wait returns member's pending messages once there are any, looking
 // every poll, or ctx's error when it ends first.
 func (m *Mailbox) Wait(ctx context.Context, member string, poll time.Duration) ([]Message, error) {

@@ -152,6 +152,16 @@ func (t *Team) UpdateMember(name string, fn func(*Member)) error {
 	return err
 }
 
+// removeMember drops teammate name's record: a spawn that failed before
+// its worker started leaves no teammate behind.
+func (t *Team) removeMember(name string) error {
+	return t.editMembers(func(ms *[]Member) bool {
+		n := len(*ms)
+		*ms = slices.DeleteFunc(*ms, func(m Member) bool { return m.Name == name })
+		return len(*ms) != n
+	})
+}
+
 // editMembers runs fn on members.json under team.lock, writing it back
 // when fn returns true.
 func (t *Team) editMembers(fn func(*[]Member) bool) error {

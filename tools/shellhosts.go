@@ -126,7 +126,7 @@ func (h *callHosts) put(host string, d permission.Decision) error {
 	if len(d.Suggestions) == 0 {
 		d.Suggestions = []string{permission.HostRule(host)}
 	}
-	ans := h.ask.AskPermission(h.ctx, PermissionAsk{CallID: h.call.ID, Tool: h.call.Name, Input: h.call.Input, Decision: d})
+	ans := h.ask.AskPermission(h.ctx, PermissionAsk{CallID: h.call.ID, Tool: h.call.Name, Input: h.call.Input, Decision: d, Host: host})
 	if h.ctx.Err() != nil {
 		return h.refuse(host, "the call was interrupted")
 	}

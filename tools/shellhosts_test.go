@@ -131,7 +131,7 @@ func TestCallHostsAsksOnceForConcurrentRequests(t *testing.T) {
 		t.Errorf("asked %d times for one host, want 1", n)
 	}
 	ask := a.asked[0]
-	if ask.Decision.Reason != "Network request outside the sandbox: registry.example.net" || ask.Tool != "Bash" || ask.CallID != "call_1" {
+	if ask.Decision.Reason != "Network request outside the sandbox: registry.example.net" || ask.Tool != "Bash" || ask.CallID != "call_1" || ask.Host != "registry.example.net" {
 		t.Errorf("question = %+v", ask)
 	}
 	if len(ask.Decision.Suggestions) != 1 || ask.Decision.Suggestions[0] != "WebFetch(domain:registry.example.net)" {

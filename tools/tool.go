@@ -161,6 +161,10 @@ type PermissionAsk struct {
 	// Preview is what the call would change, from a Previewer; nil when
 	// the tool has none or the call would fail.
 	Preview *display.Display `json:"preview,omitempty"`
+	// Host is the host a sandboxed command asks to reach (the network
+	// question); "" for a call's own ask. A "no" refuses that host only:
+	// the command goes on without it.
+	Host string `json:"host,omitempty"`
 }
 
 // Previewer is a tool that can show what a call would do before it runs:

@@ -64,12 +64,19 @@ func (b *agentBackend) Run(ctx context.Context, in llm.Message) <-chan agent.Eve
 
 func newAgentBackend(t *testing.T, resps ...[]llm.StreamEvent) *agentBackend {
 	t.Helper()
+	return newAgentBackendWith(t, nil, resps...)
+}
+
+// newAgentBackendWith is newAgentBackend with extra tools beside the
+// built-in ones.
+func newAgentBackendWith(t *testing.T, extra []tools.Tool, resps ...[]llm.StreamEvent) *agentBackend {
+	t.Helper()
 	ws := t.TempDir()
 	if r, err := filepath.EvalSymlinks(ws); err == nil {
 		ws = r
 	}
 	reg := tools.NewRegistry()
-	for _, tl := range tools.Builtin() {
+	for _, tl := range append(tools.Builtin(), extra...) {
 		if err := reg.Register(tl); err != nil {
 			t.Fatal(err)
 		}

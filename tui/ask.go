@@ -41,6 +41,10 @@ type permissionDialog struct {
 	preview []string
 	room    int
 	top     int
+	// full says the diff has the screen (ctrl+o on a diff taller than its
+	// window): a long edit is read a screenful at a time, not five lines,
+	// and y / a / n answer it there.
+	full bool
 }
 
 func newPermissionDialog(ask *agent.PermissionAsk, by *agent.AgentRef) *permissionDialog {
@@ -52,7 +56,14 @@ func newPermissionDialog(ask *agent.PermissionAsk, by *agent.AgentRef) *permissi
 			return agent.PermissionAnswer{Allow: true, Always: true, Rule: rule}
 		})
 	}
-	d.addChoice("No, deny", "n", nil)
+	if ask.Host != "" {
+		// The network question: "no" refuses the host and the command
+		// goes on without it (a build's optional telemetry host must not
+		// end the turn); esc still stops it.
+		d.addChoice("No, refuse "+ask.Host, "n", func() agent.PermissionAnswer { return agent.PermissionAnswer{} })
+	} else {
+		d.addChoice("No, deny", "n", nil)
+	}
 	d.addChoice("No, and tell nova what to do instead", "", nil)
 	d.room = 10 // until the first frame fits it to the screen
 	return d
@@ -85,6 +96,11 @@ func (d *permissionDialog) update(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 		d.stop = true
 		return true, nil
 	}
+	if d.full && !hasKey(d.list.choices, msg.String()) {
+		// The choices are out of sight: only their own keys answer, so
+		// enter cannot take a highlighted choice nobody sees.
+		return false, nil
+	}
 	i := d.list.key(msg)
 	if i < 0 {
 		return false, nil
@@ -102,6 +118,9 @@ func (d *permissionDialog) update(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 }
 
 func (d *permissionDialog) view(width int, st *styles) string {
+	if d.full && !d.typing {
+		return d.fullView(width, st)
+	}
 	body := append(askedBy(d.by, "wants to run "+d.ask.Tool, width-4, st), d.subject(width-4, st)...)
 	if r := d.ask.Decision.Reason; r != "" {
 		body = append(body, st.dim.Render(r))
@@ -116,8 +135,8 @@ func (d *permissionDialog) view(width int, st *styles) string {
 	}
 	body = append(body, d.list.view(width-4, st)...)
 	hint := "enter choose · y/a/n or 1-9 pick · esc deny"
-	if len(d.preview) > d.room {
-		hint += " · pgup/pgdn scroll"
+	if d.expandable() {
+		hint = "enter choose · y/a/n pick · esc deny · pgup/pgdn scroll · ctrl+o full diff"
 	}
 	return frame(width, st, fmt.Sprintf("Allow %s?", d.ask.Tool), body, hint)
 }
@@ -165,6 +184,49 @@ func (d *permissionDialog) previewView(st *styles) []string {
 	return append(out, st.dim.Render(fmt.Sprintf("lines %d–%d of %d", d.top+1, d.top+d.room, len(d.preview))))
 }
 
+// fullView is the dialog with the screen given to the diff: the subject,
+// a screenful of the diff with its position in the title, and the keys
+// that answer.
+func (d *permissionDialog) fullView(width int, st *styles) string {
+	d.top = min(max(0, d.top), max(0, len(d.preview)-d.room))
+	end := min(len(d.preview), d.top+d.room)
+	body := append(d.subject(width-4, st)[:1], d.preview[d.top:end]...)
+	keys := make([]string, 0, len(d.list.choices))
+	for _, c := range d.list.choices {
+		if c.key != "" {
+			keys = append(keys, c.key)
+		}
+	}
+	title := fmt.Sprintf("Allow %s? · lines %d–%d of %d", d.ask.Tool, d.top+1, end, len(d.preview))
+	return frame(width, st, title, body, strings.Join(keys, "/")+" answer · esc deny · pgup/pgdn scroll · ctrl+o choices")
+}
+
+// expandable says the diff is taller than the dialog's window, so
+// ctrl+o may give it the screen.
+func (d *permissionDialog) expandable() bool {
+	return d.full || len(d.preview) > d.room
+}
+
+// toggleFull gives the diff the screen or takes it back; it reports
+// whether there was a diff to give it.
+func (d *permissionDialog) toggleFull() bool {
+	if d.typing || !d.expandable() {
+		return false
+	}
+	d.full = !d.full
+	return true
+}
+
+// hasKey says whether key is one of choices' own keys.
+func hasKey(choices []choice, key string) bool {
+	for _, c := range choices {
+		if c.key != "" && c.key == key {
+			return true
+		}
+	}
+	return false
+}
+
 // scroll moves the preview by a page; it reports whether there is one.
 func (d *permissionDialog) scroll(pages int) bool {
 	if len(d.preview) <= d.room {
@@ -179,6 +241,12 @@ func (d *permissionDialog) scroll(pages int) bool {
 // preview's position line and blanks), the activity and status lines and
 // two lines of transcript; at most 20 lines, at least 3.
 func (d *permissionDialog) fit(width, height int, st *styles) {
+	if d.full && !d.typing {
+		// The frame, title, subject, blank and hint; the blank above the
+		// dialog, the activity and status lines; one line of transcript.
+		d.room = max(3, height-10)
+		return
+	}
 	fixed := 2 + 1 + len(askedBy(d.by, "", width-4, st)) + len(d.subject(width-4, st)) + 1 + 1 + len(d.list.choices) + 1 + 1 + 2
 	d.room = min(20, max(3, height-fixed-1-2-2))
 }

@@ -116,7 +116,7 @@ func (m *Model) cmdClear(string) tea.Cmd {
 		return nil
 	}
 	m.tr.reset()
-	m.todos, m.shellContext = nil, nil
+	m.todos = nil
 	m.status = m.b.Status()
 	m.tr.add(&entry{kind: entryNotice, text: "New session " + m.status.SessionID})
 	return nil

@@ -44,6 +44,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "ctrl+l":
 		return tea.ClearScreen
 	case "ctrl+o":
+		if pd, ok := m.firstDialog().(*permissionDialog); ok && pd.toggleFull() {
+			return nil // the diff being approved, not the transcript
+		}
 		m.expanded = !m.expanded
 		return nil
 	}

@@ -48,8 +48,6 @@ type Model struct {
 
 	quitArmed bool
 	hint      string
-	// shellContext is "!cmd" output waiting to go with the next prompt.
-	shellContext []string
 	// queued are prompts sent while nova was working, to go when it stops.
 	queued []string
 	// mcp caches the MCP servers' prompts and resources.
@@ -205,8 +203,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			out = strings.TrimSpace(out + "\n" + msg.err.Error())
 		}
+		// The backend keeps the command and its output in the
+		// conversation (Backend.Shell): the model has it with the next
+		// prompt, and nothing is added to that prompt here.
 		m.tr.add(&entry{kind: entryShell, title: msg.command, text: out})
-		m.shellContext = append(m.shellContext, "<shell-command>\n$ "+msg.command+"\n"+out+"\n</shell-command>")
 		return m, m.sendQueued()
 	}
 	return m, nil
@@ -346,14 +346,10 @@ func (m *Model) startRun(text string) tea.Cmd {
 	return m.runWith(text, nil, nil)
 }
 
-// runWith starts the run of a prompt: any "!cmd" output, the text, then
-// the parts attached to it (resources), with a notice for each.
+// runWith starts the run of a prompt: the text, then the parts attached
+// to it (resources), with a notice for each.
 func (m *Model) runWith(text string, attached []llm.Part, notes []string) tea.Cmd {
-	parts := make([]llm.Part, 0, len(m.shellContext)+1+len(attached))
-	for _, s := range m.shellContext {
-		parts = append(parts, llm.TextPart(s))
-	}
-	m.shellContext = nil
+	parts := make([]llm.Part, 0, 1+len(attached))
 	parts = append(parts, llm.TextPart(text))
 	parts = append(parts, attached...)
 	m.tr.add(&entry{kind: entryUser, text: text})

@@ -40,6 +40,8 @@ type Backend interface {
 	History() []llm.Message
 	// Shell runs a command line for "!cmd" through the same permission
 	// checker and pipeline as the agent's Bash calls, returning its output.
+	// The command and its output become part of the conversation there:
+	// the TUI adds nothing of them to the next prompt.
 	Shell(ctx context.Context, command string) (string, error)
 }
 

@@ -57,8 +57,13 @@ type e2e struct {
 	races string
 }
 
+// newE2E makes t's world. Each test's world is its own (temp dirs, a
+// fake provider on a port of its own, a tmux socket of its own), so the
+// test runs in parallel with the others: most of an end-to-end test is
+// waiting on the nova it started.
 func newE2E(t *testing.T, turns ...llmtest.Turn) *e2e {
 	t.Helper()
+	parallel(t)
 	e := &e2e{t: t, ws: t.TempDir(), home: t.TempDir(), srv: llmtest.New(turns...)}
 	t.Cleanup(e.srv.Close)
 	// Not t.TempDir: its name comes from the test's, and GORACE splits its
@@ -86,6 +91,15 @@ func newE2E(t *testing.T, turns ...llmtest.Turn) *e2e {
 	// dirs are removed and after a tmux pane started later is killed.
 	t.Cleanup(e.checkRaces)
 	return e
+}
+
+// parallel makes t parallel once: a test may make several worlds (a
+// probe before its own). t.Parallel panics, changing nothing, when t is
+// parallel already or used t.Setenv or t.Chdir first; such a test stays
+// sequential.
+func parallel(t *testing.T) {
+	defer func() { _ = recover() }()
+	t.Parallel()
 }
 
 // checkRaces fails the test with every data race a nova of it reported.

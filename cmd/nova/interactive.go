@@ -3,26 +3,19 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/nova-dev/nova/agent"
-	"github.com/nova-dev/nova/atomicfile"
 	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/llm"
-	"github.com/nova-dev/nova/memory"
 	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/session"
 	"github.com/nova-dev/nova/team"
-	"github.com/nova-dev/nova/tools"
 	"github.com/nova-dev/nova/tui"
 )
 
@@ -51,9 +44,10 @@ func runInteractive(ctx context.Context, opts *rootOptions) error {
 	if editor == "" {
 		editor = opts.io.Getenv("EDITOR")
 	}
-	notices := b.rt.Warnings
-	if len(b.rt.Ignored) > 0 {
-		notices = append(notices, ignoredNotice(b.rt))
+	rt := b.runtime()
+	notices := rt.Warnings
+	if len(rt.Ignored) > 0 {
+		notices = append(notices, ignoredNotice(rt))
 	}
 	// Project MCP servers waiting for approval get no notice: the TUI
 	// asks about each in a dialog as it starts (tui.MCPServers).
@@ -70,24 +64,22 @@ func ignoredNotice(rt *live.Runtime) string {
 		" (its deny and ask rules still apply). Run `nova trust`, or start nova again and trust it, to apply them."
 }
 
-// interactiveBackend implements tui.Backend on a runtime. /clear, /resume
-// and /model replace the runtime: the old session is closed (releasing its
-// lock) and a new one built with the same options.
+// interactiveBackend implements tui.Backend on a live.Controller: every
+// operation on the session (model, mode, /clear, /resume, /compact,
+// !cmd, rules, memory, MCP) is the controller's, the one implementation
+// nova serve and the SDK call too; this file only translates them into
+// the TUI's types.
 type interactiveBackend struct {
 	ctx  context.Context
 	io   *IOStreams
 	opts buildOptions
+	ctl  *live.Controller
 
-	mu sync.Mutex
-	rt *live.Runtime
-	// made says rt's session was created by this process (not resumed):
-	// left empty, it is removed when rt is replaced or closed.
-	made bool
-	// carried is what the session's earlier runtimes of this process
-	// used (a /model switch replaces the runtime, not the session), so
-	// the status figures go on from where they were.
-	carried spent
-	branch  string
+	// branch is the git branch of the workspace of branchOf, the runtime
+	// it was read for (a /resume may move to another).
+	branchMu sync.Mutex
+	branchOf *live.Runtime
+	branch   string
 
 	// sharing is /remote's (interactive_remote.go).
 	sharing sharing
@@ -99,46 +91,51 @@ type interactiveBackend struct {
 // UI's: asks and questions are put to the person.
 func newInteractiveBackend(ctx context.Context, s *IOStreams, o buildOptions) (*interactiveBackend, error) {
 	o.interactive, o.titleFromModel = true, true
-	rt, err := build(ctx, s, o)
+	novaHome, workdir, err := locate(s)
 	if err != nil {
 		return nil, err
 	}
-	b := &interactiveBackend{ctx: ctx, io: s, opts: o, rt: rt, made: o.resume == "" && !o.cont}
-	b.branch = agent.GitBranch(ctx, rt.Workdir)
-	return b, nil
+	ctl, err := live.NewController(ctx, o.live(s, novaHome, workdir), o.builder(s))
+	if err != nil {
+		return nil, err
+	}
+	return &interactiveBackend{ctx: ctx, io: s, opts: o, ctl: ctl}, nil
 }
 
-// Close releases the current runtime (a title call still running writes
-// the fallback title as it closes).
-func (b *interactiveBackend) Close() {
-	_ = b.StopRemote() // before the runtime it serves closes
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.rt.EndReason = "prompt_input_exit"
-	b.closeLocked(false)
-}
-
-// closeLocked closes the current runtime. A session this process created
-// in which nothing was said (nova opened and quit, a -r whose picker was
-// dismissed, a /clear or /resume right after start) is removed, so no
-// empty session is listed, resumed by --continue, or kept; unless kept
-// says the next runtime carries it on (a /model switch). b.mu must be held.
-func (b *interactiveBackend) closeLocked(kept bool) {
-	rt := b.rt
-	// The agent's history too: a message a full disk kept out of the
-	// transcript is still the person's, written at Close if it can be.
-	id, empty := rt.Session.ID(), rt.Session.Meta().MessageCount == 0 && len(rt.Agent.History()) == 0
-	rt.Close()
-	if b.made && empty && !kept {
-		_ = session.NewStore(rt.NovaHome).Delete(id)
+// builder is build's as a live.BuildFunc: what the flags say beyond
+// live.Options (--tools, -n, --team) holds for every runtime the
+// controller builds, the first and those of /clear, /resume and /model.
+func (o buildOptions) builder(s *IOStreams) live.BuildFunc {
+	return func(ctx context.Context, lo live.Options) (*live.Runtime, error) {
+		rt, err := live.Build(ctx, lo)
+		if err != nil {
+			return nil, exitFor(err)
+		}
+		rt.Warnings = append(newProviders(lo.NovaHome), rt.Warnings...)
+		if err := o.shape(rt); err != nil {
+			_ = rt.Close()
+			return nil, err
+		}
+		if o.team != "" {
+			if err := lead(ctx, s, rt, lo, o.team); err != nil {
+				_ = rt.Close()
+				return nil, err
+			}
+		}
+		return rt, nil
 	}
 }
 
-func (b *interactiveBackend) runtime() *live.Runtime {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.rt
+// Close releases the current runtime (a title call still running writes
+// the fallback title as it closes); an empty session this process made
+// is removed.
+func (b *interactiveBackend) Close() {
+	_ = b.StopRemote() // before the runtime it serves closes
+	_ = b.ctl.Close("prompt_input_exit")
 }
+
+// runtime is the controller's current runtime, for one call.
+func (b *interactiveBackend) runtime() *live.Runtime { return b.ctl.Runtime() }
 
 // Run implements tui.Backend. The runtime names the session as its
 // first run ends (live's one title policy).
@@ -148,40 +145,18 @@ func (b *interactiveBackend) Run(ctx context.Context, input llm.Message) <-chan 
 
 // Compact implements tui.Backend.
 func (b *interactiveBackend) Compact(ctx context.Context, instructions string) error {
-	return b.runtime().Agent.Compact(ctx, instructions)
-}
-
-// spent is the tokens and cost of runtimes that came before the current
-// one in the same session.
-type spent struct {
-	usage llm.Usage
-	cost  float64
-	// unpriced says some of usage was a model's whose prices are unknown.
-	unpriced bool
-}
-
-// add adds what the agent of rt used.
-func (s *spent) add(rt *live.Runtime) {
-	u := rt.Agent.Usage()
-	s.usage.Add(u)
-	cost, ok := rt.Agent.Cost()
-	s.cost += cost
-	s.unpriced = s.unpriced || (!ok && u != (llm.Usage{}))
+	return b.ctl.TerminalCompact(ctx, instructions)
 }
 
 // Status implements tui.Backend: the session's figures since this nova
 // started, across /model switches. The cost is known when every model
 // that was used has prices.
 func (b *interactiveBackend) Status() tui.Status {
-	b.mu.Lock()
-	rt, carried := b.rt, b.carried
-	b.mu.Unlock()
-	now := carried
-	now.add(rt)
-	st := tui.Status{Model: rt.Selection.ID(), Mode: rt.Checker.Mode(), Cwd: rt.Workdir, Home: rt.Home, Branch: b.branch,
-		SessionID: rt.Session.ID(), Usage: now.usage}
-	if _, priced := rt.Agent.Cost(); priced && !now.unpriced {
-		st.CostUSD = &now.cost
+	rt, now := b.runtime(), b.ctl.Spent()
+	st := tui.Status{Model: rt.Selection.ID(), Mode: rt.Checker.Mode(), Cwd: rt.Workdir, Home: rt.Home, Branch: b.branchFor(rt),
+		SessionID: rt.Session.ID(), Usage: now.Usage}
+	if _, priced := rt.Agent.Cost(); priced && !now.Unpriced {
+		st.CostUSD = &now.Cost
 	}
 	if cu := rt.Agent.ContextUsage(); cu.MessageCount > 0 {
 		// After a switch the new agent has not answered yet: its estimate
@@ -191,80 +166,27 @@ func (b *interactiveBackend) Status() tui.Status {
 	return st
 }
 
-// CycleMode implements tui.Backend: default, acceptEdits, plan, and
-// bypassPermissions only when the session was started in it (it is never
-// entered by accident).
-func (b *interactiveBackend) CycleMode() permission.Mode {
-	rt := b.runtime()
-	modes := []permission.Mode{permission.ModeDefault, permission.ModeAcceptEdits, permission.ModePlan}
-	if b.opts.permissionMode == string(permission.ModeBypass) {
-		modes = append(modes, permission.ModeBypass)
+// branchFor is the git branch of rt's workspace, read once per runtime.
+func (b *interactiveBackend) branchFor(rt *live.Runtime) string {
+	b.branchMu.Lock()
+	defer b.branchMu.Unlock()
+	if b.branchOf != rt {
+		b.branchOf, b.branch = rt, agent.GitBranch(b.ctx, rt.Workdir)
 	}
-	cur := rt.Checker.Mode()
-	next := modes[0]
-	for i, m := range modes {
-		if m == cur {
-			next = modes[(i+1)%len(modes)]
-		}
-	}
-	rt.Checker.SetMode(next)
-	return next
+	return b.branch
 }
 
-// rebuild replaces the runtime with one built from o, keeping the
-// permission mode the person chose; endReason is what the old session's
-// SessionEnd hooks are told.
-func (b *interactiveBackend) rebuild(o buildOptions, endReason string) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	mode := b.rt.Checker.Mode()
-	b.rt.EndReason = endReason
-	same := o.resume == b.rt.Session.ID()
-	if same {
-		b.carried.add(b.rt)
-	} else {
-		b.carried = spent{}
-	}
-	b.closeLocked(same)
-	rt, err := build(b.ctx, b.io, o)
-	if err != nil {
-		// Fall back to a fresh session so the UI keeps a working agent.
-		fresh := b.opts
-		fresh.resume, fresh.cont = "", false
-		rt2, err2 := build(b.ctx, b.io, fresh)
-		if err2 != nil {
-			return fmt.Errorf("%v; and a new session could not be started: %v", err, err2)
-		}
-		b.rt, b.made, b.carried = rt2, true, spent{}
-		return err
-	}
-	rt.Checker.SetMode(mode)
-	b.made = (same && b.made) || (o.resume == "" && !o.cont)
-	b.rt = rt
-	b.opts.model = o.model
-	b.branch = agent.GitBranch(b.ctx, rt.Workdir)
-	return nil
-}
+// CycleMode implements tui.Backend (live.Controller.CycleMode).
+func (b *interactiveBackend) CycleMode() permission.Mode { return b.ctl.CycleMode() }
 
 // NewSession implements tui.Backend (/clear).
-func (b *interactiveBackend) NewSession() error {
-	o := b.opts
-	o.resume, o.cont, o.sessionSource = "", false, "clear"
-	return b.rebuild(o, "clear")
-}
+func (b *interactiveBackend) NewSession() error { return b.ctl.Clear() }
 
 // Sessions implements tui.Backend: the sessions of this directory.
-func (b *interactiveBackend) Sessions() ([]session.Meta, error) {
-	rt := b.runtime()
-	return session.NewStore(rt.NovaHome).List(session.Filter{Workspace: rt.Workdir, Limit: 50})
-}
+func (b *interactiveBackend) Sessions() ([]session.Meta, error) { return b.ctl.Sessions() }
 
 // Resume implements tui.Backend.
-func (b *interactiveBackend) Resume(id string) error {
-	o := b.opts
-	o.resume, o.cont = id, false
-	return b.rebuild(o, "resume")
-}
+func (b *interactiveBackend) Resume(id string) error { return b.ctl.Resume(id) }
 
 // History implements tui.Backend: the conversation as the person had it,
 // without the context nova put ahead of its first message for the model.
@@ -276,22 +198,18 @@ func (b *interactiveBackend) History() []llm.Message {
 	return h
 }
 
-// Shell implements tui.Backend for "!cmd": a Bash call through the
-// session's one pipeline, marked as typed by the person. That is an input
-// to the permission check (their own words need no question), not a way
-// around it: dangerous commands, deny rules and plan mode still stop it,
-// and it runs in the sandbox like any other command.
+// Shell implements tui.Backend for "!cmd" (live.Controller's Shell: a
+// Bash call through the session's one pipeline, marked as typed by the
+// person; deny rules, dangerous commands and plan mode still stop it).
 func (b *interactiveBackend) Shell(ctx context.Context, command string) (string, error) {
-	rt := b.runtime()
-	input, err := json.Marshal(map[string]any{"command": command})
+	out, err := b.ctl.TerminalShell(ctx, command)
 	if err != nil {
-		return "", fmt.Errorf("shell: %w", err)
+		return "", err
 	}
-	out := rt.Pipeline.Run(ctx, tools.Call{ID: fmt.Sprintf("shell_%d", time.Now().UnixNano()), Name: "Bash", Input: input, Typed: true}, rt.Env)
 	if out.Denied {
-		return "", fmt.Errorf("denied (%s): %s", out.Decision.Layer, out.Decision.Reason)
+		return "", errors.New(out.Reason)
 	}
-	return out.Result.Output, nil
+	return out.Output, nil
 }
 
 // ReadMentionedFile implements tui.FileMentions (live.ReadMentionedFile).
@@ -303,42 +221,19 @@ func (b *interactiveBackend) ReadMentionedFile(ctx context.Context, path string)
 	return text, err == nil, err
 }
 
-// Models implements tui.ModelSwitcher: every configured model (those of
-// config.json, and the current models nova knows of each Anthropic and
-// OpenAI provider, from config.json or the environment), and the model in
-// use when it is none of them.
-func (b *interactiveBackend) Models() []string {
-	rt := b.runtime()
-	file, err := config.LoadFile(rt.NovaHome)
-	if err != nil {
-		return nil
-	}
-	ids := config.KnownModels(config.Providers(file, b.io.Getenv), false)
-	if cur := rt.Selection.ID(); !slices.Contains(ids, cur) {
-		ids = append(ids, cur)
-	}
-	return ids
-}
+// Models implements tui.ModelSwitcher (live.Controller.Models).
+func (b *interactiveBackend) Models() []string { return b.ctl.Models() }
 
 // SetModel implements tui.ModelSwitcher: the session carries on with the
-// new model. The name is checked first, as --model's is (an alias
-// resolves, an unknown name is refused with the known ones), so a typo
-// never costs the session its runtime.
+// new model (live.Controller.SetModel); an unknown name is refused with
+// the known ones, as /model's.
 func (b *interactiveBackend) SetModel(id string) error {
-	rt := b.runtime()
-	o := b.opts
-	o.model = id
-	file, err := config.LoadFile(rt.NovaHome)
-	if err != nil {
-		return err
+	err := b.ctl.SetModel(id)
+	var unknown *live.UnknownModelError
+	if errors.As(err, &unknown) {
+		return errors.New("/" + unknown.Err.Error())
 	}
-	sel, _, err := live.SelectModel(b.ctx, o.live(b.io, rt.NovaHome, rt.Workdir), file)
-	if err != nil {
-		return errors.New(strings.Replace(err.Error(), "--model "+id, "/model "+id, 1))
-	}
-	o.model = sel.ID()
-	o.resume, o.cont = rt.Session.ID(), false
-	return b.rebuild(o, "other")
+	return err
 }
 
 // HasStatusLine implements tui.StatusCommand.
@@ -352,7 +247,9 @@ func (b *interactiveBackend) StatusLine(ctx context.Context, s tui.Status) (stri
 // Doctor implements tui.Doctor.
 func (b *interactiveBackend) Doctor() (string, error) {
 	var buf bytes.Buffer
-	err := runDoctor(b.ctx, b.io, &buf, b.opts)
+	o := b.opts
+	o.model = b.runtime().Selection.ID() // /model's, when it switched
+	err := runDoctor(b.ctx, b.io, &buf, o)
 	return buf.String(), err
 }
 
@@ -371,123 +268,49 @@ func (b *interactiveBackend) Team() (string, error) {
 	return buf.String(), err
 }
 
-// Memory implements tui.Memory: the instruction files in effect and the
-// auto memory file.
-func (b *interactiveBackend) Memory() (string, error) {
-	rt := b.runtime()
-	files, warns, err := memory.LoadInstructions(rt.NovaHome, rt.Workdir, rt.Home, rt.ClaudeHome)
-	if err != nil {
-		return "", err
-	}
-	var s strings.Builder
-	s.WriteString("Instruction files:\n")
-	if len(files) == 0 {
-		s.WriteString("  none (add NOVACODE.md, AGENTS.md or CLAUDE.md)\n")
-	}
-	for _, f := range files {
-		fmt.Fprintf(&s, "  %s (%d lines)%s\n", f.Path, strings.Count(f.Content, "\n")+1, appliesTo(f))
-	}
-	for _, w := range warns {
-		fmt.Fprintf(&s, "  warning: %s\n", w)
-	}
-	path := memory.MemoryPath(rt.NovaHome, rt.Workdir)
-	if st, err := os.Stat(path); err == nil {
-		fmt.Fprintf(&s, "Memory: %s (%d bytes)\n", path, st.Size())
-	} else {
-		fmt.Fprintf(&s, "Memory: %s (none yet)\n", filepath.Clean(path))
-	}
-	return s.String(), nil
-}
+// Memory implements tui.Memory (live.Controller.Memory).
+func (b *interactiveBackend) Memory() (string, error) { return b.ctl.Memory() }
 
-// MemoryFiles implements tui.Memory: the auto memory file, created with a
-// heading when missing so the editor has something to open, then the
-// instruction files in effect.
-func (b *interactiveBackend) MemoryFiles() ([]string, error) {
-	rt := b.runtime()
-	path := memory.MemoryPath(rt.NovaHome, rt.Workdir)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return nil, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
-		}
-		if err := atomicfile.Write(path, []byte("# Memory\n"), 0o600); err != nil {
-			return nil, err
-		}
-	}
-	files := []string{path}
-	loaded, _, err := memory.LoadInstructions(rt.NovaHome, rt.Workdir, rt.Home, rt.ClaudeHome)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range loaded {
-		files = append(files, f.Path)
-	}
-	return files, nil
-}
+// MemoryFiles implements tui.Memory (live.Controller.MemoryFiles).
+func (b *interactiveBackend) MemoryFiles() ([]string, error) { return b.ctl.MemoryFiles() }
 
 // waitTitle waits for the title call in progress, if any, to finish on
 // its own.
 func (b *interactiveBackend) waitTitle() { b.runtime().WaitTitle() }
 
-// Rules implements tui.RuleEditor: the rules of the settings files as
-// they are now, and of --allowedTools and --disallowedTools.
+// Rules implements tui.RuleEditor: the rules the session's checker
+// enforces (live.Controller.Rules), each source shortened for people.
 func (b *interactiveBackend) Rules() ([]tui.RuleInfo, error) {
 	rt := b.runtime()
-	ts, err := live.ResolveTrust(rt.NovaHome, rt.Workdir, b.opts.trust)
-	if err != nil {
-		return nil, err
-	}
-	home := rt.Home
-	st, _, err := config.LoadSettingsLayers(rt.NovaHome, rt.Workdir, home, ts.Trusted, config.SettingsLayers{ClaudeHome: rt.ClaudeHome})
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := st.PermissionConfig(config.PermissionOptions{Workspace: rt.Workdir, Home: home, NovaHome: rt.NovaHome,
-		AllowedTools: b.opts.allowedTools, DisallowedTools: b.opts.disallowedTools})
-	if err != nil {
-		return nil, err
-	}
-	files := config.SettingsFiles(rt.NovaHome, rt.Workdir)
-	kinds := map[string]string{files[0]: "user", files[1]: "project", files[2]: "local"}
-	// Claude Code's files are shown with their layer but not edited:
-	// they are Claude Code's, which nova only reads.
-	claude := map[string]string{}
-	for _, c := range st.Claude {
-		claude[c.File] = c.Layer + " (Claude Code)"
-	}
 	var out []tui.RuleInfo
-	for _, e := range config.ListRules(cfg.RuleSets) {
-		r := tui.RuleInfo{Behavior: permission.Behavior(e.List), Rule: e.Rule, Source: e.Source}
-		if kind, ok := kinds[e.Source]; ok {
-			r.Source = kind + " " + displayPath(e.Source, rt.Workdir, home)
-			r.Path, r.Removable = e.Source, true
-		} else if kind, ok := claude[e.Source]; ok {
-			r.Source = kind + " " + displayPath(e.Source, rt.Workdir, home)
+	for _, r := range b.ctl.Rules() {
+		info := tui.RuleInfo{Behavior: r.Behavior, Rule: r.Rule, Source: r.Source, Removable: r.Removable}
+		switch {
+		case r.ClaudeCode:
+			// Shown with their layer, never edited: Claude Code's files,
+			// which nova only reads.
+			info.Source = r.Layer + " (Claude Code) " + displayPath(r.Source, rt.Workdir, rt.Home)
+		case r.Layer != "" && filepath.IsAbs(r.Source):
+			info.Source = r.Layer + " " + displayPath(r.Source, rt.Workdir, rt.Home)
 		}
-		out = append(out, r)
+		if r.Removable {
+			info.Path = r.Source
+		}
+		out = append(out, info)
 	}
 	return out, nil
 }
 
-// RemoveRule implements tui.RuleEditor. The checker holds the rules it
-// was built with, so the runtime is rebuilt from the files, carrying on
-// with the same session and permission mode.
+// RemoveRule implements tui.RuleEditor (live.Controller.RemoveRule: the
+// session carries on, its mode kept, with a checker built without it).
 func (b *interactiveBackend) RemoveRule(r tui.RuleInfo) error {
-	rt := b.runtime()
-	if strings.Contains(r.Source, "(Claude Code)") {
+	switch {
+	case strings.Contains(r.Source, "(Claude Code)"):
 		return fmt.Errorf("%s is in Claude Code's settings (%s), which nova only reads: remove it there", r.Rule, r.Source)
-	}
-	if !r.Removable || !slices.Contains(config.SettingsFiles(rt.NovaHome, rt.Workdir), r.Path) {
+	case !r.Removable || r.Path == "":
 		return fmt.Errorf("%s comes from %s, not a settings file: start nova without it to drop it", r.Rule, r.Source)
 	}
-	if err := config.RemoveRule(r.Path, string(r.Behavior), r.Rule); err != nil {
-		return err
-	}
-	o := b.opts
-	o.resume, o.cont = rt.Session.ID(), false
-	if err := b.rebuild(o, "other"); err != nil {
-		return fmt.Errorf("removed %s from %s, but the session could not be reloaded: %w", r.Rule, r.Path, err)
-	}
-	return nil
+	return b.ctl.RemoveRule(live.Rule{Behavior: r.Behavior, Rule: r.Rule, Source: r.Path, Removable: true})
 }
 
 // displayPath shortens a settings file's path for people: relative to

@@ -21,39 +21,28 @@ var (
 )
 
 // MCPStatus implements tui.MCPServers: the session's servers, then the
-// configured ones that do not start, each with why.
+// configured ones that do not start, each with why
+// (live.Controller.MCPStatus).
 func (b *interactiveBackend) MCPStatus() []tui.MCPServerStatus {
-	rt := b.runtime()
 	var out []tui.MCPServerStatus
-	if rt.MCP != nil {
-		for _, st := range rt.MCP.Statuses() {
-			out = append(out, tui.MCPServerStatus{Name: st.Name, Target: st.Target, State: string(st.State),
-				Tools: st.Tools, Error: st.Error, Retries: !st.Retry.IsZero()})
+	for _, st := range b.ctl.MCPStatus() {
+		state := string(st.State)
+		if st.State == live.MCPDisabled {
+			state = tui.MCPDisabled
 		}
-	}
-	for _, d := range rt.MCPDisabled {
-		out = append(out, tui.MCPServerStatus{Name: d.Name, Target: live.MCPServer(d, rt.Workdir).Target(), State: tui.MCPDisabled, Error: d.Problem})
+		out = append(out, tui.MCPServerStatus{Name: st.Name, Target: st.Target, State: state,
+			Tools: st.Tools, Error: st.Error, Retries: !st.Retry.IsZero()})
 	}
 	return out
 }
 
-// ReconnectMCP implements tui.MCPReconnector.
+// ReconnectMCP implements tui.MCPReconnector (live.Controller.ReconnectMCP).
 func (b *interactiveBackend) ReconnectMCP(ctx context.Context, name string) (string, error) {
-	rt := b.runtime()
-	if rt.MCP == nil {
-		return "", fmt.Errorf("no MCP servers in this session")
-	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	if err := rt.MCP.Reconnect(ctx, name); err != nil {
+	st, err := b.ctl.ReconnectMCP(ctx, name)
+	if err != nil {
 		return "", err
 	}
-	for _, st := range rt.MCP.Statuses() {
-		if st.Name == name {
-			return fmt.Sprintf("Reconnected to %s: %d tool(s).", name, len(st.Tools)), nil
-		}
-	}
-	return "Reconnected to " + name + ".", nil
+	return fmt.Sprintf("Reconnected to %s: %d tool(s).", name, len(st.Tools)), nil
 }
 
 // MCPPending implements tui.MCPServers.

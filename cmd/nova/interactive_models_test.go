@@ -112,10 +112,10 @@ func TestInteractiveResumedModelGone(t *testing.T) {
 		t.Errorf("resumed on %s", st.Model)
 	}
 	warned := false
-	for _, n := range w.b.rt.Warnings {
+	for _, n := range w.b.runtime().Warnings {
 		warned = warned || strings.Contains(n, "the session used extra:claude-sonnet-5-5, which is not available now")
 	}
 	if !warned {
-		t.Errorf("no warning about the model gone: %q", w.b.rt.Warnings)
+		t.Errorf("no warning about the model gone: %q", w.b.runtime().Warnings)
 	}
 }

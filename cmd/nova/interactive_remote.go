@@ -140,7 +140,7 @@ func (b *interactiveBackend) StartRemote(addr string) (tui.RemoteInfo, error) {
 	rt := b.runtime()
 	srv, err := remote.New(remote.Options{
 		Host: host, Addrs: addrs, Token: token, NovaHome: rt.NovaHome, Home: b.io.Home, Workdir: rt.Workdir,
-		FrontendDir: b.io.Getenv("NOVA_FRONTEND_DIST"), Sessions: live.NewShared(b.runtime), Getenv: b.io.Getenv,
+		FrontendDir: b.io.Getenv("NOVA_FRONTEND_DIST"), Sessions: live.NewSharedController(b.ctl), Getenv: b.io.Getenv,
 		Landing: func() string { return "/s/" + b.runtime().Session.ID() },
 		Share:   true,
 	})
@@ -229,8 +229,8 @@ func (b *interactiveBackend) RemoteRuns() <-chan tui.RemoteRun {
 // followRemote offers the TUI every run of the current session that it
 // did not start (not Local), as each starts, until ctx ends. When the
 // session closes because the terminal replaced its runtime, it follows
-// the new one: rebuild holds b.mu from closing the old runtime until the
-// new one is in place, so b.runtime returns the new one.
+// the new one: the controller holds its lock from closing the old
+// runtime until the new one is in place, so b.runtime returns the new one.
 func (b *interactiveBackend) followRemote(ctx context.Context, out chan<- tui.RemoteRun) {
 	defer close(out)
 	rt := b.runtime()

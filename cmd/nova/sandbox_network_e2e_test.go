@@ -7,28 +7,49 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
 )
 
+// pathHits counts the requests a sentinel got, per path: each subtest
+// asks for a path of its own, so subtests running at once do not see each
+// other's requests.
+type pathHits struct {
+	mu sync.Mutex
+	m  map[string]int
+}
+
+func (h *pathHits) add(path string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.m[path]++
+}
+
+// of is how many requests for path arrived.
+func (h *pathHits) of(path string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.m[path]
+}
+
 // hostSentinel serves HTTP on a loopback alias (a host of its own to the
 // sandbox's proxy) and counts what reaches it.
-func hostSentinel(t *testing.T, addr string) (string, *atomic.Int32) {
+func hostSentinel(t *testing.T, addr string) (string, *pathHits) {
 	t.Helper()
-	var hits atomic.Int32
+	hits := &pathHits{m: map[string]int{}}
 	ln, err := net.Listen("tcp", addr+":0")
 	if err != nil {
 		t.Skipf("cannot listen on %s: %v", addr, err)
 	}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		hits.Add(1)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.add(r.URL.Path)
 		fmt.Fprintf(w, "BODY-OF-%s", addr)
 	}))
 	srv.Listener.Close()
 	srv.Listener = ln
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return srv.URL, &hits
+	return srv.URL, hits
 }
 
 // TestSandboxNetworkPrintMode runs the real nova (its own executable is
@@ -51,10 +72,10 @@ func TestSandboxNetworkPrintMode(t *testing.T) {
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
 		}
 		got := toolResultText(t, e)
-		if allowedHits.Load() != 1 || !strings.Contains(got, "BODY-OF-127.0.0.2") {
-			t.Errorf("allowed host: %d requests; the model read:\n%s", allowedHits.Load(), got)
+		if allowedHits.of("/a") != 1 || !strings.Contains(got, "BODY-OF-127.0.0.2") {
+			t.Errorf("allowed host: %d requests; the model read:\n%s", allowedHits.of("/a"), got)
 		}
-		if n := otherHits.Load(); n != 0 {
+		if n := otherHits.of("/b"); n != 0 {
 			t.Errorf("the host not allowed got %d requests", n)
 		}
 		for _, want := range []string{"refused a network request to 127.0.0.3", "sandbox.network.allowedDomains", `WebFetch(domain:127.0.0.3)`} {
@@ -65,26 +86,24 @@ func TestSandboxNetworkPrintMode(t *testing.T) {
 	})
 
 	t.Run("unset sandbox.network with a WebFetch rule on the command line", func(t *testing.T) {
-		before := otherHits.Load()
 		e := newE2E(t, bashTurns("toolu_net", "curl -sS "+otherURL+"/c")...)
 		r := e.run("", "-p", "--allowedTools", "Bash", "--allowedTools", "WebFetch(domain:127.0.0.3)", "fetch it")
 		if r.code != 0 {
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
 		}
-		if got := toolResultText(t, e); otherHits.Load() != before+1 || !strings.Contains(got, "BODY-OF-127.0.0.3") {
-			t.Errorf("the rule's host: %d new requests; the model read:\n%s", otherHits.Load()-before, got)
+		if got := toolResultText(t, e); otherHits.of("/c") != 1 || !strings.Contains(got, "BODY-OF-127.0.0.3") {
+			t.Errorf("the rule's host: %d requests; the model read:\n%s", otherHits.of("/c"), got)
 		}
 	})
 
 	t.Run("sandbox.network false cuts it", func(t *testing.T) {
-		before := allowedHits.Load()
 		e := newE2E(t, bashTurns("toolu_net", "curl -sS --max-time 5 "+allowedURL+"/d")...)
 		e.userSettings(`{"sandbox": {"network": false}}`)
 		r := e.run("", "-p", "--allowedTools", "Bash", "--allowedTools", "WebFetch(domain:127.0.0.2)", "fetch it")
 		if r.code != 0 {
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
 		}
-		if allowedHits.Load() != before {
+		if allowedHits.of("/d") != 0 {
 			t.Errorf("a request arrived with the network cut: %s", toolResultText(t, e))
 		}
 	})

@@ -13,7 +13,6 @@ import (
 	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/headless"
 	"github.com/nova-dev/nova/live"
-	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/skills"
 	"github.com/nova-dev/nova/tools/mcp"
 )
@@ -113,12 +112,17 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 		return err
 	}
 	defer closeDebug()
-	startMode := rt.Checker.Mode()
+	// The session's operations are the Controller's, as the terminal's
+	// and nova serve's are: one mode setter, with the startup check.
+	lo := o.live(opts.io, rt.NovaHome, rt.Workdir)
+	lo.AllowBypass = opts.claude.allowSkipPermissions
+	ctl := live.ControllerFor(ctx, lo, o.builder(opts.io), rt)
 	code := headless.Serve(ctx, rt.Live, in, headless.SDKOptions{
 		Session: sessionInfo(rt, o.shownID), Partial: opts.claude.includePartial, PermissionPrompt: o.interactive,
 		ReplayUserMessages: opts.claude.session.replayUser,
 		SetPermissionMode: func(mode string) (string, error) {
-			return setMode(rt, mode, startMode == permission.ModeBypass || opts.claude.allowSkipPermissions)
+			m, err := ctl.SetMode(mode, false)
+			return string(m), err
 		},
 		Rules: rt.Checker, Hooks: bridge, MCP: mcpBridge, WaitMCP: waitSDKMCP, Init: initReply(rt, opts.io), Warnings: warnings, Debug: debug, Structured: structured,
 		Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
@@ -173,27 +177,6 @@ func applyInitialize(o *buildOptions, init *headless.InitializeRequest, s *IOStr
 	}
 	o.extraAgents = append(o.extraAgents, subagentTypes(defs, "the Agent SDK's agents")...)
 	return nil
-}
-
-// setMode answers the SDK's set_permission_mode. bypassPermissions is
-// entered only when the session may (started in it, or
-// --allow-dangerously-skip-permissions), and never by root without a
-// sandbox.
-func setMode(rt *live.Runtime, mode string, bypassOK bool) (string, error) {
-	m, ok := permission.ParseMode(mode)
-	if !ok {
-		return "", fmt.Errorf("permission mode %q: nova has default, acceptEdits, plan and bypassPermissions", mode)
-	}
-	if m == permission.ModeBypass {
-		if !bypassOK {
-			return "", fmt.Errorf("bypassPermissions needs the session started with --allow-dangerously-skip-permissions (the SDK's allowDangerouslySkipPermissions) or in that mode")
-		}
-		if err := rt.CanBypass(); err != nil {
-			return "", err
-		}
-	}
-	rt.Checker.SetMode(m)
-	return string(m), nil
 }
 
 // sessionInfo describes the runtime's session for the init message;

@@ -34,11 +34,25 @@ func (e *e2e) startTUI(args ...string) *tmuxTerm {
 
 func startTmux(t testing.TB, dir string, env []string, args ...string) *tmuxTerm {
 	t.Helper()
+	return startTmuxSized(t, dir, env, 100, 30, args...)
+}
+
+// startTUISized is startTUI in a pane of width×height.
+func (e *e2e) startTUISized(width, height int, args ...string) *tmuxTerm {
+	e.t.Helper()
+	if _, _, err := config.NewTrustStore(filepath.Join(e.home, ".nova")).Trust(e.ws); err != nil {
+		e.t.Fatal(err)
+	}
+	return startTmuxSized(e.t, e.ws, e.env, width, height, args...)
+}
+
+func startTmuxSized(t testing.TB, dir string, env []string, width, height int, args ...string) *tmuxTerm {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
 	tm := &tmuxTerm{t: t, socket: fmt.Sprintf("nova-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), name: "nova"}
-	cmdline := []string{"-L", tm.socket, "-f", "/dev/null", "new-session", "-d", "-x", "100", "-y", "30", "-s", tm.name, "-c", dir}
+	cmdline := []string{"-L", tm.socket, "-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(width), "-y", strconv.Itoa(height), "-s", tm.name, "-c", dir}
 	for _, kv := range append(env, "TERM=xterm-256color") {
 		cmdline = append(cmdline, "-e", kv)
 	}

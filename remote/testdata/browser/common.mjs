@@ -3,6 +3,13 @@
 // page on an error or a CSP violation.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+// AXE is axe-core's source, run in the page by the DevTools protocol
+// (page.evaluate), which the page's CSP does not govern: the page itself
+// still loads nothing but its own scripts.
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 export const TIMEOUT = 20000;
 
@@ -48,4 +55,16 @@ export async function send(page, text) {
 
 export async function idle(page) {
   await page.locator('#send').waitFor({ state: 'visible', timeout: TIMEOUT });
+}
+
+// accessible fails when axe-core finds a critical or serious problem in
+// what the page shows (WCAG 2.x A and AA rules, best practices too).
+export async function accessible(page, where) {
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(AXE);
+  const found = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.filter((v) => v.impact === 'critical' || v.impact === 'serious')
+      .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')})`);
+  });
+  assert.deepEqual(found, [], `${where}: axe-core finds critical or serious problems`);
 }

@@ -7,13 +7,13 @@
 //   CONTROL_URL     GET /cut drops the network, GET /restore brings it back,
 //                   GET /requests?n=N waits until the model was asked N times
 //   CHROMIUM        the browser to drive
-//   SCREENSHOT_DIR  where remote-desktop.png and remote-phone.png go
+//   SCREENSHOT_DIR  where the screenshots of docs/remote.md go
 // It prints each step and exits non-zero with the reason on a failure.
 
 import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { TIMEOUT, step, sleep, watch, login, connected, send, idle } from './common.mjs';
+import { TIMEOUT, step, sleep, watch, login, connected, send, idle, accessible } from './common.mjs';
 
 const { NOVA_URL, NOVA_TOKEN, CONTROL_URL, CHROMIUM, SCREENSHOT_DIR } = process.env;
 // current is the page under test, for what a failure prints.
@@ -64,7 +64,7 @@ async function control(what) {
 
 async function desktop(browser) {
   const problems = [];
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   current = page;
   page.setDefaultTimeout(TIMEOUT);
@@ -73,6 +73,7 @@ async function desktop(browser) {
   step('open the UI with the token');
   await login(page, NOVA_URL, NOVA_TOKEN);
   await labelled(page, 'desktop');
+  await accessible(page, 'desktop, new session');
 
   step('the Markdown renderer keeps a single line break');
   const lines = await page.evaluate(async () => {
@@ -145,6 +146,21 @@ async function desktop(browser) {
   await idle(page);
   assert.match(new URL(page.url()).pathname, /^\/s\/.+/, 'the session is not in the address');
 
+  step("the session's controls say what the server refused, in its words");
+  await page.locator('#session-bar').waitFor({ state: 'visible' });
+  // A name the server does not know (a list gone stale): its 400 says so.
+  await page.locator('#session-model').evaluate((s) => s.append(new Option('gone', 'anthropic:no-such-model')));
+  await page.locator('#session-model').selectOption('anthropic:no-such-model');
+  await page.locator('#composer-error', { hasText: 'Could not switch the model' }).waitFor();
+  assert.match(await page.locator('#composer-error').textContent(), /no-such-model.*claude-haiku-4-5/s, 'the 400 does not list the known models');
+  assert.equal(await page.locator('#session-model').inputValue(), 'anthropic:claude-sonnet-4-5', 'the picker shows a model the session did not take');
+  // bypassPermissions is the terminal's alone: the 403 is shown.
+  await page.locator('#session-mode').evaluate((s) => s.append(new Option('bypass', 'bypassPermissions')));
+  await page.locator('#session-mode').selectOption('bypassPermissions');
+  await page.locator('#composer-error', { hasText: 'Could not change the permission mode' }).waitFor();
+  assert.match(await page.locator('#composer-error').textContent(), /bypassPermissions/);
+  assert.equal(await page.locator('#session-mode').inputValue(), 'default', 'the switch shows a mode the session did not take');
+
   step('Shift+Enter adds a line, Enter sends');
   const users = await page.locator('article.msg.user').count();
   await page.locator('#prompt').fill('line one');
@@ -160,6 +176,7 @@ async function desktop(browser) {
   assert.ok((await ask.textContent()).includes('touch made-by-nova.txt'), 'the ask does not show the command');
   assert.ok((await ask.locator('.ask-reason').textContent()).trim().length > 0, 'the ask gives no reason');
   await page.locator('#waiting').waitFor({ state: 'visible' });
+  await accessible(page, 'desktop, Bash approval');
   const allow = ask.getByRole('button', { name: 'Allow', exact: true });
   assert.ok(await allow.evaluate((b) => b === document.activeElement), 'focus did not move to the approval');
   await allow.click();
@@ -184,11 +201,22 @@ async function desktop(browser) {
   await hrow.locator('summary').click();
   await hrow.locator('.tool-output pre.out', { hasText: 'created-by-bash' }).waitFor();
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-desktop.png') });
+  await accessible(page, 'desktop, history with a tool row open');
 
   step('stop a slow run');
   await send(page, 'Take your time');
   await page.locator('#stop').waitFor({ state: 'visible' });
   await control('requests?n=4'); // the run is waiting on the model
+  // An operation while the turn goes on is refused (409), and said so.
+  await page.locator('#compact').click();
+  await page.locator('#composer-error', { hasText: 'busy — try when the turn ends' }).waitFor();
+  // So is a !cmd, which stays in the message box to send again.
+  await page.locator('#composer-error').evaluate((e) => { e.textContent = ''; });
+  await send(page, '!echo later');
+  await page.locator('#composer-error', { hasText: 'The command did not run: busy — try when the turn ends' }).waitFor();
+  assert.equal(await page.locator('#prompt').inputValue(), '!echo later', 'the refused command is not kept to send again');
+  assert.equal(await page.locator('.user-text', { hasText: '!echo later' }).count(), 0, 'a refused command is shown as sent');
+  await page.locator('#prompt').fill('');
   await page.locator('#stop').click();
   await page.locator('.notice.stopped', { hasText: 'Stopped.' }).waitFor();
   await idle(page);
@@ -220,6 +248,7 @@ async function desktop(browser) {
   await page.locator('#workspace').click();
   const picker = page.getByRole('dialog', { name: 'Choose a workspace' });
   await picker.waitFor();
+  await accessible(page, 'desktop, workspace picker');
   await picker.getByRole('button', { name: 'src', exact: true }).click();
   await page.waitForFunction(() => /\/src$/.test(document.querySelector('dialog .ws-input').value));
   await picker.getByRole('button', { name: 'Use this folder' }).click();
@@ -261,6 +290,7 @@ async function phone(browser) {
   const item = page.locator('.session', { hasText: 'Say hello' });
   await item.waitFor();
   await tapSized(page, 'phone, menu');
+  await accessible(page, 'phone, menu');
   await item.click();
   await page.locator('article.msg.assistant h2', { hasText: 'Hello' }).waitFor();
   assert.ok(await page.locator('#sidebar').evaluate((e) => !e.classList.contains('open')), 'the menu stayed open');
@@ -282,6 +312,7 @@ async function phone(browser) {
   const box = await page.locator('#prompt').boundingBox();
   assert.ok(box && box.y + box.height <= 844, 'the message box is below the screen');
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-phone.png') });
+  await accessible(page, 'phone, answer and session controls');
 
   step('phone: an Edit approval shows its whole diff, wrapped, the change marked');
   await send(page, 'Edit the notes');
@@ -295,6 +326,7 @@ async function phone(browser) {
   assert.equal(await askDiff.locator('mark.diff-word', { hasText: 'merges' }).count(), 1, 'the changed word is not marked');
   assert.equal(await askDiff.locator('mark.diff-word', { hasText: 'reads' }).count(), 1, 'the removed word is not marked');
   await noHorizontalScroll(page, 'phone, Edit approval');
+  await accessible(page, 'phone, Edit approval');
   await ask.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-phone-approval.png') });
   await ask.getByRole('button', { name: 'Allow', exact: true }).click();
 
@@ -317,6 +349,90 @@ async function phone(browser) {
   assert.ok((await doneDiff.innerText()).includes('merges them key by key.'), 'the finished diff hides the new text');
   await noHorizontalScroll(page, 'phone, finished Edit');
   await edit.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-phone-edit.png') });
+
+  step('phone: the model picker switches the model the next request goes to');
+  await noHorizontalScroll(page, 'phone, session controls');
+  await tapSized(page, 'phone, session controls');
+  await page.locator('#session-model').selectOption('anthropic:claude-haiku-4-5');
+  await page.locator('.notice.op', { hasText: 'claude-haiku-4-5' }).waitFor();
+  assert.equal(await page.locator('#session-model').inputValue(), 'anthropic:claude-haiku-4-5');
+  await send(page, 'Which model answers?');
+  await page.locator('article.msg.assistant .markdown', { hasText: 'Answered by the picked model.' }).waitFor();
+  await idle(page);
+  const used = await (await fetch(`${CONTROL_URL}/last-model`)).text();
+  assert.equal(used, 'claude-haiku-4-5', 'the request after the switch went to another model');
+  assert.equal(await page.locator('#session-model').inputValue(), 'anthropic:claude-haiku-4-5', 'the picker forgot the switch');
+
+  step('phone: !echo hi runs the command and shows its output and exit code');
+  await send(page, '!echo hi');
+  const shell = page.locator('details.tool.shell').last();
+  await shell.locator('.tool-status', { hasText: 'exit 0' }).waitFor();
+  await shell.locator('.tool-output pre.out', { hasText: /^hi\s*$/ }).waitFor();
+  assert.equal(await page.locator('.user-text', { hasText: '!echo hi' }).count(), 1, 'the command is not shown once as what you typed');
+  assert.equal(await page.locator('#prompt').inputValue(), '');
+  await idle(page);
+  await noHorizontalScroll(page, 'phone, !echo hi');
+  await accessible(page, 'phone, !echo hi');
+
+  step('phone: in plan mode a Write the model attempts is stopped');
+  await page.locator('#session-mode').selectOption('plan');
+  await page.locator('.notice.op', { hasText: 'Plan (read-only)' }).waitFor();
+  await send(page, 'Write the file');
+  const write = page.locator('details.tool[data-call-id="toolu_write"]');
+  await write.locator('.tool-status', { hasText: 'denied' }).waitFor();
+  await page.locator('article.msg.assistant .markdown', { hasText: 'Plan mode kept the file unwritten.' }).waitFor();
+  await idle(page);
+  assert.equal(await page.locator('#session-mode').inputValue(), 'plan');
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-phone-ops.png') });
+
+  step("a fresh page shows the session's real model and mode, and another frontend's change on reload");
+  const sessionPath = new URL(page.url()).pathname;
+  const sessionId = decodeURIComponent(sessionPath.replace(/^\/s\//, ''));
+  // A new context: nothing of the first page's tab storage.
+  const other = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const fresh = await other.newPage();
+  watch(fresh, problems);
+  await login(fresh, NOVA_URL, NOVA_TOKEN, sessionPath);
+  await fresh.locator('#session-bar').waitFor({ state: 'visible' });
+  await fresh.waitForFunction(() => document.getElementById('session-mode').value === 'plan', null, { timeout: TIMEOUT })
+    .catch(async () => assert.fail(`a fresh page shows mode ${await fresh.locator('#session-mode').inputValue()}, the session is in plan`));
+  assert.equal(await fresh.locator('#session-model').inputValue(), 'anthropic:claude-haiku-4-5', "a fresh page does not show the session's model");
+  // Another frontend (the terminal, a script) changes the mode: the
+  // page shows it once it reads the session again.
+  const r = await fetch(`${NOVA_URL}/api/sessions/${encodeURIComponent(sessionId)}/mode`, {
+    method: 'POST', headers: { Authorization: `Bearer ${NOVA_TOKEN}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ mode: 'acceptEdits' }),
+  });
+  assert.equal(r.status, 200, `POST mode acceptEdits: ${r.status} ${await r.text()}`);
+  await fresh.reload();
+  await connected(fresh);
+  await fresh.waitForFunction(() => document.getElementById('session-mode').value === 'acceptEdits', null, { timeout: TIMEOUT })
+    .catch(async () => assert.fail(`after another frontend's change the page shows mode ${await fresh.locator('#session-mode').inputValue()}`));
+  await other.close();
+  const back = await fetch(`${NOVA_URL}/api/sessions/${encodeURIComponent(sessionId)}/mode`, {
+    method: 'POST', headers: { Authorization: `Bearer ${NOVA_TOKEN}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ mode: 'plan' }),
+  });
+  assert.equal(back.status, 200);
+
+  step('phone: the rules view shows each rule with its source');
+  await page.locator('#rules').click();
+  const rules = page.getByRole('dialog', { name: 'Permission rules in force' });
+  const rule = rules.locator('tr.rule', { hasText: 'Bash(echo:*)' });
+  await rule.waitFor();
+  assert.equal((await rule.locator('.rule-behavior').textContent()).trim(), 'allow');
+  assert.match(await rule.locator('.rule-source').textContent(), /\.nova\/settings\.json \(user\)/, 'the rule does not say where it comes from');
+  await fitsAcross(rules, 'the rules view');
+  await tapSized(page, 'phone, rules');
+  await accessible(page, 'phone, rules view');
+  await rules.getByRole('button', { name: 'Close' }).click();
+  await rules.waitFor({ state: 'hidden' });
+  assert.ok(await page.locator('#rules').evaluate((b) => b === document.activeElement), 'focus did not come back to Rules');
+
+  step('phone: Compact summarises the history and says so');
+  await page.locator('#compact').click();
+  await page.locator('.notice', { hasText: 'History compacted' }).waitFor();
+  await idle(page);
+  assert.equal(await page.locator('.user-text', { hasText: '/compact' }).count(), 0, 'the compaction is shown as your message');
+  assert.equal(await page.locator('#composer-error').textContent(), '');
 
   await context.close();
   assert.deepEqual(problems, []);

@@ -1,6 +1,7 @@
 // nova serve's HTTP API (docs/server.md), as the UI uses it: the session
 // list and history, stream status, context, the workspace picker's
-// listing and the models. Every request carries the token as a bearer
+// listing, the models and the session's operations (model, mode,
+// compact, !cmd, rules). Every request carries the token as a bearer
 // header (auth.js) and no cookie.
 
 import { headers } from './auth.js';
@@ -42,9 +43,11 @@ const q = encodeURIComponent;
 
 export const api = {
   sessions: () => request('GET', '/api/sessions').then((d) => d.items || []),
+  // session is one session as the list gives it, with the model and
+  // permission mode it runs with now.
+  session: (id) => request('GET', `/api/sessions/${q(id)}`),
   messages: (id) => request('GET', `/api/sessions/${q(id)}/messages`).then((d) => d.items || []),
   context: (id) => request('GET', `/api/sessions/${q(id)}/context`),
-  rename: (id, title) => request('PATCH', `/api/sessions/${q(id)}`, { title }),
   setWorkspace: (id, dir) => request('PUT', `/api/sessions/${q(id)}/workspace`, { workspace_dir: dir }),
   // status is the session's stream status, or null when it has none
   // (a session that has not run since the server started).
@@ -64,6 +67,13 @@ export const api = {
   // The project MCP servers session id waits to start, and the answer.
   pendingMCP: (id) => request('GET', `/api/sessions/${q(id)}/mcp/pending`).then((d) => d.items || []),
   approveMCP: (id, name, approved) => request('POST', `/api/sessions/${q(id)}/mcp/approve`, { name, approved }),
+  // The session's operations (docs/server.md, "Session operations"):
+  // the HTTP forms, whose statuses (400, 403, 409) the page tells apart.
+  setModel: (id, model) => request('POST', `/api/sessions/${q(id)}/model`, { model }),
+  setMode: (id, mode) => request('POST', `/api/sessions/${q(id)}/mode`, { mode }),
+  compact: (id) => request('POST', `/api/sessions/${q(id)}/compact`, {}),
+  shell: (id, command) => request('POST', `/api/sessions/${q(id)}/shell`, { command }),
+  rules: (id) => request('GET', `/api/sessions/${q(id)}/rules`).then((d) => d.items || []),
   interrupt: (sessionId) => request('POST', '/api/chat/interrupt', { session_id: sessionId }),
   answer: (sessionId, questionId, msg) =>
     request('POST', `/api/chat/answer?session_id=${q(sessionId)}`, { question_id: questionId, ...msg }),

@@ -11,6 +11,7 @@ import { Transcript, typed } from './transcript.js';
 import { WorkspacePicker, loadModels } from './pickers.js';
 import { Drawer, autosize, followViewport, sessionItems } from './layout.js';
 import { McpBox } from './mcp.js';
+import { SessionBar } from './ops.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -57,7 +58,6 @@ const state = {
   serverWorkspace: '',
   pendingAsks: [],
   sent: [], // the prompts this page sent whose run message has not come (see onRun)
-  titleFrom: new Map(), // session id -> the prompt that started it, for its title
   kick: 0,
   loadToken: 0,
 };
@@ -87,6 +87,35 @@ const transcript = new Transcript(el.transcript, {
   },
   context: showContext,
   announce,
+});
+
+// bar is the session's operations: model, mode, compact, rules, !cmd.
+const bar = new SessionBar({ bar: $('session-bar'), model: $('session-model'), mode: $('session-mode'), compact: $('compact'), rules: $('rules') }, {
+  current: () => state.current,
+  session: (id) => state.sessions.find((s) => s.id === id) || null,
+  update: (id, fields) => {
+    const s = state.sessions.find((x) => x.id === id);
+    if (s) Object.assign(s, fields);
+  },
+  error: showError,
+  announce,
+  note: (text) => {
+    transcript.note(text, 'notice op');
+    transcript.endArticle();
+    transcript.toBottom();
+  },
+  expect: (prompt) => state.sent.push(prompt),
+  unexpect: (prompt) => {
+    const k = state.sent.lastIndexOf(prompt);
+    if (k >= 0) state.sent.splice(k, 1);
+  },
+  addUser: (text) => {
+    const shown = transcript.addUser(text);
+    transcript.toBottom();
+    return shown;
+  },
+  shellRow: (command) => transcript.shellRow(command),
+  shellAnswer: (command, res) => transcript.shellAnswer(command, res),
 });
 
 const socket = new Socket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`, auth.protocols, {
@@ -144,7 +173,10 @@ async function resume() {
   }
   if (state.current !== id || state.loading) return;
   if (!status && state.seen > 0) openSession(id, { push: false });
-  else subscribe(id, state.seen);
+  else {
+    subscribe(id, state.seen);
+    refreshSession(id);
+  }
 }
 
 function setRunning(on) {
@@ -180,6 +212,21 @@ async function refreshSessions() {
   renderSessions();
 }
 
+// refreshSession reads session id again (its model and mode may have
+// changed in the terminal or another page) and shows it.
+async function refreshSession(id) {
+  let s;
+  try {
+    s = await api.session(id);
+  } catch {
+    return; // the list's copy stays; a gone session is said by its load
+  }
+  const k = state.sessions.findIndex((x) => x.id === id);
+  if (k >= 0) state.sessions[k] = s;
+  else state.sessions.unshift(s);
+  if (state.current === id) renderSessions();
+}
+
 function renderSessions() {
   el.list.replaceChildren(...sessionItems(state.sessions, state.current, (id) => {
     drawer.close();
@@ -189,6 +236,7 @@ function renderSessions() {
   el.title.textContent = state.current ? (cur && cur.title) || 'Untitled session' : 'New session';
   document.title = state.current && cur && cur.title ? `${cur.title} · nova` : 'nova';
   showWorkspace(cur);
+  bar.show(state.current);
 }
 
 function showWorkspace(cur) {
@@ -300,6 +348,7 @@ async function openSession(id, { push = true } = {}) {
   if (socket.isOpen) subscribe(id, state.seen);
   loadContext(id);
   mcp.load(id);
+  refreshSession(id);
 }
 
 async function loadContext(id) {
@@ -396,30 +445,10 @@ function runEnded(id, done) {
   if (done.subtype === 'interrupted') announce('Stopped.');
   else if (done.is_error) announce('The run failed.');
   else announce('nova finished.');
-  nameSession(id);
+  // The server names the session after its first exchange (live's one
+  // title policy, whichever frontend started it): the list shows it.
   refreshSessions();
   if (id === state.current) mcp.load(id);
-}
-
-// nameSession gives a session made here its first prompt's first line as
-// its title, when the server gave it none.
-async function nameSession(id) {
-  const text = state.titleFrom.get(id);
-  if (!text) return;
-  state.titleFrom.delete(id);
-  try {
-    const list = await api.sessions();
-    const s = list.find((x) => x.id === id);
-    if (s && !s.title) {
-      let title = text.split('\n').find((l) => l.trim()) || 'Untitled session';
-      title = title.trim();
-      if ([...title].length > 60) title = `${[...title].slice(0, 59).join('')}…`;
-      await api.rename(id, title);
-    }
-  } catch {
-    // a title is a convenience
-  }
-  refreshSessions();
 }
 
 function onMessage(msg) {
@@ -430,6 +459,7 @@ function onMessage(msg) {
       break;
     case 'resync': {
       if (msg.session_id !== state.current) return;
+      refreshSession(msg.session_id);
       const g = state.guard;
       const from = Number(msg.from_seq) || 0;
       if (g && g.fresh && g.mode === 'run') {
@@ -493,12 +523,10 @@ function onRun(msg) {
 
 // adopt makes the session a prompt created the page's own.
 function adopt(id) {
-  const text = state.creating && state.creating.text;
   state.creating = null;
   state.current = id;
   state.seen = 0;
   state.guard = null;
-  if (text) state.titleFrom.set(id, text);
   route(id, true);
   subscribe(id, 0);
   refreshSessions();
@@ -509,6 +537,14 @@ function adopt(id) {
 async function sendPrompt() {
   const text = el.prompt.value;
   if (!text.trim()) return;
+  if (text.trimStart().startsWith('!') && !state.loading) {
+    // A person's own command: run through the session's pipeline by the
+    // shell route, as the terminal's !cmd is. A busy session says so.
+    el.prompt.value = '';
+    autosize(el.prompt);
+    if (!(await bar.shell(text.trimStart()))) el.prompt.value = text;
+    return;
+  }
   if (state.running) {
     announce('nova is still working: wait for it, or stop it.');
     return;
@@ -533,6 +569,7 @@ async function sendPrompt() {
     state.creating = { text };
   }
   transcript.addUser(text);
+  transcript.toBottom(); // the person's own prompt, even when they had scrolled up
   state.sent.push(text);
   el.prompt.value = '';
   autosize(el.prompt);
@@ -668,7 +705,7 @@ async function start() {
     if (to !== location.pathname && /^\/s\/[^/]+$/.test(to)) history.replaceState(null, '', to);
   }
   socket.start();
-  loadModels(el.model).catch((err) => showError(`Could not list the models: ${err.message}`));
+  loadModels(el.model).then((items) => bar.setModels(items)).catch((err) => showError(`Could not list the models: ${err.message}`));
   api.fsList('').then((d) => {
     state.serverWorkspace = d.path;
     renderSessions();

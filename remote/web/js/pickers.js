@@ -3,6 +3,7 @@
 
 import { h, uid } from './dom.js';
 import { api } from './api.js';
+import { modelLabel } from './ops.js';
 
 // WorkspacePicker is a modal dialog on the page. pick(start) resolves
 // to the chosen directory, '' for the server's default, or null when
@@ -71,11 +72,12 @@ export class WorkspacePicker {
 }
 
 // loadModels fills select with every configured model after a first
-// option for the server's default, named.
+// option for the server's default, named; it returns the models.
 export async function loadModels(select) {
   const [items, main] = await Promise.all([api.models(), api.agent('main').catch(() => null)]);
   // The default is what the main agent runs, as nova picks it.
   const name = main && main.model ? ` (${main.model})` : '';
   select.replaceChildren(h('option', { value: '' }, `Server default${name}`),
-    ...items.map((m) => h('option', { value: m.id }, m.provider_name && m.provider_name !== m.label ? `${m.label} (${m.provider_name})` : m.label)));
+    ...items.map((m) => h('option', { value: m.id }, modelLabel(m))));
+  return items;
 }

@@ -227,6 +227,14 @@ export class ToolRow {
     if (r.spill_path) this.outEl.append(h('div', { class: 'meta', text: `Full output saved to ${r.spill_path}` }));
   }
 
+  // exited says how a person's own command (!cmd, a row of its own)
+  // ended, with the exit code the shell route answered.
+  exited(res) {
+    this.shellDone = true;
+    if (res.denied) return; // the row says denied, and why
+    this.setStatus(res.exit_code ? 'error' : 'ok', `exit ${res.exit_code}`);
+  }
+
   // stopped marks a call the run ended before it finished.
   stopped() {
     if (this.state === 'running' || this.state === 'asking') {

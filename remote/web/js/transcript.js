@@ -89,6 +89,12 @@ export class Transcript {
     if (atBottom) s.scrollTop = s.scrollHeight;
   }
 
+  // toBottom shows the end of the conversation: after something the
+  // person did (a prompt, a !cmd, a switch), which they mean to see.
+  toBottom() {
+    this.el.scrollTop = this.el.scrollHeight;
+  }
+
   // addUser shows a prompt.
   addUser(text, images = []) {
     this.dropWelcome();
@@ -179,10 +185,40 @@ export class Transcript {
       }
     }
     const row = new ToolRow({ ...call, input });
+    // A person's own command (!cmd) is shown open: its output is the
+    // answer they asked for.
+    if (String(call.id).startsWith('shell_')) {
+      row.el.classList.add('shell');
+      row.el.open = true;
+    }
     this.rows.set(call.id, row);
     this.stick(() => art.append(row.el));
     this.attempt.push(row.el);
     return row;
+  }
+
+  // shellRow is the row of the person's command whose result came and
+  // whose exit code is not shown yet, the latest one.
+  shellRow(command) {
+    let found = null;
+    for (const row of this.rows.values()) {
+      if (String(row.id).startsWith('shell_') && row.input && row.input.command === command && !row.shellDone &&
+        row.state !== 'running' && row.state !== 'asking') found = row;
+    }
+    return found;
+  }
+
+  // shellAnswer shows a command's answer (its output and exit code) when
+  // its row did not come over the stream.
+  shellAnswer(command, res) {
+    this.closeSeg();
+    const art = this.ensureArticle();
+    const el = h('div', { class: 'shell-answer' },
+      h('pre', { class: 'out command', tabindex: '0', text: `$ ${command}` }),
+      h('pre', { class: `out ${res.exit_code ? 'bad' : ''}`, tabindex: '0', text: res.output || '(no output)' }),
+      h('p', { class: `meta ${res.exit_code ? 'bad' : ''}`, text: res.denied ? 'Not run.' : `exit ${res.exit_code}` }));
+    this.stick(() => art.append(el));
+    this.endArticle();
   }
 
   note(text, cls = 'notice') {
@@ -418,7 +454,8 @@ export class Transcript {
   result(r) {
     let row = this.rows.get(r.id);
     if (!row) row = this.addRow({ id: r.id, name: r.name, input: {} });
-    row.result(r);
+    // An open row (a !cmd's) grows with its output: the view follows.
+    this.stick(() => row.result(r));
     this.settleAsks((a) => (a.ask ? a.ask.id === r.id : a.row === row));
     const t = this.subs.get(r.id);
     if (t) t.finish(); // the Agent call's result ends its subagent's work
