@@ -1,6 +1,7 @@
 package headless
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,10 @@ type SDKOptions struct {
 	Session *Session
 	// Partial adds stream_event messages (--include-partial-messages).
 	Partial bool
+	// ReplayUserMessages writes each user message read back on stdout, as
+	// Claude Code's --replay-user-messages does: the message as given,
+	// with its uuid (one made when it had none) and isReplay true.
+	ReplayUserMessages bool
 	// PermissionPrompt sends the permission asks of tool calls to the SDK
 	// as can_use_tool requests (--permission-prompt-tool=stdio). The
 	// runtime must then be one that asks (interactive).
@@ -310,6 +315,10 @@ func (s *server) user(m *inMessage) {
 		s.enc.system(nil, "informational", map[string]any{"content": err.Error(), "level": "warning"})
 		return
 	}
+	if s.o.ReplayUserMessages {
+		s.w.json(userReplay{Type: "user", Message: m.Message, SessionID: s.o.Session.SessionID,
+			UUID: cmp.Or(m.UUID, newUUID()), IsReplay: true})
+	}
 	if m.ShouldQuery != nil && !*m.ShouldQuery {
 		s.held = append(s.held, msg.Parts...)
 		return
@@ -319,6 +328,17 @@ func (s *server) user(m *inMessage) {
 		s.held = nil
 	}
 	s.queue = append(s.queue, turnInput{msg: msg, uuid: m.UUID})
+}
+
+// userReplay is a user message written back (ReplayUserMessages), in
+// the Agent SDK's SDKUserMessageReplay shape.
+type userReplay struct {
+	Type            string          `json:"type"`
+	Message         json.RawMessage `json:"message"`
+	SessionID       string          `json:"session_id"`
+	ParentToolUseID *string         `json:"parent_tool_use_id"`
+	UUID            string          `json:"uuid"`
+	IsReplay        bool            `json:"isReplay"`
 }
 
 // control answers a control request of the SDK's.

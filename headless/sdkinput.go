@@ -196,8 +196,23 @@ type AgentDefinition struct {
 // AgentDefinitions reads the request's agents, by name; an agent without
 // a description or a prompt is refused, naming it.
 func (r *InitializeRequest) AgentDefinitions() (map[string]AgentDefinition, error) {
+	return agentDefinitions(r.Agents)
+}
+
+// ParseAgentDefinitions reads Claude Code's --agents JSON, an object of
+// agents by name in the initialize request's shape
+// ({"reviewer": {"description": ..., "prompt": ..., "tools": [...], "model": ...}}).
+func ParseAgentDefinitions(data []byte) (map[string]AgentDefinition, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("want a JSON object of agents by name: %v", err)
+	}
+	return agentDefinitions(raw)
+}
+
+func agentDefinitions(agents map[string]json.RawMessage) (map[string]AgentDefinition, error) {
 	out := map[string]AgentDefinition{}
-	for name, raw := range r.Agents {
+	for name, raw := range agents {
 		var d AgentDefinition
 		if err := json.Unmarshal(raw, &d); err != nil {
 			return nil, fmt.Errorf("agents.%s: %v", name, err)

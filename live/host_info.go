@@ -83,7 +83,7 @@ func openingMode(base Options, workdir string) string {
 	if err != nil {
 		return ""
 	}
-	st, _, err := config.LoadSettingsLayers(o.NovaHome, o.projectDir(), o.Home, ts.Trusted, o.Settings)
+	st, _, err := config.LoadSettingsLayers(o.NovaHome, o.projectDir(), o.Home, ts.Trusted, o.layers())
 	if err != nil {
 		return ""
 	}

@@ -127,6 +127,18 @@ type Options struct {
 	// first run (the terminal's sessions); otherwise the first prompt,
 	// cut short, is the title (title.go).
 	TitleFromModel bool
+	// Agent runs the main session as the agent type of this name
+	// (Claude Code's --agent): its prompt, tools, model and mode.
+	Agent string
+	// DisableSlashCommands loads no skill or command file: no /name
+	// expands and the Skill tool is not offered (--disable-slash-commands).
+	DisableSlashCommands bool
+	// ThinkingBudget, above 0, is the thinking budget of every request
+	// over the model's and MAX_THINKING_TOKENS (--effort).
+	ThinkingBudget int
+	// mainTools are the built-in tools the main session keeps (Agent's
+	// tools); none means all.
+	mainTools []string
 }
 
 // projectDir is where o's project configuration is read from.
@@ -292,6 +304,12 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	if o.Getenv == nil {
 		o.Getenv = func(string) string { return "" }
 	}
+	if o.Agent != "" {
+		var err error
+		if o, err = o.asAgent(); err != nil {
+			return nil, err
+		}
+	}
 	rt := &Runtime{NovaHome: o.NovaHome, Workdir: o.Workdir, Home: o.Home, ClaudeHome: o.claudeHome(), extraAgents: o.ExtraAgents, version: o.Version, built: time.Now(), titleFromModel: o.TitleFromModel}
 	rt.life, rt.endLife = context.WithCancel(ctx)
 	ok := false
@@ -361,7 +379,11 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 	}
 	rt.Registry = tools.NewRegistry()
 	rt.newSkills(o, tr.Trust.Trusted, pluginRoots(tr.Plugins))
-	for _, t := range append(tools.Builtin(), &tools.Remember{NovaHome: o.NovaHome}, &tools.Skill{Loader: rt.Skills}) {
+	builtin := append(tools.Builtin(), &tools.Remember{NovaHome: o.NovaHome})
+	if !o.DisableSlashCommands {
+		builtin = append(builtin, &tools.Skill{Loader: rt.Skills})
+	}
+	for _, t := range builtin {
 		if err := rt.Registry.Register(t); err != nil {
 			return nil, fmt.Errorf("register tools: %w", err)
 		}
@@ -425,6 +447,9 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 		}
 		thinking = n
 	}
+	if o.ThinkingBudget > 0 {
+		thinking = o.ThinkingBudget
+	}
 	rt.Pipeline = &tools.Pipeline{Registry: rt.Registry, Checker: rt.Checker}
 	rt.wireSkills(file, o.Getenv, client)
 	context := rt.contextWithSkills(src)
@@ -435,6 +460,15 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 			return nil, fmt.Errorf("register tools: %w", err)
 		}
 		context = rt.contextWithAgents(context)
+	}
+	if len(o.mainTools) > 0 {
+		// --agent's tools: the built-in ones it does not name are off (MCP
+		// tools are the servers' to offer, as with --tools).
+		for _, n := range rt.Registry.Names() {
+			if !slices.Contains(o.mainTools, n) && !strings.HasPrefix(n, "mcp__") {
+				rt.Registry.SetEnabled(n, false)
+			}
+		}
 	}
 	var agentHooks agent.Hooks
 	if sh, err := rt.startHooks(ctx, o, tr, client, sel.Model.Model); err != nil {

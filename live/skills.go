@@ -22,6 +22,8 @@ func (rt *Runtime) newSkills(o Options, trusted bool, plugins []skills.PluginRoo
 		Dirs:   skills.Dirs{NovaHome: o.NovaHome, ClaudeHome: o.claudeHome(), Workdir: o.Workdir, Trusted: trusted, Plugins: plugins},
 		Notice: func(ctx context.Context, text string) { agent.Notice(ctx, text) },
 	}
+	// Agent files are still read from Dirs: only skills and commands go.
+	rt.Skills.Disabled = o.DisableSlashCommands
 	set := rt.Skills.Load()
 	for _, w := range set.Warnings {
 		rt.Warnings = append(rt.Warnings, "skills: "+w)

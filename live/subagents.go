@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/nova-dev/nova/agent"
@@ -173,4 +174,44 @@ func (rt *Runtime) CreateAgentFile(name string, user bool) (string, error) {
 		return "", fmt.Errorf("write %s: %w", path, werr)
 	}
 	return path, nil
+}
+
+// asAgent is o with the main session run as the agent type o.Agent
+// (Claude Code's --agent): the type's prompt is the system prompt, its
+// model and mode are the session's unless the command line named them,
+// its tools are the built-in tools kept, its disallowed tools are denied.
+// The type is looked up as the Agent tool would (the Agent SDK's and
+// --agents' types, the agent files, the agents API, the built-in ones);
+// a plugin's agents are not among them, as plugins load later.
+func (o Options) asAgent() (Options, error) {
+	ts, err := ResolveTrust(o.NovaHome, o.projectDir(), o.Trust)
+	if err != nil {
+		return o, configErr("--agent: %v", err)
+	}
+	rt := &Runtime{NovaHome: o.NovaHome, extraAgents: o.ExtraAgents,
+		Skills: &skills.Manager{Dirs: skills.Dirs{NovaHome: o.NovaHome, ClaudeHome: o.claudeHome(), Workdir: o.Workdir, Trusted: ts.Trusted}}}
+	types := rt.subagentTypes()
+	i := slices.IndexFunc(types, func(t agent.SubagentType) bool { return t.Name == o.Agent })
+	if i < 0 {
+		names := make([]string, len(types))
+		for j, t := range types {
+			names[j] = t.Name
+		}
+		return o, configErr("--agent %s: no agent of that name; there are %s", o.Agent, strings.Join(names, ", "))
+	}
+	t := types[i]
+	if o.SystemPrompt == "" {
+		o.SystemPrompt = t.Prompt
+	}
+	if o.Model == "" && t.Model != "" && t.Model != "inherit" {
+		o.Model = t.Model
+	}
+	// An agent file may narrow the mode, never skip the checks: that
+	// takes the user's own --permission-mode.
+	if o.PermissionMode == "" && t.Mode != "" && t.Mode != permission.ModeBypass {
+		o.PermissionMode = string(t.Mode)
+	}
+	o.mainTools = t.Tools
+	o.DisallowedTools = append(slices.Clone(o.DisallowedTools), t.DisallowedTools...)
+	return o, nil
 }

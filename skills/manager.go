@@ -40,6 +40,9 @@ type Manager struct {
 	// fork) in one, under the session's checker, sandbox and hooks; nil
 	// means the session has no subagents, and such a skill is refused.
 	Fork tools.SubagentRunner
+	// Disabled finds no skill or command (--disable-slash-commands): none
+	// is listed or expands. Agent files are still read from Dirs.
+	Disabled bool
 
 	mu     sync.Mutex
 	listed map[string]string // name -> description, as the model was told
@@ -47,7 +50,12 @@ type Manager struct {
 }
 
 // Load reads the skills as they are now.
-func (m *Manager) Load() *Set { return Load(m.Dirs) }
+func (m *Manager) Load() *Set {
+	if m.Disabled {
+		return Load(Dirs{})
+	}
+	return Load(m.Dirs)
+}
 
 // ErrFork is the refusal of a skill that asks for a forked subagent
 // (context: fork) in a session that has none (a model without tools): a

@@ -66,6 +66,11 @@ type buildOptions struct {
 	// settings are --setting-sources and --settings; a relative
 	// --settings path starts in the workspace.
 	settings config.SettingsLayers
+	// Claude Code's flags of claudeflags.go: --agent, the main session's
+	// agent type; --disable-slash-commands; --effort as a thinking budget.
+	mainAgent       string
+	noSlashCommands bool
+	thinkingBudget  int
 }
 
 // live is o as the session core takes it, for the workspace and NOVA_HOME
@@ -81,8 +86,8 @@ func (o buildOptions) live(s *IOStreams, novaHome, workdir string) live.Options 
 		Continue: o.cont, Resume: o.resume, Sandbox: o.sandbox, NoSandbox: o.noSandbox, Trust: o.trust, SandboxBridge: bridgeExe(),
 		AddDirs: o.addDirs, Interactive: o.interactive, FreshProbe: o.freshProbe, Version: version,
 		MCPConfigs: o.mcpConfigs, StrictMCPConfig: o.strictMCPConfig, SessionSource: o.sessionSource, PluginDirs: o.pluginDirs,
-		TitleFromModel: o.titleFromModel,
-		Settings:       config.SettingsLayers{Sources: o.settings.Sources, Flag: o.settings.Flag, Dir: workdir},
+		TitleFromModel: o.titleFromModel, Agent: o.mainAgent, DisableSlashCommands: o.noSlashCommands, ThinkingBudget: o.thinkingBudget,
+		Settings: config.SettingsLayers{Sources: o.settings.Sources, Flag: o.settings.Flag, Dir: workdir},
 	}
 }
 

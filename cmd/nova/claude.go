@@ -35,6 +35,8 @@ type claudeOptions struct {
 	// refused are Claude Code's flags nova knows and cannot honour yet,
 	// each with why; set ones are refused by complete.
 	refused map[string]string
+	// session are the flags of the session's agent (claudeflags.go).
+	session sessionClaudeOptions
 }
 
 // sdk says nova is driven over stdin: the Agent SDK's protocol.
@@ -45,12 +47,16 @@ const (
 	inputStreamJSON = "stream-json"
 )
 
-// refusedClaudeFlags are Claude Code's flags nova cannot honour yet: each
-// is refused, saying so, rather than silently ignored. None today; the
-// table stays for the next one Claude Code adds.
+// refusedClaudeFlags are Claude Code's flags nova cannot honour: each is
+// refused, saying so, rather than silently ignored (docs/claude-code.md).
 var refusedClaudeFlags = []struct {
 	name, value, usage, why string
-}{}
+}{
+	{"file", "string", "Claude Code's files to download at start (file_id:path): refused, nova has no file store to fetch them from",
+		"it names files of Anthropic's Files API to download (file_id:path), a store of claude.ai accounts nova has no access to; put the files in the workspace instead"},
+	{"include-hook-events", "bool", "Claude Code's hook events in stream-json: refused, nova does not emit them yet",
+		"nova does not emit hook lifecycle events in stream-json yet (its hooks run and their effects show as usual)"},
+}
 
 // addClaudeFlags adds Claude Code's flags to the root command, and the
 // check of them that runs before the command's own (completeClaude).
@@ -95,6 +101,7 @@ func addClaudeFlags(cmd *cobra.Command, opts *rootOptions) {
 	fl.BoolVar(&c.skipPermissions, "dangerously-skip-permissions", false, "the bypassPermissions mode (--permission-mode bypassPermissions)")
 	fl.StringVarP(&o.name, "name", "n", "", "name the session (its title)")
 	fl.BoolVar(&o.forkSession, "fork-session", false, "with --resume or --continue: carry on in a new session, leaving that one as it was")
+	addSessionClaudeFlags(fl, opts)
 	// Claude Code spells some flags both ways.
 	fl.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 		switch name {
@@ -116,6 +123,9 @@ func (o *rootOptions) completeClaude(fl *pflag.FlagSet) error {
 		if fl.Changed(name) {
 			return usageErr("--%s: %s; nova cannot honour it yet (docs/sdk.md lists what it supports)", name, why)
 		}
+	}
+	if err := o.completeSessionClaude(fl); err != nil {
+		return err
 	}
 	if fl.Changed("json-schema") {
 		s, err := headless.NewStructuredOutput([]byte(c.jsonSchema))

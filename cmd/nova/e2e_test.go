@@ -122,8 +122,15 @@ type runResult struct {
 // run executes nova with args in the workspace, stdin from stdin.
 func (e *e2e) run(stdin string, args ...string) runResult {
 	e.t.Helper()
+	return e.runIn("", stdin, args...)
+}
+
+// runIn executes nova with args in dir, a folder of the workspace ("" for
+// the workspace itself), stdin from stdin.
+func (e *e2e) runIn(dir, stdin string, args ...string) runResult {
+	e.t.Helper()
 	cmd := exec.Command(novaBin, args...)
-	cmd.Dir = e.ws
+	cmd.Dir = filepath.Join(e.ws, dir)
 	cmd.Env = e.env
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer

@@ -5,13 +5,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/headless"
 	"github.com/nova-dev/nova/live"
@@ -121,6 +119,7 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 	ctl := live.ControllerFor(ctx, lo, o.builder(opts.io), rt)
 	code := headless.Serve(ctx, rt.Live, in, headless.SDKOptions{
 		Session: sessionInfo(rt, o.shownID), Partial: opts.claude.includePartial, PermissionPrompt: o.interactive,
+		ReplayUserMessages: opts.claude.session.replayUser,
 		SetPermissionMode: func(mode string) (string, error) {
 			m, err := ctl.SetMode(mode, false)
 			return string(m), err
@@ -176,11 +175,7 @@ func applyInitialize(o *buildOptions, init *headless.InitializeRequest, s *IOStr
 	if err != nil {
 		return usageErr("initialize: %v", err)
 	}
-	for _, name := range slices.Sorted(maps.Keys(defs)) {
-		d := defs[name]
-		o.extraAgents = append(o.extraAgents, agent.SubagentType{Name: name, Description: d.Description, Prompt: d.Prompt,
-			Tools: d.Tools, DisallowedTools: d.DisallowedTools, Model: d.Model, MaxTurns: d.MaxTurns, Source: "the Agent SDK's agents"})
-	}
+	o.extraAgents = append(o.extraAgents, subagentTypes(defs, "the Agent SDK's agents")...)
 	return nil
 }
 

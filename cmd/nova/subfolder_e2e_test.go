@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,25 +9,6 @@ import (
 
 	"github.com/nova-dev/nova/llm/llmtest"
 )
-
-// runIn executes nova with args in dir, a folder of the workspace.
-func (e *e2e) runIn(dir string, args ...string) runResult {
-	e.t.Helper()
-	cmd := exec.Command(novaBin, args...)
-	cmd.Dir = filepath.Join(e.ws, dir)
-	cmd.Env = e.env
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		e.t.Fatalf("run nova: %v", err)
-	}
-	return runResult{stdout: out.String(), stderr: errOut.String(), code: code}
-}
 
 // TestSubfolderFindsRepoRootCommandsE2E: started in sub/dir of a git
 // repository, nova finds the commands and agents of .claude and .nova
@@ -50,7 +29,7 @@ func TestSubfolderFindsRepoRootCommandsE2E(t *testing.T) {
 	if r := e.run("", "trust"); r.code != 0 {
 		t.Fatalf("nova trust: %d %s", r.code, r.stderr)
 	}
-	r := e.runIn("sub/dir", "-p", "--output-format", "json", "/x here")
+	r := e.runIn("sub/dir", "", "-p", "--output-format", "json", "/x here")
 	if r.code != 0 {
 		t.Fatalf("/x from sub/dir: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
@@ -60,7 +39,7 @@ func TestSubfolderFindsRepoRootCommandsE2E(t *testing.T) {
 			t.Errorf("the request lacks %s of the repository root:\n%s", want, body)
 		}
 	}
-	r = e.runIn("sub/dir", "-p", "--output-format", "json", "/clash")
+	r = e.runIn("sub/dir", "", "-p", "--output-format", "json", "/clash")
 	if r.code != 0 {
 		t.Fatalf("/clash: exit %d %s %s", r.code, r.stdout, r.stderr)
 	}

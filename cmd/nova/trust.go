@@ -118,7 +118,7 @@ func runTrust(o *trustOptions) error {
 		// The home directory is at or below dir.
 		fmt.Fprintf(w, "Note: this trusts every project in your home directory; nova trust --revoke %s takes it back.\n", dir)
 	}
-	st, _, err := config.LoadSettings(novaHome, dir, home, false)
+	st, _, err := config.LoadSettingsLayers(novaHome, dir, home, false, config.SettingsLayers{ClaudeHome: config.ClaudeHome(o.io.Getenv, home)})
 	switch {
 	case err != nil:
 		fmt.Fprintf(w, "Its settings do not load: %v\n", err)
@@ -190,7 +190,7 @@ func askTrust(ctx context.Context, opts *rootOptions) (bool, error) {
 	// Settings that do not parse stop nova before the question, as they
 	// would after it.
 	home := opts.io.Home
-	st, _, err := config.LoadSettings(novaHome, workdir, home, false)
+	st, _, err := config.LoadSettingsLayers(novaHome, workdir, home, false, config.SettingsLayers{ClaudeHome: config.ClaudeHome(opts.io.Getenv, home)})
 	if err != nil {
 		return false, usageErr("%v", err)
 	}
