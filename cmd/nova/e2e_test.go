@@ -64,6 +64,15 @@ type e2e struct {
 func newE2E(t *testing.T, turns ...llmtest.Turn) *e2e {
 	t.Helper()
 	parallel(t)
+	return newSerialE2E(t, turns...)
+}
+
+// newSerialE2E is newE2E for a test whose subject is machine-wide (the
+// sweep of dead novas' processes, which any nova that starts does): it
+// stays sequential, and Go runs sequential tests while no parallel one
+// runs, so no other test's nova sweeps what this one checks.
+func newSerialE2E(t *testing.T, turns ...llmtest.Turn) *e2e {
+	t.Helper()
 	e := &e2e{t: t, ws: t.TempDir(), home: t.TempDir(), srv: llmtest.New(turns...)}
 	t.Cleanup(e.srv.Close)
 	// Not t.TempDir: its name comes from the test's, and GORACE splits its

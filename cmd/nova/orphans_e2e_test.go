@@ -73,7 +73,7 @@ func TestE2EKilledNovaLeavesNoShell(t *testing.T) {
 	if goruntime.GOOS != "linux" {
 		t.Skip("the parent-death signal and the records are Linux's")
 	}
-	e := newE2E(t)
+	e := newSerialE2E(t)
 	p, marker := e.startOrphaner(t, "--no-sandbox")
 
 	// Another nova starting meanwhile leaves a running nova's shell alone.
@@ -116,7 +116,7 @@ func TestE2EKilledNovaLeavesNoShell(t *testing.T) {
 // pid namespace under bwrap --die-with-parent, gone with nova at once.
 func TestE2EKilledNovaLeavesNoSandboxedShell(t *testing.T) {
 	sandboxWorks(t)
-	e := newE2E(t)
+	e := newSerialE2E(t)
 	p, marker := e.startOrphaner(t, "--sandbox")
 	p.kill()
 	pollUntil(t, "the sandboxed sleep to die with nova", func() bool { return len(markedProcs(marker)) == 0 })
