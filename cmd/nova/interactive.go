@@ -83,8 +83,6 @@ type interactiveBackend struct {
 
 	// sharing is /remote's (interactive_remote.go).
 	sharing sharing
-	// menu is the skill commands last listed (interactive_skills.go).
-	menu skillMenu
 }
 
 // newInteractiveBackend builds the first runtime from o, as the terminal
@@ -164,15 +162,8 @@ func (b *interactiveBackend) Sessions() ([]session.Meta, error) { return b.ctl.S
 // Resume implements tui.Backend.
 func (b *interactiveBackend) Resume(id string) error { return b.ctl.Resume(id) }
 
-// History implements tui.Backend: the conversation as the person had it,
-// without the context nova put ahead of its first message for the model.
-func (b *interactiveBackend) History() []llm.Message {
-	h := b.runtime().Agent.History()
-	if len(h) > 0 {
-		h[0] = session.WithoutContext(h[0])
-	}
-	return h
-}
+// History implements tui.Backend (live.Controller.History).
+func (b *interactiveBackend) History() []llm.Message { return b.ctl.History() }
 
 // Shell implements tui.Backend for "!cmd" (live.Controller's Shell: a
 // Bash call through the session's one pipeline, marked as typed by the
@@ -188,9 +179,11 @@ func (b *interactiveBackend) Shell(ctx context.Context, command string) (string,
 	return out.Output, nil
 }
 
-// ReadMentionedFile implements tui.FileMentions (live.ReadMentionedFile).
+// ReadMentionedFile implements tui.FileMentions
+// (live.Controller.ReadMentionedFile): a word that names no file is not
+// a mention.
 func (b *interactiveBackend) ReadMentionedFile(ctx context.Context, path string) (string, bool, error) {
-	text, err := b.runtime().ReadMentionedFile(ctx, path)
+	text, err := b.ctl.ReadMentionedFile(ctx, path)
 	if errors.Is(err, live.ErrNotAFile) {
 		return "", false, nil
 	}
@@ -212,12 +205,12 @@ func (b *interactiveBackend) SetModel(id string) error {
 	return err
 }
 
-// HasStatusLine implements tui.StatusCommand.
-func (b *interactiveBackend) HasStatusLine() bool { return b.runtime().HasStatusLine() }
+// HasStatusLine implements tui.StatusCommand (live.Controller.HasStatusLine).
+func (b *interactiveBackend) HasStatusLine() bool { return b.ctl.HasStatusLine() }
 
-// StatusLine implements tui.StatusCommand.
+// StatusLine implements tui.StatusCommand (live.Controller.StatusLine).
 func (b *interactiveBackend) StatusLine(ctx context.Context, s tui.Status) (string, error) {
-	return b.runtime().StatusLine(ctx, live.StatusLineInput{CostUSD: s.CostUSD, Context: s.Context})
+	return b.ctl.StatusLine(ctx, live.StatusLineInput{CostUSD: s.CostUSD, Context: s.Context})
 }
 
 // Doctor implements tui.Doctor.
@@ -308,18 +301,16 @@ func displayDir(path, home string) string {
 	return path
 }
 
-// AgentTypes implements tui.Agents.
+// AgentTypes implements tui.Agents (live.Controller.AgentTypes).
 func (b *interactiveBackend) AgentTypes() []tui.AgentType {
-	rt := b.runtime()
 	var out []tui.AgentType
-	for _, t := range rt.AgentTypes() {
-		out = append(out, tui.AgentType{Name: t.Name, Description: t.Description, Tools: rt.AgentTools(t), Model: t.Model,
-			Mode: string(t.Mode), Source: t.Source, Prompt: t.Prompt})
+	for _, t := range b.ctl.AgentTypes() {
+		out = append(out, tui.AgentType(t))
 	}
 	return out
 }
 
-// CreateAgent implements tui.Agents.
+// CreateAgent implements tui.Agents (live.Controller.CreateAgent).
 func (b *interactiveBackend) CreateAgent(name string, user bool) (string, error) {
-	return b.runtime().CreateAgentFile(name, user)
+	return b.ctl.CreateAgent(name, user)
 }

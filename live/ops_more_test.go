@@ -1,0 +1,156 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nova-dev/nova/llm"
+	"github.com/nova-dev/nova/llm/llmtest"
+	"github.com/nova-dev/nova/session"
+)
+
+// History is the conversation as the person typed it: the context the
+// model got ahead of the first message (the positive control: it is in
+// the agent's history) is not shown.
+func TestControllerHistory(t *testing.T) {
+	e := newTestController(t, "", Options{}, llmtest.Turn{Text: "SENTINEL-ANSWER"})
+	e.run(t, "SENTINEL-PROMPT")
+	if raw := e.c.Runtime().Agent.History(); len(raw) == 0 || !session.IsContext(raw[0].Parts[0]) {
+		t.Fatalf("positive control: the agent's first message carries no context: %+v", raw)
+	}
+	h := e.c.History()
+	if len(h) != 2 || h[0].Role != llm.RoleUser || h[0].Text() != "SENTINEL-PROMPT" || !strings.Contains(h[1].Text(), "SENTINEL-ANSWER") {
+		t.Fatalf("History = %+v", h)
+	}
+	for _, p := range h[0].Parts {
+		if session.IsContext(p) {
+			t.Errorf("History shows the context: %+v", h[0].Parts)
+		}
+	}
+}
+
+// /resume's preview of an earlier session is its last prompt and answer,
+// read from its transcript on disk; an unknown session is an error.
+func TestControllerSessionPreview(t *testing.T) {
+	e := newTestController(t, "", Options{}, llmtest.Turn{Text: "The parser is fixed."}, llmtest.Turn{Text: "Parser title"})
+	e.run(t, "fix the parser")
+	old := e.c.Runtime().Session.ID()
+	e.c.Runtime().WaitTitle()
+	if err := e.c.Clear(); err != nil {
+		t.Fatal(err)
+	}
+	prompt, answer, err := e.c.SessionPreview(old)
+	if err != nil || prompt != "fix the parser" || answer != "The parser is fixed." {
+		t.Errorf("preview = %q, %q, %v", prompt, answer, err)
+	}
+	if _, _, err := e.c.SessionPreview("01NOSUCHSESSION"); err == nil {
+		t.Error("no error for a session that does not exist")
+	}
+}
+
+// The skill commands are those on disk now: a skill added or edited
+// after the first listing is in the next one, its description on one
+// line.
+func TestControllerSkillCommands(t *testing.T) {
+	e := newTestController(t, "", Options{})
+	skill := filepath.Join(e.novaHome, "skills", "deploy", "SKILL.md")
+	writeTestFile(t, skill, "---\ndescription: Deploy\n  the app\nargument-hint: \"[env]\"\n---\nx\n")
+	cmds := e.c.SkillCommands()
+	i := slices.IndexFunc(cmds, func(c SkillCommand) bool { return c.Name == "deploy" })
+	if i < 0 || cmds[i].Description != "Deploy the app" || cmds[i].ArgumentHint != "[env]" || cmds[i].Source == "" {
+		t.Fatalf("SkillCommands = %+v", cmds)
+	}
+	writeTestFile(t, filepath.Join(e.novaHome, "skills", "later", "SKILL.md"), "---\ndescription: Added later\n---\nx\n")
+	writeTestFile(t, skill, "---\ndescription: Ship it, now\n---\nx\n")
+	cmds = e.c.SkillCommands()
+	if !slices.ContainsFunc(cmds, func(c SkillCommand) bool { return c.Name == "later" }) {
+		t.Errorf("a skill added on disk is not listed: %+v", cmds)
+	}
+	if !slices.ContainsFunc(cmds, func(c SkillCommand) bool { return c.Name == "deploy" && c.Description == "Ship it, now" }) {
+		t.Errorf("an edited skill keeps its old description: %+v", cmds)
+	}
+}
+
+// CreateAgent writes an agent file that AgentTypes then lists, with the
+// tools the file names; a second one of the same name and a bad name are
+// refused, and an untrusted project gets none.
+func TestControllerCreateAgentAndTypes(t *testing.T) {
+	e := newTestController(t, "", Options{})
+	if slices.ContainsFunc(e.c.AgentTypes(), func(a AgentType) bool { return a.Name == "reviewer" }) {
+		t.Fatal("positive control: reviewer is listed before it is created")
+	}
+	if _, err := e.c.CreateAgent("reviewer", false); err == nil {
+		t.Error("an agent file was made in a folder not trusted")
+	}
+	path, err := e.c.CreateAgent("reviewer", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the agent file is not on disk: %v", err)
+	}
+	types := e.c.AgentTypes()
+	i := slices.IndexFunc(types, func(a AgentType) bool { return a.Name == "reviewer" })
+	if i < 0 || types[i].Source != path || !slices.Equal(types[i].Tools, []string{"Read", "Glob", "Grep"}) || types[i].Prompt == "" {
+		t.Fatalf("AgentTypes = %+v", types)
+	}
+	if _, err := e.c.CreateAgent("reviewer", true); err == nil {
+		t.Error("a second reviewer overwrote the first")
+	}
+	if _, err := e.c.CreateAgent("Bad Name", true); err == nil {
+		t.Error("a bad name was taken")
+	}
+}
+
+// An @file is read through the session's pipeline: its text comes back,
+// a deny rule holds (the secret never comes back, the plain file, the
+// positive control, does), and a word that names no file is ErrNotAFile.
+func TestControllerReadMentionedFile(t *testing.T) {
+	e := newTestController(t, `{"permissions": {"deny": ["Read(./secret/**)"]}}`, Options{})
+	writeTestFile(t, filepath.Join(e.ws, "notes.txt"), "SENTINEL-PLAIN\n")
+	writeTestFile(t, filepath.Join(e.ws, "secret", "key.txt"), "SENTINEL-SECRET\n")
+	ctx := context.Background()
+	if text, err := e.c.ReadMentionedFile(ctx, "notes.txt"); err != nil || !strings.Contains(text, "SENTINEL-PLAIN") {
+		t.Fatalf("notes.txt = %q, %v", text, err)
+	}
+	text, err := e.c.ReadMentionedFile(ctx, "secret/key.txt")
+	if err == nil || strings.Contains(text, "SENTINEL-SECRET") || strings.Contains(err.Error(), "SENTINEL-SECRET") {
+		t.Errorf("a denied file was attached: %q, %v", text, err)
+	}
+	if _, err := e.c.ReadMentionedFile(ctx, "someone"); !errors.Is(err, ErrNotAFile) {
+		t.Errorf("@someone: %v, want ErrNotAFile", err)
+	}
+}
+
+// The status line command gets the session's figures as JSON on stdin
+// and its first line is the status line; with no setting there is none.
+func TestControllerStatusLine(t *testing.T) {
+	none := newTestController(t, "", Options{})
+	if none.c.HasStatusLine() {
+		t.Fatal("a status line without a statusLine setting")
+	}
+	if _, err := none.c.StatusLine(context.Background(), StatusLineInput{}); err == nil {
+		t.Error("a status line ran without a setting")
+	}
+	e := newTestController(t, `{"statusLine": {"type": "command", "command": "cat; echo; echo SECOND"}}`, Options{})
+	if !e.c.HasStatusLine() {
+		t.Fatal("the statusLine setting is not seen")
+	}
+	cost := 1.25
+	line, err := e.c.StatusLine(context.Background(), StatusLineInput{CostUSD: &cost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := e.c.Runtime().Selection.ID()
+	if !strings.Contains(line, `"display_name":"`+model+`"`) || !strings.Contains(line, `"total_cost_usd":1.25`) || !strings.Contains(line, e.ws) {
+		t.Errorf("the command did not get the session's figures: %q", line)
+	}
+	if strings.Contains(line, "SECOND") {
+		t.Errorf("more than the first line: %q", line)
+	}
+}
