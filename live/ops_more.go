@@ -1,10 +1,13 @@
 package live
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"sync"
 
+	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/session"
 	"github.com/nova-dev/nova/skills"
@@ -122,4 +125,20 @@ func (c *Controller) HasStatusLine() bool { return c.Runtime().HasStatusLine() }
 // it is now (Runtime.StatusLine) and returns its first line.
 func (c *Controller) StatusLine(ctx context.Context, in StatusLineInput) (string, error) {
 	return c.Runtime().StatusLine(ctx, in)
+}
+
+// ErrNoTeam says the session leads no team (Team).
+var ErrNoTeam = errors.New("this session leads no team: start nova with --team NAME to lead one (see " + config.DocsBase + "teams.md)")
+
+// Team is how the teammates and the board of the team the session leads
+// stand (/team), as nova team status prints them; ErrNoTeam when it
+// leads none.
+func (c *Controller) Team() (string, error) {
+	rt := c.Runtime()
+	if rt.TeamStatus == nil {
+		return "", ErrNoTeam
+	}
+	var buf bytes.Buffer
+	err := rt.TeamStatus(&buf)
+	return buf.String(), err
 }

@@ -3,6 +3,8 @@ package live
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -152,5 +154,50 @@ func TestControllerStatusLine(t *testing.T) {
 	}
 	if strings.Contains(line, "SECOND") {
 		t.Errorf("more than the first line: %q", line)
+	}
+}
+
+// Team is what the runtime's TeamStatus writes, on every runtime the
+// controller's builder makes (a /clear keeps it the lead); a session
+// that leads no team says so.
+func TestControllerTeam(t *testing.T) {
+	none := newTestController(t, "", Options{})
+	if _, err := none.c.Team(); !errors.Is(err, ErrNoTeam) {
+		t.Errorf("a session leading no team: %v, want ErrNoTeam", err)
+	}
+
+	srv := llmtest.New()
+	t.Cleanup(srv.Close)
+	home := t.TempDir()
+	env := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL}
+	o := Options{NovaHome: filepath.Join(home, ".nova"), Workdir: t.TempDir(), Home: home,
+		Getenv: func(k string) string { return env[k] }, NoSandbox: true}
+	builds := 0
+	lead := func(ctx context.Context, o Options) (*Runtime, error) {
+		rt, err := Build(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		builds++
+		n := builds
+		rt.TeamStatus = func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, "Team alpha (runtime %d)\n", n)
+			return err
+		}
+		return rt, nil
+	}
+	c, err := NewController(context.Background(), o, lead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close("") })
+	if text, err := c.Team(); err != nil || text != "Team alpha (runtime 1)\n" {
+		t.Errorf("Team = %q, %v", text, err)
+	}
+	if err := c.Clear(); err != nil {
+		t.Fatal(err)
+	}
+	if text, err := c.Team(); err != nil || text != "Team alpha (runtime 2)\n" {
+		t.Errorf("after /clear Team = %q, %v", text, err)
 	}
 }

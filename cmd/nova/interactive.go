@@ -10,12 +10,10 @@ import (
 	"sync"
 
 	"github.com/nova-dev/nova/agent"
-	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/session"
-	"github.com/nova-dev/nova/team"
 	"github.com/nova-dev/nova/tui"
 )
 
@@ -222,20 +220,8 @@ func (b *interactiveBackend) Doctor() (string, error) {
 	return buf.String(), err
 }
 
-// Team implements tui.Team: the teammates and the board of the team the
-// session leads (--team), as nova team status prints them.
-func (b *interactiveBackend) Team() (string, error) {
-	if b.opts.team == "" {
-		return "", errors.New("this session leads no team: start nova with --team NAME to lead one (see " + config.DocsBase + "teams.md)")
-	}
-	t, err := team.Open(b.runtime().NovaHome, b.opts.team)
-	if err != nil {
-		return "", err
-	}
-	var buf bytes.Buffer
-	err = team.WriteStatus(&buf, t)
-	return buf.String(), err
-}
+// Team implements tui.Team (live.Controller.Team).
+func (b *interactiveBackend) Team() (string, error) { return b.ctl.Team() }
 
 // Memory implements tui.Memory (live.Controller.Memory).
 func (b *interactiveBackend) Memory() (string, error) { return b.ctl.Memory() }
