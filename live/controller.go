@@ -53,6 +53,8 @@ type Controller struct {
 	replacing func(id string) (settled func())
 	// menu is the skill commands last listed (ops_more.go).
 	menu skillMenu
+	// branch is the workspace's git branch last read (ops_more_status.go).
+	branch branchCache
 }
 
 // NewController builds the first runtime from o with build (nil: Build).

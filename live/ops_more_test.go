@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -199,5 +200,42 @@ func TestControllerTeam(t *testing.T) {
 	}
 	if text, err := c.Team(); err != nil || text != "Team alpha (runtime 2)\n" {
 		t.Errorf("after /clear Team = %q, %v", text, err)
+	}
+}
+
+// Status is the session's figures: the tokens and cost of its turns, the
+// context after one, kept across a model switch (the same session) and
+// started again by /clear (a new one); the branch is the workspace's.
+func TestControllerStatus(t *testing.T) {
+	e := newTestController(t, "", Options{}, llmtest.Turn{Text: "Hello.", InputTokens: 1_000, OutputTokens: 100})
+	st := e.c.Status()
+	if st.Context != nil || st.Usage != (llm.Usage{}) || st.Cwd != e.ws || st.SessionID == "" || st.Mode != "default" || st.Branch != "" {
+		t.Fatalf("positive control: before the first turn, outside a repository %+v", st)
+	}
+	if out, err := exec.Command("git", "-C", e.ws, "init", "-q", "-b", "feature-x").CombinedOutput(); err != nil {
+		t.Skipf("no git: %v %s", err, out)
+	}
+	e.run(t, "hi")
+	st = e.c.Status()
+	want := llm.Usage{InputTokens: 1_000, OutputTokens: 100}
+	if st.Usage != want || st.CostUSD == nil || *st.CostUSD <= 0 || st.Context == nil || st.Model != e.c.Runtime().Selection.ID() {
+		t.Fatalf("after a turn: %+v (cost %v)", st, st.CostUSD)
+	}
+	cost, id := *st.CostUSD, st.SessionID
+	if err := e.c.SetModel("haiku"); err != nil {
+		t.Fatal(err)
+	}
+	st = e.c.Status()
+	if st.Model != "anthropic:claude-haiku-5-5" || st.SessionID != id || st.Usage != want || st.CostUSD == nil || *st.CostUSD != cost || st.Context == nil {
+		t.Errorf("the switch lost the figures: %+v", st)
+	}
+	if st.Branch != "feature-x" { // read again for the switch's runtime
+		t.Errorf("branch %q, want feature-x", st.Branch)
+	}
+	if err := e.c.Clear(); err != nil {
+		t.Fatal(err)
+	}
+	if st = e.c.Status(); st.Usage != (llm.Usage{}) || st.SessionID == id || st.Context != nil {
+		t.Errorf("a new session starts with the old figures: %+v", st)
 	}
 }

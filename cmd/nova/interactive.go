@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/live"
@@ -73,12 +72,6 @@ type interactiveBackend struct {
 	opts buildOptions
 	ctl  *live.Controller
 
-	// branch is the git branch of the workspace of branchOf, the runtime
-	// it was read for (a /resume may move to another).
-	branchMu sync.Mutex
-	branchOf *live.Runtime
-	branch   string
-
 	// sharing is /remote's (interactive_remote.go).
 	sharing sharing
 }
@@ -120,32 +113,11 @@ func (b *interactiveBackend) Compact(ctx context.Context, instructions string) e
 	return b.ctl.TerminalCompact(ctx, instructions)
 }
 
-// Status implements tui.Backend: the session's figures since this nova
-// started, across /model switches. The cost is known when every model
-// that was used has prices.
+// Status implements tui.Backend (live.Controller.Status).
 func (b *interactiveBackend) Status() tui.Status {
-	rt, now := b.runtime(), b.ctl.Spent()
-	st := tui.Status{Model: rt.Selection.ID(), Mode: rt.Checker.Mode(), Cwd: rt.Workdir, Home: rt.Home, Branch: b.branchFor(rt),
-		SessionID: rt.Session.ID(), Usage: now.Usage}
-	if _, priced := rt.Agent.Cost(); priced && !now.Unpriced {
-		st.CostUSD = &now.Cost
-	}
-	if cu := rt.Agent.ContextUsage(); cu.MessageCount > 0 {
-		// After a switch the new agent has not answered yet: its estimate
-		// of the same history stands in, rather than no figure.
-		st.Context = &cu
-	}
-	return st
-}
-
-// branchFor is the git branch of rt's workspace, read once per runtime.
-func (b *interactiveBackend) branchFor(rt *live.Runtime) string {
-	b.branchMu.Lock()
-	defer b.branchMu.Unlock()
-	if b.branchOf != rt {
-		b.branchOf, b.branch = rt, agent.GitBranch(b.ctx, rt.Workdir)
-	}
-	return b.branch
+	st := b.ctl.Status()
+	return tui.Status{Model: st.Model, Mode: st.Mode, Cwd: st.Cwd, Home: st.Home, Branch: st.Branch,
+		SessionID: st.SessionID, Usage: st.Usage, CostUSD: st.CostUSD, Context: st.Context}
 }
 
 // CycleMode implements tui.Backend (live.Controller.CycleMode).
