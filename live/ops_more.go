@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
+	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/session"
@@ -141,4 +145,28 @@ func (c *Controller) Team() (string, error) {
 	var buf bytes.Buffer
 	err := rt.TeamStatus(&buf)
 	return buf.String(), err
+}
+
+// Run runs the agent on input in the current session's run slot
+// (Session.Run: when the slot is taken the events carry an error); the
+// runtime names the session as its first run ends (live's one title
+// policy).
+func (c *Controller) Run(ctx context.Context, input llm.Message) <-chan agent.Event {
+	return c.Runtime().Live.Run(ctx, input)
+}
+
+// SetDefaultModel makes id, one of Models, the model new sessions use
+// (default_model in NOVA_HOME/config.json; NOVA_MODEL still comes first
+// where it is set) and returns that file. The session goes on with its
+// own model. A name not in Models is an *UnknownModelError.
+func (c *Controller) SetDefaultModel(id string) (string, error) {
+	known := c.Models()
+	if !slices.Contains(known, id) {
+		return "", &UnknownModelError{Model: id, Known: known, Err: fmt.Errorf("default model %s: not a configured model", id)}
+	}
+	home := c.Runtime().NovaHome
+	if err := config.SetDefaultModel(home, id); err != nil {
+		return "", err
+	}
+	return filepath.Join(home, "config.json"), nil
 }

@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -237,5 +238,60 @@ func TestControllerStatus(t *testing.T) {
 	}
 	if st = e.c.Status(); st.Usage != (llm.Usage{}) || st.SessionID == id || st.Context != nil {
 		t.Errorf("a new session starts with the old figures: %+v", st)
+	}
+}
+
+// Run sends the prompt to the provider in the current session and its
+// events carry the answer.
+func TestControllerRun(t *testing.T) {
+	e := newTestController(t, "", Options{}, llmtest.Turn{Text: "SENTINEL-ANSWER"})
+	var final string
+	for ev := range e.c.Run(context.Background(), llm.UserText("SENTINEL-PROMPT")) {
+		if ev.Done != nil {
+			final = ev.Done.Result
+		}
+	}
+	if final != "SENTINEL-ANSWER" {
+		t.Errorf("the run's final text %q", final)
+	}
+	if raw, _ := json.Marshal(e.last(t)["messages"]); !strings.Contains(string(raw), "SENTINEL-PROMPT") {
+		t.Errorf("the provider did not get the prompt: %s", raw)
+	}
+}
+
+// SetDefaultModel writes default_model for the next session (the one
+// NewController then starts on it), leaves the running session on its
+// model, and refuses a model no provider has without writing.
+func TestControllerSetDefaultModel(t *testing.T) {
+	e := newTestController(t, "", Options{})
+	before := e.c.Runtime().Selection.ID()
+	if before == "anthropic:claude-haiku-5-5" {
+		t.Fatal("positive control: the session already uses haiku")
+	}
+	file, err := e.c.SetDefaultModel("anthropic:claude-haiku-5-5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		DefaultModel string `json:"default_model"`
+	}
+	if data, err := os.ReadFile(file); err != nil || json.Unmarshal(data, &doc) != nil || doc.DefaultModel != "anthropic:claude-haiku-5-5" {
+		t.Fatalf("%s: %s, %v", file, data, err)
+	}
+	if got := e.c.Runtime().Selection.ID(); got != before {
+		t.Errorf("the running session moved to %s", got)
+	}
+	if err := e.c.Clear(); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.c.Runtime().Selection.ID(); got != "anthropic:claude-haiku-5-5" {
+		t.Errorf("a new session is on %s, want the new default", got)
+	}
+	var ue *UnknownModelError
+	if _, err := e.c.SetDefaultModel("anthropic:no-such-model-9"); !errors.As(err, &ue) {
+		t.Errorf("unknown default: %v, want *UnknownModelError", err)
+	}
+	if data, _ := os.ReadFile(file); strings.Contains(string(data), "no-such-model") {
+		t.Errorf("an unknown default was written: %s", data)
 	}
 }

@@ -102,10 +102,9 @@ func (b *interactiveBackend) Close() {
 // runtime is the controller's current runtime, for one call.
 func (b *interactiveBackend) runtime() *live.Runtime { return b.ctl.Runtime() }
 
-// Run implements tui.Backend. The runtime names the session as its
-// first run ends (live's one title policy).
+// Run implements tui.Backend (live.Controller.Run).
 func (b *interactiveBackend) Run(ctx context.Context, input llm.Message) <-chan agent.Event {
-	return b.runtime().Live.Run(ctx, input)
+	return b.ctl.Run(ctx, input)
 }
 
 // Compact implements tui.Backend.
