@@ -295,3 +295,42 @@ func TestControllerSetDefaultModel(t *testing.T) {
 		t.Errorf("an unknown default was written: %s", data)
 	}
 }
+
+// ForeignRuns delivers the runs this process's frontend did not start (a
+// server's !cmd), not the terminal's own (Local), follows the session
+// through a model switch to its new runtime, and ends when the
+// controller closes.
+func TestControllerForeignRuns(t *testing.T) {
+	e := newTestController(t, "", Options{})
+	ctx := context.Background()
+	runs := e.c.ForeignRuns(ctx)
+	if _, err := e.c.TerminalShell(ctx, "echo local"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.Shell(ctx, "echo one"); err != nil {
+		t.Fatal(err)
+	}
+	fr := <-runs
+	if got := fr.Run.Input().Text(); got != "!echo one" {
+		t.Fatalf("the first foreign run is %q, want !echo one (the terminal's own is not offered)", got)
+	}
+	if fr.Session != e.c.Runtime().Live {
+		t.Error("the run is not in the current session")
+	}
+	if err := e.c.SetModel("haiku"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.Shell(ctx, "echo two"); err != nil {
+		t.Fatal(err)
+	}
+	fr = <-runs
+	if got := fr.Run.Input().Text(); got != "!echo two" || fr.Session != e.c.Runtime().Live {
+		t.Fatalf("after the switch: %q in the new runtime %v", got, fr.Session == e.c.Runtime().Live)
+	}
+	if err := e.c.Close(""); err != nil {
+		t.Fatal(err)
+	}
+	for fr := range runs {
+		t.Errorf("a run after Close: %q", fr.Run.Input().Text())
+	}
+}
