@@ -62,10 +62,11 @@ func ignoredNotice(rt *live.Runtime) string {
 }
 
 // interactiveBackend implements tui.Backend on a live.Controller: every
-// operation on the session (model, mode, /clear, /resume, /compact,
-// !cmd, rules, memory, MCP) is the controller's, the one implementation
-// nova serve and the SDK call too; this file only translates them into
-// the TUI's types.
+// operation on the session (the run, model, mode, /clear, /resume,
+// /compact, !cmd, rules, memory, MCP, status, history, skills, agents,
+// @file, the status line, /team, a shared session's runs) is the
+// controller's, the one implementation nova serve and the SDK call too;
+// these files only translate them into the TUI's types.
 type interactiveBackend struct {
 	ctx  context.Context
 	io   *IOStreams
