@@ -51,6 +51,10 @@ type Controller struct {
 	// whose runtime is about to be closed and replaced; settled is called
 	// once the next runtime is in place, or the replacement failed.
 	replacing func(id string) (settled func())
+	// menu is the skill commands last listed (ops_more.go).
+	menu skillMenu
+	// branch is the workspace's git branch last read (ops_more_status.go).
+	branch branchCache
 }
 
 // NewController builds the first runtime from o with build (nil: Build).

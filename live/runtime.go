@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -179,6 +180,10 @@ type Runtime struct {
 	Warnings []string
 	// Ignored are the project grants left out: the workspace is not trusted.
 	Ignored []config.IgnoredSetting
+	// TeamStatus, when the session leads a team, writes how its
+	// teammates and board stand (set by whoever made it the lead: live
+	// cannot import team, which imports live); nil otherwise.
+	TeamStatus func(w io.Writer) error
 	// Setup is the permission and sandbox set-up it was built with.
 	Setup *Setup
 	// MCP connects the session's MCP servers and keeps their tools in

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/nova-dev/nova/agent"
@@ -145,6 +146,13 @@ func lead(ctx context.Context, s *IOStreams, rt *live.Runtime, lo live.Options, 
 		return usageErr("--team %s: %v", name, err)
 	}
 	rt.Go(func(ctx context.Context) { l.Relay(ctx, rt.Agent.Tell, 0) })
+	rt.TeamStatus = func(w io.Writer) error {
+		t, err := team.Open(rt.NovaHome, name)
+		if err != nil {
+			return err
+		}
+		return team.WriteStatus(w, t)
+	}
 	return nil
 }
 

@@ -7,15 +7,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/nova-dev/nova/agent"
-	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/session"
-	"github.com/nova-dev/nova/team"
 	"github.com/nova-dev/nova/tui"
 )
 
@@ -65,26 +62,19 @@ func ignoredNotice(rt *live.Runtime) string {
 }
 
 // interactiveBackend implements tui.Backend on a live.Controller: every
-// operation on the session (model, mode, /clear, /resume, /compact,
-// !cmd, rules, memory, MCP) is the controller's, the one implementation
-// nova serve and the SDK call too; this file only translates them into
-// the TUI's types.
+// operation on the session (the run, model, mode, /clear, /resume,
+// /compact, !cmd, rules, memory, MCP, status, history, skills, agents,
+// @file, the status line, /team, a shared session's runs) is the
+// controller's, the one implementation nova serve and the SDK call too;
+// these files only translate them into the TUI's types.
 type interactiveBackend struct {
 	ctx  context.Context
 	io   *IOStreams
 	opts buildOptions
 	ctl  *live.Controller
 
-	// branch is the git branch of the workspace of branchOf, the runtime
-	// it was read for (a /resume may move to another).
-	branchMu sync.Mutex
-	branchOf *live.Runtime
-	branch   string
-
 	// sharing is /remote's (interactive_remote.go).
 	sharing sharing
-	// menu is the skill commands last listed (interactive_skills.go).
-	menu skillMenu
 }
 
 // newInteractiveBackend builds the first runtime from o, as the terminal
@@ -113,10 +103,9 @@ func (b *interactiveBackend) Close() {
 // runtime is the controller's current runtime, for one call.
 func (b *interactiveBackend) runtime() *live.Runtime { return b.ctl.Runtime() }
 
-// Run implements tui.Backend. The runtime names the session as its
-// first run ends (live's one title policy).
+// Run implements tui.Backend (live.Controller.Run).
 func (b *interactiveBackend) Run(ctx context.Context, input llm.Message) <-chan agent.Event {
-	return b.runtime().Live.Run(ctx, input)
+	return b.ctl.Run(ctx, input)
 }
 
 // Compact implements tui.Backend.
@@ -124,32 +113,11 @@ func (b *interactiveBackend) Compact(ctx context.Context, instructions string) e
 	return b.ctl.TerminalCompact(ctx, instructions)
 }
 
-// Status implements tui.Backend: the session's figures since this nova
-// started, across /model switches. The cost is known when every model
-// that was used has prices.
+// Status implements tui.Backend (live.Controller.Status).
 func (b *interactiveBackend) Status() tui.Status {
-	rt, now := b.runtime(), b.ctl.Spent()
-	st := tui.Status{Model: rt.Selection.ID(), Mode: rt.Checker.Mode(), Cwd: rt.Workdir, Home: rt.Home, Branch: b.branchFor(rt),
-		SessionID: rt.Session.ID(), Usage: now.Usage}
-	if _, priced := rt.Agent.Cost(); priced && !now.Unpriced {
-		st.CostUSD = &now.Cost
-	}
-	if cu := rt.Agent.ContextUsage(); cu.MessageCount > 0 {
-		// After a switch the new agent has not answered yet: its estimate
-		// of the same history stands in, rather than no figure.
-		st.Context = &cu
-	}
-	return st
-}
-
-// branchFor is the git branch of rt's workspace, read once per runtime.
-func (b *interactiveBackend) branchFor(rt *live.Runtime) string {
-	b.branchMu.Lock()
-	defer b.branchMu.Unlock()
-	if b.branchOf != rt {
-		b.branchOf, b.branch = rt, agent.GitBranch(b.ctx, rt.Workdir)
-	}
-	return b.branch
+	st := b.ctl.Status()
+	return tui.Status{Model: st.Model, Mode: st.Mode, Cwd: st.Cwd, Home: st.Home, Branch: st.Branch,
+		SessionID: st.SessionID, Usage: st.Usage, CostUSD: st.CostUSD, Context: st.Context}
 }
 
 // CycleMode implements tui.Backend (live.Controller.CycleMode).
@@ -164,15 +132,8 @@ func (b *interactiveBackend) Sessions() ([]session.Meta, error) { return b.ctl.S
 // Resume implements tui.Backend.
 func (b *interactiveBackend) Resume(id string) error { return b.ctl.Resume(id) }
 
-// History implements tui.Backend: the conversation as the person had it,
-// without the context nova put ahead of its first message for the model.
-func (b *interactiveBackend) History() []llm.Message {
-	h := b.runtime().Agent.History()
-	if len(h) > 0 {
-		h[0] = session.WithoutContext(h[0])
-	}
-	return h
-}
+// History implements tui.Backend (live.Controller.History).
+func (b *interactiveBackend) History() []llm.Message { return b.ctl.History() }
 
 // Shell implements tui.Backend for "!cmd" (live.Controller's Shell: a
 // Bash call through the session's one pipeline, marked as typed by the
@@ -188,9 +149,11 @@ func (b *interactiveBackend) Shell(ctx context.Context, command string) (string,
 	return out.Output, nil
 }
 
-// ReadMentionedFile implements tui.FileMentions (live.ReadMentionedFile).
+// ReadMentionedFile implements tui.FileMentions
+// (live.Controller.ReadMentionedFile): a word that names no file is not
+// a mention.
 func (b *interactiveBackend) ReadMentionedFile(ctx context.Context, path string) (string, bool, error) {
-	text, err := b.runtime().ReadMentionedFile(ctx, path)
+	text, err := b.ctl.ReadMentionedFile(ctx, path)
 	if errors.Is(err, live.ErrNotAFile) {
 		return "", false, nil
 	}
@@ -212,12 +175,12 @@ func (b *interactiveBackend) SetModel(id string) error {
 	return err
 }
 
-// HasStatusLine implements tui.StatusCommand.
-func (b *interactiveBackend) HasStatusLine() bool { return b.runtime().HasStatusLine() }
+// HasStatusLine implements tui.StatusCommand (live.Controller.HasStatusLine).
+func (b *interactiveBackend) HasStatusLine() bool { return b.ctl.HasStatusLine() }
 
-// StatusLine implements tui.StatusCommand.
+// StatusLine implements tui.StatusCommand (live.Controller.StatusLine).
 func (b *interactiveBackend) StatusLine(ctx context.Context, s tui.Status) (string, error) {
-	return b.runtime().StatusLine(ctx, live.StatusLineInput{CostUSD: s.CostUSD, Context: s.Context})
+	return b.ctl.StatusLine(ctx, live.StatusLineInput{CostUSD: s.CostUSD, Context: s.Context})
 }
 
 // Doctor implements tui.Doctor.
@@ -229,20 +192,8 @@ func (b *interactiveBackend) Doctor() (string, error) {
 	return buf.String(), err
 }
 
-// Team implements tui.Team: the teammates and the board of the team the
-// session leads (--team), as nova team status prints them.
-func (b *interactiveBackend) Team() (string, error) {
-	if b.opts.team == "" {
-		return "", errors.New("this session leads no team: start nova with --team NAME to lead one (see " + config.DocsBase + "teams.md)")
-	}
-	t, err := team.Open(b.runtime().NovaHome, b.opts.team)
-	if err != nil {
-		return "", err
-	}
-	var buf bytes.Buffer
-	err = team.WriteStatus(&buf, t)
-	return buf.String(), err
-}
+// Team implements tui.Team (live.Controller.Team).
+func (b *interactiveBackend) Team() (string, error) { return b.ctl.Team() }
 
 // Memory implements tui.Memory (live.Controller.Memory).
 func (b *interactiveBackend) Memory() (string, error) { return b.ctl.Memory() }
@@ -308,18 +259,16 @@ func displayDir(path, home string) string {
 	return path
 }
 
-// AgentTypes implements tui.Agents.
+// AgentTypes implements tui.Agents (live.Controller.AgentTypes).
 func (b *interactiveBackend) AgentTypes() []tui.AgentType {
-	rt := b.runtime()
 	var out []tui.AgentType
-	for _, t := range rt.AgentTypes() {
-		out = append(out, tui.AgentType{Name: t.Name, Description: t.Description, Tools: rt.AgentTools(t), Model: t.Model,
-			Mode: string(t.Mode), Source: t.Source, Prompt: t.Prompt})
+	for _, t := range b.ctl.AgentTypes() {
+		out = append(out, tui.AgentType(t))
 	}
 	return out
 }
 
-// CreateAgent implements tui.Agents.
+// CreateAgent implements tui.Agents (live.Controller.CreateAgent).
 func (b *interactiveBackend) CreateAgent(name string, user bool) (string, error) {
-	return b.runtime().CreateAgentFile(name, user)
+	return b.ctl.CreateAgent(name, user)
 }

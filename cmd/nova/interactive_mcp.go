@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/tools/mcp"
@@ -45,92 +44,64 @@ func (b *interactiveBackend) ReconnectMCP(ctx context.Context, name string) (str
 	return fmt.Sprintf("Reconnected to %s: %d tool(s).", name, len(st.Tools)), nil
 }
 
-// MCPPending implements tui.MCPServers.
+// MCPPending implements tui.MCPServers (live.Controller.MCPPending),
+// each source shortened for people.
 func (b *interactiveBackend) MCPPending() []tui.PendingServer {
 	rt := b.runtime()
-	out := make([]tui.PendingServer, 0, len(rt.MCPPending))
-	for _, p := range rt.MCPPending {
-		srv := live.MCPServer(p, rt.Workdir)
-		out = append(out, tui.PendingServer{Name: p.Name, Target: srv.Target(), Source: displayPath(p.Source, rt.Workdir, rt.Home),
-			Transport: string(srv.Transport)})
+	pending := b.ctl.MCPPending()
+	out := make([]tui.PendingServer, 0, len(pending))
+	for _, p := range pending {
+		out = append(out, tui.PendingServer{Name: p.Name, Target: p.Target, Source: displayPath(p.Source, rt.Workdir, rt.Home), Transport: p.Transport})
 	}
 	return out
 }
 
-// ApproveMCP implements tui.MCPServers.
+// ApproveMCP implements tui.MCPServers (live.Controller.ApproveMCP).
 func (b *interactiveBackend) ApproveMCP(name string, approved bool) error {
-	rt := b.runtime()
-	for _, p := range rt.MCPPending {
-		if p.Name == name {
-			return rt.ApproveMCP(p, approved)
-		}
-	}
-	return fmt.Errorf("no project MCP server %q is waiting for approval", name)
+	return b.ctl.ApproveMCP(name, approved)
 }
 
-// MCPPrompts implements tui.MCPPrompter.
+// MCPPrompts implements tui.MCPPrompter (live.Controller.MCPPrompts).
 func (b *interactiveBackend) MCPPrompts(ctx context.Context) []tui.MCPPrompt {
-	rt := b.runtime()
-	if rt.MCP == nil {
-		return nil
-	}
 	var out []tui.MCPPrompt
-	for _, p := range rt.MCP.Prompts(ctx) {
+	for _, p := range b.ctl.MCPPrompts(ctx) {
 		tp := tui.MCPPrompt{Server: p.Server, Name: p.Name, Command: p.Command, Description: p.Description}
 		for _, a := range p.Arguments {
-			tp.Arguments = append(tp.Arguments, tui.MCPPromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
+			tp.Arguments = append(tp.Arguments, tui.MCPPromptArgument(a))
 		}
 		out = append(out, tp)
 	}
 	return out
 }
 
-// MCPPrompt implements tui.MCPPrompter.
+// MCPPrompt implements tui.MCPPrompter (live.Controller.MCPPrompt).
 func (b *interactiveBackend) MCPPrompt(ctx context.Context, p tui.MCPPrompt, args []string) (string, error) {
-	rt := b.runtime()
-	if rt.MCP == nil {
-		return "", fmt.Errorf("no MCP server named %q", p.Server)
-	}
 	mp := mcp.Prompt{Server: p.Server, Name: p.Name, Command: p.Command, Description: p.Description}
 	for _, a := range p.Arguments {
-		mp.Arguments = append(mp.Arguments, mcp.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
+		mp.Arguments = append(mp.Arguments, mcp.PromptArgument(a))
 	}
-	return rt.MCP.GetPrompt(ctx, mp, args)
+	return b.ctl.MCPPrompt(ctx, mp, args)
 }
 
-// MCPResources implements tui.MCPResources.
+// MCPResources implements tui.MCPResources (live.Controller.MCPResources).
 func (b *interactiveBackend) MCPResources(ctx context.Context) []tui.MCPResource {
-	rt := b.runtime()
-	if rt.MCP == nil {
-		return nil
-	}
 	var out []tui.MCPResource
-	for _, r := range rt.MCP.Resources(ctx) {
+	for _, r := range b.ctl.MCPResources(ctx) {
 		out = append(out, tui.MCPResource{Server: r.Server, URI: r.URI, Name: r.Name, Description: r.Description})
 	}
 	return out
 }
 
-// ReadMCPResource implements tui.MCPResources.
+// ReadMCPResource implements tui.MCPResources (live.Controller.ReadMCPResource).
 func (b *interactiveBackend) ReadMCPResource(ctx context.Context, server, uri string) (string, error) {
-	rt := b.runtime()
-	if rt.MCP == nil {
-		return "", fmt.Errorf("no MCP server named %q", server)
-	}
-	return rt.MCP.ReadResource(ctx, server, uri)
+	return b.ctl.ReadMCPResource(ctx, server, uri)
 }
 
-// LoginMCP implements tui.MCPLogin: the OAuth login of /mcp login, in the
-// session's own manager, so the server connects in this session at once.
+// LoginMCP implements tui.MCPLogin (live.Controller.LoginMCP): the URL is
+// shown, and opened in a browser when one can be.
 func (b *interactiveBackend) LoginMCP(ctx context.Context, name string, show func(url string)) (string, error) {
-	rt := b.runtime()
-	if rt.MCP == nil {
-		return "", fmt.Errorf("no MCP servers in this session")
-	}
 	open := browserOpener(b.io)
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	err := rt.MCP.Login(ctx, name, func(url string) error {
+	st, err := b.ctl.LoginMCP(ctx, name, func(url string) error {
 		if open != nil {
 			_ = open(url) // the URL is shown either way
 		}
@@ -138,12 +109,10 @@ func (b *interactiveBackend) LoginMCP(ctx context.Context, name string, show fun
 		return nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("login to %s: %w", name, err)
+		return "", err
 	}
-	for _, st := range rt.MCP.Statuses() {
-		if st.Name == name {
-			return fmt.Sprintf("Logged in to %s: %s, %d tool(s).", name, st.State, len(st.Tools)), nil
-		}
+	if st.State == "" {
+		return "Logged in to " + name + ".", nil
 	}
-	return "Logged in to " + name + ".", nil
+	return fmt.Sprintf("Logged in to %s: %s, %d tool(s).", name, st.State, len(st.Tools)), nil
 }

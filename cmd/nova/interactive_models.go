@@ -1,11 +1,6 @@
 package main
 
-import (
-	"path/filepath"
-
-	"github.com/nova-dev/nova/config"
-	"github.com/nova-dev/nova/tui"
-)
+import "github.com/nova-dev/nova/tui"
 
 // The TUI finds /model's dialog by type assertion.
 var _ tui.ModelCatalog = (*interactiveBackend)(nil)
@@ -26,14 +21,15 @@ func (b *interactiveBackend) ModelEntries() []tui.ModelEntry {
 	return out
 }
 
-// SetDefaultModel implements tui.ModelCatalog: default_model in
-// NOVA_HOME/config.json. NOVA_MODEL, when set, still comes first.
+// SetDefaultModel implements tui.ModelCatalog
+// (live.Controller.SetDefaultModel). NOVA_MODEL, when set, still comes
+// first.
 func (b *interactiveBackend) SetDefaultModel(id string) (string, error) {
-	home := b.runtime().NovaHome
-	if err := config.SetDefaultModel(home, id); err != nil {
+	file, err := b.ctl.SetDefaultModel(id)
+	if err != nil {
 		return "", err
 	}
-	where := "default_model in " + displayDir(filepath.Join(home, "config.json"), b.runtime().Home)
+	where := "default_model in " + displayDir(file, b.runtime().Home)
 	if env := b.io.Getenv("NOVA_MODEL"); env != "" {
 		where += "; NOVA_MODEL=" + env + " still comes first where it is set"
 	}

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/remote"
@@ -227,50 +226,20 @@ func (b *interactiveBackend) RemoteRuns() <-chan tui.RemoteRun {
 }
 
 // followRemote offers the TUI every run of the current session that it
-// did not start (not Local), as each starts, until ctx ends. When the
-// session closes because the terminal replaced its runtime, it follows
-// the new one: the controller holds its lock from closing the old
-// runtime until the new one is in place, so b.runtime returns the new one.
+// did not start (live.Controller.ForeignRuns), as each starts, until ctx
+// ends. A run's events are the TUI's for as long as nova runs (a share
+// stopped meanwhile leaves them be: the run goes on).
 func (b *interactiveBackend) followRemote(ctx context.Context, out chan<- tui.RemoteRun) {
 	defer close(out)
-	rt := b.runtime()
-	r := rt.Live.LastRun()
-	for {
-		next, err := r.Next(ctx)
-		switch {
-		case ctx.Err() != nil:
-			return
-		case errors.Is(err, live.ErrClosed):
-			now := b.runtime()
-			if now == rt {
-				return // closed for good: nova is quitting
-			}
-			rt, r = now, now.Live.LastRun()
-			if r.ID() == "" || r.Local() {
-				continue
-			}
-			next = r // a browser was quicker than this loop
-		case err != nil:
-			return
-		}
-		r = next
-		if r.Local() {
-			continue
-		}
-		run := tui.RemoteRun{Prompt: promptText(r.Input()), Events: b.remoteEvents(rt, r), Interrupt: func() { go rt.Live.Interrupt() }}
+	for fr := range b.ctl.ForeignRuns(ctx) {
+		sess := fr.Session
+		run := tui.RemoteRun{Prompt: promptText(fr.Run.Input()), Events: fr.Run.Events(b.ctx), Interrupt: func() { go sess.Interrupt() }}
 		select {
 		case out <- run:
 		case <-ctx.Done():
 			return
 		}
 	}
-}
-
-// remoteEvents are run r's events for the TUI, for as long as nova runs
-// (a share stopped meanwhile leaves them be: the run goes on). A first
-// run that a browser started names the session as the TUI's own would.
-func (b *interactiveBackend) remoteEvents(rt *live.Runtime, r *live.RunRef) <-chan agent.Event {
-	return r.Events(b.ctx)
 }
 
 // promptText is what a run's prompt says, for the transcript: its text,

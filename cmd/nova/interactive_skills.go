@@ -1,44 +1,14 @@
 package main
 
-import (
-	"strings"
-	"sync"
+import "github.com/nova-dev/nova/tui"
 
-	"github.com/nova-dev/nova/skills"
-	"github.com/nova-dev/nova/tui"
-)
-
-// skillMenu keeps the last list of skill commands with the stamp of the
-// files it was made from: the TUI asks for the list whenever completion
-// opens, and the files are read again only when one was added, edited or
-// removed since (a stat of each, not a read).
-type skillMenu struct {
-	mu    sync.Mutex
-	mgr   *skills.Manager
-	stamp uint64
-	cmds  []tui.SkillCommand
-}
-
-// SkillCommands implements tui.Skills: the session's skills and command
-// files a person may run as /name, as they are on disk now.
+// SkillCommands implements tui.Skills (live.Controller.SkillCommands):
+// the session's skills and command files a person may run as /name.
 func (b *interactiveBackend) SkillCommands() []tui.SkillCommand {
-	rt := b.runtime()
-	if rt.Skills == nil {
-		return nil
+	cmds := b.ctl.SkillCommands()
+	out := make([]tui.SkillCommand, 0, len(cmds))
+	for _, c := range cmds {
+		out = append(out, tui.SkillCommand(c))
 	}
-	m := &b.menu
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	stamp := rt.Skills.Dirs.Stamp()
-	if m.mgr == rt.Skills && m.stamp == stamp {
-		return m.cmds
-	}
-	var out []tui.SkillCommand
-	for _, sk := range rt.Skills.Commands() {
-		// A YAML description may span lines; /help gives each one line.
-		desc := strings.Join(strings.Fields(sk.Description), " ")
-		out = append(out, tui.SkillCommand{Name: sk.Name, Description: desc, ArgumentHint: sk.ArgumentHint, Source: sk.Source()})
-	}
-	m.mgr, m.stamp, m.cmds = rt.Skills, stamp, out
 	return out
 }
