@@ -1,0 +1,94 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/nova-dev/nova/llm/llmtest"
+)
+
+// TestAgentSDKSetModel drives nova with the real Agent SDK's
+// query.setModel mid-session: an unknown name is refused with the known
+// ones, 'haiku' switches (live.Controller.SetModel), the next request
+// the provider gets names the haiku model, the SDK's in-process MCP
+// tool still runs after the runtime was replaced, and the turn's
+// messages and result name the new model.
+func TestAgentSDKSetModel(t *testing.T) {
+	dir := agentSDKDir(t)
+	e := newE2E(t)
+	add := func(id string, a, b int) llmtest.Turn {
+		return llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: id, Name: "mcp__calc__add", Input: jsonInput(map[string]any{"a": a, "b": b})}}}
+	}
+	e.srv.Push(add("toolu_1", 2, 40), llmtest.Turn{Text: "It is 42."}, add("toolu_2", 1, 1), llmtest.Turn{Text: "It is 2."})
+	r := driveSDK(t, e, dir, "setmodel", novaBin, e.env)
+	if len(r.errors) > 0 {
+		t.Fatalf("the SDK failed: %v\nstderr:\n%s", r.errors, r.stderr)
+	}
+	checkEveryMessage(t, r.all)
+	if msg, _ := r.controls["setModelUnknown"].(string); !strings.Contains(msg, "nonesuch") || !strings.Contains(msg, "known models") || !strings.Contains(msg, "anthropic:claude-haiku") {
+		t.Errorf("setModel('nonesuch') = %q, want a refusal naming it and the known models", r.controls["setModelUnknown"])
+	}
+	if _, ok := r.controls["setModel"]; !ok {
+		t.Fatalf("setModel('haiku') did not return; stderr:\n%s", r.stderr)
+	}
+
+	models := make([]string, len(r.reqs))
+	for i, req := range r.reqs {
+		var body struct {
+			Model string `json:"model"`
+		}
+		_ = json.Unmarshal(req.Body, &body)
+		models[i] = body.Model
+	}
+	if len(models) != 4 {
+		t.Fatalf("the provider got %d requests (%v), want 4", len(models), models)
+	}
+	if models[0] != defaultModel() || models[1] != defaultModel() {
+		t.Errorf("the first turn's requests named %v, want the default %s", models[:2], defaultModel())
+	}
+	if !strings.HasPrefix(models[2], "claude-haiku") || models[3] != models[2] {
+		t.Errorf("the requests after setModel('haiku') named %v, want the haiku model", models[2:])
+	}
+	// The in-process server, reconnected by the new runtime, ran the
+	// second call and its result reached the model.
+	if len(r.sdkTools) != 2 || fmt.Sprint(r.sdkTools[1]["input"]) != "map[a:1 b:1]" {
+		t.Errorf("the SDK's add tool ran %v, want twice, the second with a=1 b=1", r.sdkTools)
+	}
+	if !strings.Contains(string(r.reqs[2].Body), `"mcp__calc__add"`) {
+		t.Errorf("the first request on haiku does not offer mcp__calc__add: %.2000s", r.reqs[2].Body)
+	}
+	if res := toolResultIn(t, r.reqs[3].Body, "toolu_2"); !strings.Contains(res, "sum=2") {
+		t.Errorf("the model got %q for the add call after the switch, want sum=2", res)
+	}
+	if len(r.canUse) != 0 {
+		t.Errorf("allowedTools should hold after the switch too: canUseTool was called %v", r.canUse)
+	}
+	var results []map[string]any
+	var inits []map[string]any
+	for _, m := range r.conv[1] {
+		switch {
+		case m["type"] == "result":
+			results = append(results, m)
+		case m["type"] == "system":
+			inits = append(inits, m)
+		}
+	}
+	if len(results) != 2 {
+		t.Fatalf("the SDK yielded %d results, want 2", len(results))
+	}
+	wantResult(t, results[1], "success", "It is 2.")
+	if usage, _ := results[1]["modelUsage"].(map[string]any); len(usage) != 1 || !strings.Contains(fmt.Sprint(usage), "anthropic:claude-haiku") {
+		t.Errorf("the second result's modelUsage %v does not name the haiku model", results[1]["modelUsage"])
+	}
+	if len(inits) != 2 {
+		t.Fatalf("the SDK yielded %d init messages, want one a turn", len(inits))
+	}
+	if !strings.HasPrefix(fmt.Sprint(inits[1]["model"]), "anthropic:claude-haiku") {
+		t.Errorf("the second turn's init names model %v, want the haiku model", inits[1]["model"])
+	}
+	if inits[0]["session_id"] != results[1]["session_id"] {
+		t.Errorf("the switch changed the session: %v then %v", inits[0]["session_id"], results[1]["session_id"])
+	}
+}
