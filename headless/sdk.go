@@ -166,6 +166,9 @@ type server struct {
 	ctx context.Context
 	// modelSet, while a set_model is carried out, gets its end.
 	modelSet chan modelSwitch
+	// modelHeld are the set_model requests waiting for the running turn
+	// or switch to end.
+	modelHeld []*inMessage
 }
 
 // Serve runs a session over Claude Code's stream-json protocol until the
@@ -230,6 +233,7 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 			// Nobody reads the output any more: stop the turn.
 			s.cancelRun()
 		}
+		s.startHeldModel()
 		if !s.running && !interrupted && len(s.queue) > 0 && !w.broken && s.mcpWait == nil && s.modelSet == nil {
 			s.start(ctx)
 		}

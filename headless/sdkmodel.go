@@ -18,7 +18,7 @@ type modelSwitch struct {
 
 // setModel starts a set_model request (the SDK's query.setModel): the
 // session carries on with the model named, or the default one when none
-// is. No turn starts until it is done (done), so the next request is
+// is. No turn starts until it is done (modelSwitched), so the next request is
 // the new model's and its in-process MCP tools are offered again.
 func (s *server) setModel(ctx context.Context, m *inMessage) {
 	var r struct {
@@ -28,16 +28,15 @@ func (s *server) setModel(ctx context.Context, m *inMessage) {
 		s.w.json(controlError(m.RequestID, "the set_model request does not decode: "+err.Error()))
 		return
 	}
-	switch {
-	case s.o.SetModel == nil:
+	if s.o.SetModel == nil {
 		s.w.json(controlError(m.RequestID, "this session's model cannot be changed"))
 		return
-	case s.running:
-		// The controller replaces the runtime only between turns.
-		s.w.json(controlError(m.RequestID, "a turn is running: nova switches the model between turns; call setModel after the result"))
-		return
-	case s.modelSet != nil:
-		s.w.json(controlError(m.RequestID, "another set_model is still being carried out"))
+	}
+	if s.running || s.modelSet != nil {
+		// The controller replaces the runtime only between turns: the
+		// switch waits for the running turn, or the switch before it, and
+		// goes before the queued turns (startHeldModel).
+		s.modelHeld = append(s.modelHeld, m)
 		return
 	}
 	ch := make(chan modelSwitch, 1)
@@ -53,6 +52,16 @@ func (s *server) setModel(ctx context.Context, m *inMessage) {
 		}
 		ch <- res
 	}()
+}
+
+// startHeldModel starts the set_model requests that waited for a turn
+// or another switch, now that neither runs.
+func (s *server) startHeldModel() {
+	for !s.running && s.modelSet == nil && len(s.modelHeld) > 0 {
+		m := s.modelHeld[0]
+		s.modelHeld = s.modelHeld[1:]
+		s.setModel(s.ctx, m)
+	}
 }
 
 // modelSwitched answers the set_model request res is the end of.

@@ -20,24 +20,39 @@ import (
 
 // switchable is a Runner whose agent SetModel replaces, as
 // live.Controller replaces the runtime.
+// Its first turn waits for gate to close, so a test can send while it runs.
 type switchable struct {
-	mu  sync.Mutex
-	cur *agent.Agent
+	mu   sync.Mutex
+	cur  *agent.Agent
+	gate chan struct{}
 }
 
 func (s *switchable) Run(ctx context.Context, in llm.Message) <-chan agent.Event {
 	s.mu.Lock()
-	a := s.cur
+	a, gate := s.cur, s.gate
+	s.gate = nil
 	s.mu.Unlock()
-	return a.Run(ctx, in)
+	if gate == nil {
+		return a.Run(ctx, in)
+	}
+	out := make(chan agent.Event)
+	go func() {
+		defer close(out)
+		<-gate
+		for ev := range a.Run(ctx, in) {
+			out <- ev
+		}
+	}()
+	return out
 }
 
 // TestSDKSetModel: set_model switches the model between turns (the next
 // request the provider gets names the new one, and the result names it
-// too), an unknown name is an error listing the known ones, and the
-// success is Claude Code's empty response.
+// too), one sent during a turn waits for it to end, an unknown name is an
+// error listing the known ones, and the success is Claude Code's empty
+// response.
 func TestSDKSetModel(t *testing.T) {
-	srv := llmtest.New(llmtest.Turn{Text: "on the new model"})
+	srv := llmtest.New(llmtest.Turn{Text: "on the old model"}, llmtest.Turn{Text: "on the new model"})
 	t.Cleanup(srv.Close)
 	agentOn := func(model string) *agent.Agent {
 		return agent.New(agent.Config{
@@ -46,7 +61,8 @@ func TestSDKSetModel(t *testing.T) {
 			ContextWindow: 100_000, MaxTokens: 4_000,
 		})
 	}
-	r := &switchable{cur: agentOn("claude-old")}
+	gate := make(chan struct{})
+	r := &switchable{cur: agentOn("claude-old"), gate: gate}
 	var mu sync.Mutex
 	model := "anthropic:claude-old"
 	known := map[string]string{"haiku": "claude-new", "anthropic:claude-new": "claude-new"}
@@ -123,11 +139,18 @@ func TestSDKSetModel(t *testing.T) {
 	if r := response("bad"); r["subtype"] != "error" || !strings.Contains(r["error"].(string), "known models: anthropic:claude-old") {
 		t.Errorf("an unknown model: %v, want an error listing the known ones", r)
 	}
+	send(`{"type":"user","session_id":"","parent_tool_use_id":null,"message":{"role":"user","content":"first"}}`)
+	next("the turn's init", func(m map[string]any) bool { return m["type"] == "system" && m["subtype"] == "init" })
 	send(`{"type":"control_request","request_id":"ok","request":{"subtype":"set_model","model":"haiku"}}`)
+	send(`{"type":"user","session_id":"","parent_tool_use_id":null,"message":{"role":"user","content":"hi"}}`)
+	// The switch waits for the running turn, whose request is the old model's.
+	close(gate)
+	if res := next("the first result", func(m map[string]any) bool { return m["type"] == "result" }); res["model"] != "anthropic:claude-old" || res["result"] != "on the old model" {
+		t.Errorf("the turn running at the set_model = %v, want it finished on the old model", res)
+	}
 	if r := response("ok"); r["subtype"] != "success" || r["response"] == nil || len(r["response"].(map[string]any)) != 0 {
 		t.Errorf("set_model haiku: %v, want a success with {}", r)
 	}
-	send(`{"type":"user","session_id":"","parent_tool_use_id":null,"message":{"role":"user","content":"hi"}}`)
 	res := next("the result", func(m map[string]any) bool { return m["type"] == "result" })
 	if res["result"] != "on the new model" {
 		t.Errorf("result = %v", res)
@@ -140,14 +163,16 @@ func TestSDKSetModel(t *testing.T) {
 		t.Errorf("exit %d", c)
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 1 {
-		t.Fatalf("the provider got %d requests, want 1", len(reqs))
+	if len(reqs) != 2 {
+		t.Fatalf("the provider got %d requests, want 2", len(reqs))
 	}
-	var body struct {
-		Model string `json:"model"`
-	}
-	_ = json.Unmarshal(reqs[0].Body, &body)
-	if body.Model != "claude-new" {
-		t.Errorf("the request after set_model named model %q, want claude-new", body.Model)
+	for i, want := range []string{"claude-old", "claude-new"} {
+		var body struct {
+			Model string `json:"model"`
+		}
+		_ = json.Unmarshal(reqs[i].Body, &body)
+		if body.Model != want {
+			t.Errorf("request %d named model %q, want %s", i+1, body.Model, want)
+		}
 	}
 }
