@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,15 +15,19 @@ import (
 // query.setModel mid-session: an unknown name is refused with the known
 // ones, 'haiku' switches (live.Controller.SetModel), the next request
 // the provider gets names the haiku model, the SDK's in-process MCP
-// tool still runs after the runtime was replaced, and the turn's
-// messages and result name the new model.
+// tool and the session rule canUseTool added still hold after the
+// runtime was replaced, and the turn's messages and result name the new
+// model.
 func TestAgentSDKSetModel(t *testing.T) {
 	dir := agentSDKDir(t)
 	e := newE2E(t)
-	add := func(id string, a, b int) llmtest.Turn {
-		return llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: id, Name: "mcp__calc__add", Input: jsonInput(map[string]any{"a": a, "b": b})}}}
+	add := func(id string, a, b int, file string) llmtest.Turn {
+		return llmtest.Turn{ToolCalls: []llmtest.ToolCall{
+			{ID: id, Name: "mcp__calc__add", Input: jsonInput(map[string]any{"a": a, "b": b})},
+			{ID: id + "_bash", Name: "Bash", Input: jsonInput(map[string]any{"command": "touch " + file})},
+		}}
 	}
-	e.srv.Push(add("toolu_1", 2, 40), llmtest.Turn{Text: "It is 42."}, add("toolu_2", 1, 1), llmtest.Turn{Text: "It is 2."})
+	e.srv.Push(add("toolu_1", 2, 40, "one.txt"), llmtest.Turn{Text: "It is 42."}, add("toolu_2", 1, 1, "two.txt"), llmtest.Turn{Text: "It is 2."})
 	r := driveSDK(t, e, dir, "setmodel", novaBin, e.env)
 	if len(r.errors) > 0 {
 		t.Fatalf("the SDK failed: %v\nstderr:\n%s", r.errors, r.stderr)
@@ -62,8 +68,15 @@ func TestAgentSDKSetModel(t *testing.T) {
 	if res := toolResultIn(t, r.reqs[3].Body, "toolu_2"); !strings.Contains(res, "sum=2") {
 		t.Errorf("the model got %q for the add call after the switch, want sum=2", res)
 	}
-	if len(r.canUse) != 0 {
-		t.Errorf("allowedTools should hold after the switch too: canUseTool was called %v", r.canUse)
+	// canUseTool was asked for the first touch only: its session rule,
+	// like allowedTools, holds on the new runtime's checker.
+	if len(r.canUse) != 1 || r.canUse[0]["tool"] != "Bash" || !strings.Contains(fmt.Sprint(r.canUse[0]["input"]), "touch one.txt") {
+		t.Errorf("canUseTool was called %v, want once, for touch one.txt", r.canUse)
+	}
+	for _, f := range []string{"one.txt", "two.txt"} {
+		if _, err := os.Stat(filepath.Join(e.ws, f)); err != nil {
+			t.Errorf("Bash touch %s did not run: %v", f, err)
+		}
 	}
 	var results []map[string]any
 	var inits []map[string]any

@@ -195,9 +195,10 @@ const scenarios = {
     await run(query({ prompt: 'add them', options: opts({ mcpServers: { calc }, allowedTools: ['mcp__calc__add'] }) }), 1);
   },
 
-  // setModel mid-session: a turn calls the in-process server's add tool,
+  // setModel mid-session: a turn calls the in-process server's add tool
+  // and Bash, which canUseTool allows with a session rule for "touch";
   // setModel('nonesuch') is refused, setModel('haiku') switches, and the
-  // next turn, on haiku, calls add again.
+  // next turn, on haiku, calls both again.
   async setmodel() {
     const add = tool('add', 'Adds two numbers', { a: z.number(), b: z.number() }, async ({ a, b }) => {
       out({ kind: 'sdkTool', tool: 'add', input: { a, b } });
@@ -206,7 +207,12 @@ const scenarios = {
     const calc = createSdkMcpServer({ name: 'calc', version: '1.0.0', tools: [add] });
     const box = inbox();
     box.push(userMessage('add them'));
-    const q = query({ prompt: box, options: opts({ mcpServers: { calc }, allowedTools: ['mcp__calc__add'] }) });
+    const canUseTool = async (tool, input, o) => {
+      out({ kind: 'canUseTool', tool, input, toolUseID: o.toolUseID });
+      return { behavior: 'allow', updatedInput: input,
+        updatedPermissions: [{ type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'touch:*' }], behavior: 'allow', destination: 'session' }] };
+    };
+    const q = query({ prompt: box, options: opts({ mcpServers: { calc }, allowedTools: ['mcp__calc__add'], canUseTool }) });
     let results = 0;
     await run(q, 1, async (m) => {
       if (m.type !== 'result') return;
