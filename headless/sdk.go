@@ -233,7 +233,9 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 			// Nobody reads the output any more: stop the turn.
 			s.cancelRun()
 		}
-		s.startHeldModel()
+		if !interrupted && !w.broken {
+			s.startHeldModel()
+		}
 		if !s.running && !interrupted && len(s.queue) > 0 && !w.broken && s.mcpWait == nil && s.modelSet == nil {
 			s.start(ctx)
 		}

@@ -18,8 +18,9 @@ type modelSwitch struct {
 
 // setModel starts a set_model request (the SDK's query.setModel): the
 // session carries on with the model named, or the default one when none
-// is. No turn starts until it is done (modelSwitched), so the next request is
-// the new model's and its in-process MCP tools are offered again.
+// is. No turn starts until it is done (modelSwitched), so the next
+// request is the new model's and its in-process MCP tools are offered
+// again.
 func (s *server) setModel(ctx context.Context, m *inMessage) {
 	var r struct {
 		Model string `json:"model"`
