@@ -105,3 +105,43 @@ func TestAgentSDKSetModel(t *testing.T) {
 		t.Errorf("the switch changed the session: %v then %v", inits[0]["session_id"], results[1]["session_id"])
 	}
 }
+
+// TestSDKSetModelDefault: set_model without a model (the SDK's
+// setModel() with none) goes back to the default model, as Claude Code's
+// does: after a switch to haiku, the next request names the default.
+func TestSDKSetModelDefault(t *testing.T) {
+	e := newE2E(t, llmtest.Turn{Text: "back on the default"})
+	control := func(id, req string) string {
+		return `{"type":"control_request","request_id":"` + id + `","request":` + req + `}` + "\n"
+	}
+	in := control("haiku", `{"subtype":"set_model","model":"haiku"}`) + control("default", `{"subtype":"set_model"}`) +
+		`{"type":"user","session_id":"","parent_tool_use_id":null,"message":{"role":"user","content":"hi"}}` + "\n"
+	r := e.run(in, "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose", "--no-sandbox")
+	ok := map[string]bool{}
+	for _, line := range strings.Split(r.stdout, "\n") {
+		var m struct {
+			Type     string `json:"type"`
+			Response struct {
+				Subtype   string `json:"subtype"`
+				RequestID string `json:"request_id"`
+			} `json:"response"`
+		}
+		if json.Unmarshal([]byte(line), &m) == nil && m.Type == "control_response" {
+			ok[m.Response.RequestID] = m.Response.Subtype == "success"
+		}
+	}
+	if !ok["haiku"] || !ok["default"] {
+		t.Fatalf("set_model answers %v, want both successes (exit %d)\nstdout:\n%s\nstderr:\n%s", ok, r.code, r.stdout, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("the provider got %d requests, want 1", len(reqs))
+	}
+	var body struct {
+		Model string `json:"model"`
+	}
+	_ = json.Unmarshal(reqs[0].Body, &body)
+	if body.Model != defaultModel() {
+		t.Errorf("the request after set_model with no model named %q, want the default %s", body.Model, defaultModel())
+	}
+}
