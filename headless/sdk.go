@@ -32,6 +32,16 @@ type SDKOptions struct {
 	// SetPermissionMode answers set_permission_mode: it switches the mode
 	// and returns the one now in force.
 	SetPermissionMode func(mode string) (string, error)
+	// SetModel answers set_model: the session carries on with model (a
+	// name or an alias; "" for the default), returning the model now in
+	// force. It runs apart from Serve's loop, between turns, and may call
+	// the SDK (hooks, in-process MCP servers); an unknown name is an error
+	// listing the known ones.
+	SetModel func(model string) (string, error)
+	// CurrentSession, when set, describes the session after a set_model
+	// (the model, its limits, the session id when a failed switch had to
+	// start a new one); Serve takes it in place of Session.
+	CurrentSession func() *Session
 	// Hooks, when set, carries the SDK's hook callbacks (initialize's
 	// hooks, made hooks of the session by HookBridge.Hooks).
 	Hooks *HookBridge
@@ -157,6 +167,13 @@ type server struct {
 	mcpCalls map[string]*mcpCall
 	// mcpWait, while WaitMCP runs, gets what it returns.
 	mcpWait chan []string
+	// ctx is Serve's.
+	ctx context.Context
+	// modelSet, while a set_model is carried out, gets its end.
+	modelSet chan modelSwitch
+	// modelHeld are the set_model requests waiting for the running turn
+	// or switch to end.
+	modelHeld []*inMessage
 }
 
 // Serve runs a session over Claude Code's stream-json protocol until the
@@ -168,7 +185,7 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 	if o.Structured != nil {
 		r = structuredRunner{r: r, s: o.Structured}
 	}
-	s := &server{r: r, o: o, w: w, enc: newEncoder(w, o.Session, o.Partial), asks: map[string]*agent.PermissionAsk{}, hookCalls: map[string]*hookCall{}, mcpCalls: map[string]*mcpCall{}}
+	s := &server{ctx: ctx, r: r, o: o, w: w, enc: newEncoder(w, o.Session, o.Partial), asks: map[string]*agent.PermissionAsk{}, hookCalls: map[string]*hookCall{}, mcpCalls: map[string]*mcpCall{}}
 	if o.Debug != nil {
 		s.enc.debug = &writer{w: o.Debug}
 	}
@@ -221,12 +238,15 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 			// Nobody reads the output any more: stop the turn.
 			s.cancelRun()
 		}
-		if !s.running && !interrupted && len(s.queue) > 0 && !w.broken && s.mcpWait == nil {
+		if !interrupted && !w.broken {
+			s.startHeldModel()
+		}
+		if !s.running && !interrupted && len(s.queue) > 0 && !w.broken && s.mcpWait == nil && s.modelSet == nil {
 			s.start(ctx)
 		}
 		// At the end of input, queued turns still wait for the in-process
 		// servers' handshakes (which fail now, unanswered).
-		if !s.running && (interrupted || w.broken || (eof && (s.mcpWait == nil || len(s.queue) == 0))) {
+		if !s.running && s.modelSet == nil && (interrupted || w.broken || (eof && (s.mcpWait == nil || len(s.queue) == 0))) {
 			break
 		}
 		var ctxDone <-chan struct{}
@@ -256,6 +276,8 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 				continue
 			}
 			s.mcpMessage(c)
+		case res := <-s.modelSet:
+			s.modelSwitched(res)
 		case warns := <-s.mcpWait:
 			s.mcpWait = nil
 			s.o.Warnings = append(s.o.Warnings, warns...)
@@ -391,6 +413,8 @@ func (s *server) control(m *inMessage) {
 			return
 		}
 		s.w.json(controlSuccess(m.RequestID, map[string]any{"mode": mode}))
+	case "set_model":
+		s.setModel(s.ctx, m)
 	case "mcp_message":
 		s.mcpFromSDK(m)
 	case "mcp_status":

@@ -62,13 +62,26 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 	}
 	// Asks go to the SDK only when it said it answers them.
 	o.interactive = opts.claude.permissionPromptTool == "stdio"
-	rt, err := build(ctx, opts.io, o)
+	novaHome, workdir, err := locate(opts.io)
 	if err != nil {
 		headless.RefuseInitialize(opts.io.Out, init, err)
 		return err
 	}
+	// The session's operations are the Controller's, as the terminal's
+	// and nova serve's are: one mode setter, with the startup check, and
+	// one model switch. Each runtime a set_model replaces the first with
+	// is made an SDK session's as the first is, by sdkBuilder.
+	lo := o.live(opts.io, novaHome, workdir)
+	lo.AllowBypass = opts.claude.allowSkipPermissions
+	base := o.builder(opts.io)
+	rt, err := base(ctx, lo)
+	if err != nil {
+		headless.RefuseInitialize(opts.io.Out, init, err)
+		return err
+	}
+	closeRT := rt.Close
 	defer func() {
-		if err := rt.Close(); err != nil {
+		if err := closeRT(); err != nil {
 			fmt.Fprintf(opts.io.ErrOut, "nova: %v\n", err)
 		}
 	}()
@@ -84,23 +97,22 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 	for _, w := range warnings {
 		fmt.Fprintf(opts.io.ErrOut, "nova: warning: %s\n", w)
 	}
-	// The SDK's in-process servers join the session's MCP servers now:
-	// their handshakes need Serve, which carries them, so Serve waits
-	// for them before the first turn.
+	// The SDK's in-process servers join the session's MCP servers now,
+	// after the configured ones connected: their handshakes need Serve,
+	// which carries them, so Serve waits for them before the first turn,
+	// and after a set_model for the new runtime's.
+	if err := addSDKServers(rt, mcpBridge); err != nil {
+		headless.RefuseInitialize(opts.io.Out, init, err)
+		return err
+	}
 	var waitSDKMCP func(context.Context) []string
+	rules := &sdkRules{}
+	ctl := live.ControllerFor(ctx, lo, sdkBuilder(base, structured, mcpBridge, rules), rt)
+	rules.ctl = ctl
+	closeRT = func() error { return ctl.Close("") }
 	if mcpBridge != nil && rt.MCP != nil {
-		for _, s := range mcpBridge.Servers() {
-			// Manager.Add keeps the first of a name: a configured server
-			// must not stand in silently for the host's.
-			if slices.ContainsFunc(rt.MCP.Statuses(), func(st mcp.Status) bool { return st.Name == s.Name }) {
-				err := fmt.Errorf("the SDK's in-process MCP server %q has the name of a configured MCP server: rename one (or pass strictMcpConfig)", s.Name)
-				headless.RefuseInitialize(opts.io.Out, init, err)
-				return usageErr("%v", err)
-			}
-			rt.MCP.Add(mcp.Server{Name: s.Name, Transport: mcp.TransportSDK, SDK: s.Link, CallTimeout: s.CallTimeout})
-		}
 		waitSDKMCP = func(ctx context.Context) []string {
-			out := sdkMCPWarnings(ctx, rt, mcpBridge)
+			out := sdkMCPWarnings(ctx, ctl.Runtime(), mcpBridge)
 			for _, w := range out {
 				fmt.Fprintf(opts.io.ErrOut, "nova: warning: %s\n", w)
 			}
@@ -112,19 +124,31 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 		return err
 	}
 	defer closeDebug()
-	// The session's operations are the Controller's, as the terminal's
-	// and nova serve's are: one mode setter, with the startup check.
-	lo := o.live(opts.io, rt.NovaHome, rt.Workdir)
-	lo.AllowBypass = opts.claude.allowSkipPermissions
-	ctl := live.ControllerFor(ctx, lo, o.builder(opts.io), rt)
-	code := headless.Serve(ctx, rt.Live, in, headless.SDKOptions{
-		Session: sessionInfo(rt, o.shownID), Partial: opts.claude.includePartial, PermissionPrompt: o.interactive,
+	firstID := rt.Session.ID()
+	info := sessionOf(ctl.Runtime, o.shownID)
+	code := headless.Serve(ctx, sdkRunner{ctl}, in, headless.SDKOptions{
+		Session: info, Partial: opts.claude.includePartial, PermissionPrompt: o.interactive,
 		ReplayUserMessages: opts.claude.session.replayUser,
 		SetPermissionMode: func(mode string) (string, error) {
 			m, err := ctl.SetMode(mode, false)
 			return string(m), err
 		},
-		Rules: rt.Checker, Hooks: bridge, MCP: mcpBridge, WaitMCP: waitSDKMCP, Init: initReply(rt, ctl.Models(), opts.io), Warnings: warnings, Debug: debug, Structured: structured,
+		SetModel: func(model string) (string, error) {
+			if err := ctl.SetModel(model); err != nil {
+				return "", err
+			}
+			return ctl.Runtime().Selection.ID(), nil
+		},
+		CurrentSession: func() *headless.Session {
+			// A switch that failed started a new session (Controller.SetModel):
+			// the name it was given is not that one's.
+			shown := o.shownID
+			if ctl.Runtime().Session.ID() != firstID {
+				shown = ""
+			}
+			return sessionOf(ctl.Runtime, shown)
+		},
+		Rules: rules, Hooks: bridge, MCP: mcpBridge, WaitMCP: waitSDKMCP, Init: initReply(rt, ctl.Models(), opts.io), Warnings: warnings, Debug: debug, Structured: structured,
 		Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
 	})
 	if code != 0 {
@@ -183,17 +207,25 @@ func applyInitialize(o *buildOptions, init *headless.InitializeRequest, s *IOStr
 // shown, when set, is the UUID the session was named by (--session-id,
 // --resume), which the messages carry as its id.
 func sessionInfo(rt *live.Runtime, shown string) *headless.Session {
+	return sessionOf(func() *live.Runtime { return rt }, shown)
+}
+
+// sessionOf is sessionInfo of the runtime cur returns when asked: what
+// may change while the runtime lives (tools, MCP servers, the mode) is
+// read from the one in force then.
+func sessionOf(cur func() *live.Runtime, shown string) *headless.Session {
+	rt := cur()
 	window, maxOut := rt.Selection.Model.Limits()
 	return &headless.Session{
 		SessionID: cmp.Or(shown, rt.Session.ID()), Model: rt.Selection.ID(), Cwd: rt.Workdir, Version: version,
-		Tools:          rt.Registry.Names,
-		MCPServers:     func() []headless.MCPServer { return mcpServers(rt) },
-		PermissionMode: func() string { return string(rt.Checker.Mode()) },
+		Tools:          func() []string { return cur().Registry.Names() },
+		MCPServers:     func() []headless.MCPServer { return mcpServers(cur()) },
+		PermissionMode: func() string { return string(cur().Checker.Mode()) },
 		ContextWindow:  window, MaxOutput: maxOut,
-		Commands: func() []headless.Command { return commands(rt) },
+		Commands: func() []headless.Command { return commands(cur()) },
 		Agents: func() []string {
 			out := []string{}
-			if rt.Subagents != nil {
+			if rt := cur(); rt.Subagents != nil {
 				for _, t := range rt.Subagents.List() {
 					out = append(out, t.Name)
 				}

@@ -5,7 +5,7 @@
 //   {"kind":"message","query":N,"msg":<every SDKMessage the SDK yields>}
 //   {"kind":"canUseTool","tool":...,"input":...,"toolUseID":...}
 //   {"kind":"hook","event":...,"tool":...,"toolUseID":...}
-//   {"kind":"control","name":"interrupt"|"setPermissionMode","response":...}
+//   {"kind":"control","name":"interrupt"|"setPermissionMode"|"setModel"|...,"response":...}
 //   {"kind":"error","query":N,"error":"..."}
 //   {"kind":"end"}
 //
@@ -193,6 +193,43 @@ const scenarios = {
     });
     const calc = createSdkMcpServer({ name: 'calc', version: '1.0.0', tools: [add] });
     await run(query({ prompt: 'add them', options: opts({ mcpServers: { calc }, allowedTools: ['mcp__calc__add'] }) }), 1);
+  },
+
+  // setModel mid-session: a turn calls the in-process server's add tool
+  // and Bash, which canUseTool allows with a session rule for "touch";
+  // setModel('nonesuch') is refused, setModel('haiku') switches, and the
+  // next turn, on haiku, calls both again.
+  async setmodel() {
+    const add = tool('add', 'Adds two numbers', { a: z.number(), b: z.number() }, async ({ a, b }) => {
+      out({ kind: 'sdkTool', tool: 'add', input: { a, b } });
+      return { content: [{ type: 'text', text: `sum=${a + b}` }] };
+    });
+    const calc = createSdkMcpServer({ name: 'calc', version: '1.0.0', tools: [add] });
+    const box = inbox();
+    box.push(userMessage('add them'));
+    const canUseTool = async (tool, input, o) => {
+      out({ kind: 'canUseTool', tool, input, toolUseID: o.toolUseID });
+      return { behavior: 'allow', updatedInput: input,
+        updatedPermissions: [{ type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'touch:*' }], behavior: 'allow', destination: 'session' }] };
+    };
+    const q = query({ prompt: box, options: opts({ mcpServers: { calc }, allowedTools: ['mcp__calc__add'], canUseTool }) });
+    let results = 0;
+    await run(q, 1, async (m) => {
+      if (m.type !== 'result') return;
+      if (++results > 1) {
+        box.end();
+        return;
+      }
+      try {
+        await q.setModel('nonesuch');
+        out({ kind: 'control', name: 'setModelUnknown', response: 'accepted' });
+      } catch (e) {
+        out({ kind: 'control', name: 'setModelUnknown', response: String(e && e.message ? e.message : e) });
+      }
+      const response = await q.setModel('haiku');
+      out({ kind: 'control', name: 'setModel', response: response ?? null });
+      box.push(userMessage('add them again'));
+    });
   },
 
   // maxBudgetUsd stops the query once it has cost that much.
