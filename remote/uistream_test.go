@@ -41,6 +41,7 @@ func streamChunks(t *testing.T, body []byte) []uiChunk {
 // failure, and a notice that says why it stopped. The run is real: a
 // served session with a turn limit of 1 whose model calls a tool.
 func TestChatStreamMaxTurnsFinishesOther(t *testing.T) {
+	t.Parallel()
 	prov := llmtest.New(llmtest.Turn{Text: "Reading.", ToolCalls: []llmtest.ToolCall{{ID: "toolu_1", Name: "Read", Input: `{"file_path":"a.txt"}`}}},
 		llmtest.Turn{Text: "not asked for"})
 	t.Cleanup(prov.Close)
