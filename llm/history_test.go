@@ -411,49 +411,80 @@ func clone(parts []llm.Part) []llm.Part {
 }
 
 func TestRepairHistoryProperty(t *testing.T) {
-	w := newWire(t)
+	t.Parallel()
 	cases := 300
 	if testing.Short() {
 		cases = 60
 	}
-	refused := map[string]int{}
-	for seed := range cases {
-		g := &gen{r: rand.New(rand.NewPCG(uint64(seed), 7))}
-		valid := g.conversation()
-		if err := llm.CheckHistory(valid); err != nil {
-			t.Fatalf("seed %d: the generator made an invalid history: %v", seed, err)
+	// The seeds are dealt to parallel shards, each with its own fake
+	// provider: every seed still runs, on every core the machine has.
+	const shards = 4
+	refused := make([]map[string]int, shards)
+	var names []string
+	for _, c := range newWire(t).clients {
+		names = append(names, c.name)
+	}
+	t.Run("seeds", func(t *testing.T) {
+		for shard := range shards {
+			refused[shard] = map[string]int{}
+			t.Run(fmt.Sprint(shard), func(t *testing.T) {
+				t.Parallel()
+				w := newWire(t)
+				for seed := shard; seed < cases; seed += shards {
+					repairHistorySeed(t, w, seed, refused[shard])
+				}
+			})
 		}
-		damaged := deepCopy(valid)
-		for range 1 + g.r.IntN(4) {
-			damaged = g.damage(damaged)
+	})
+	if t.Failed() {
+		return // a shard stopped early: its counts are not the whole
+	}
+	for _, name := range names {
+		n := 0
+		for _, r := range refused {
+			n += r[name]
 		}
-		damaged = append(damaged, llm.UserText("go on")) // what Run adds
-
-		before := deepCopy(damaged)
-		got := llm.RepairHistory(damaged)
-		if !reflect.DeepEqual(damaged, before) {
-			t.Fatalf("seed %d: RepairHistory modified its input", seed)
-		}
-		if err := llm.CheckHistory(got); err != nil {
-			t.Fatalf("seed %d: repaired history: %v\n%s", seed, err, dump(got))
-		}
-		if again := llm.RepairHistory(got); !reflect.DeepEqual(again, got) {
-			t.Fatalf("seed %d: repairing twice changes the history", seed)
-		}
-		for _, c := range w.clients {
-			if err := w.send(c, got); err != nil {
-				t.Fatalf("seed %d: repaired history refused: %v\n%s", seed, err, dump(got))
-			}
-			// Unrepaired, as the agent sent it before: roles merged.
-			if merged := merge(safe(damaged)); llm.CheckHistory(merged) != nil && w.send(c, merged) != nil {
-				refused[c.name]++
-			}
+		t.Logf("%s: %d of %d damaged histories refused unrepaired", name, n, cases)
+		if n < cases/4 {
+			t.Errorf("%s: only %d of %d damaged histories were refused unrepaired: the damage or the check is too weak", name, n, cases)
 		}
 	}
+}
+
+// repairHistorySeed damages the history seed generates, repairs it, and
+// sends it through every client of w; it counts in refused the clients
+// that would refuse the damaged history unrepaired.
+func repairHistorySeed(t *testing.T, w *wire, seed int, refused map[string]int) {
+	t.Helper()
+	g := &gen{r: rand.New(rand.NewPCG(uint64(seed), 7))}
+	valid := g.conversation()
+	if err := llm.CheckHistory(valid); err != nil {
+		t.Fatalf("seed %d: the generator made an invalid history: %v", seed, err)
+	}
+	damaged := deepCopy(valid)
+	for range 1 + g.r.IntN(4) {
+		damaged = g.damage(damaged)
+	}
+	damaged = append(damaged, llm.UserText("go on")) // what Run adds
+
+	before := deepCopy(damaged)
+	got := llm.RepairHistory(damaged)
+	if !reflect.DeepEqual(damaged, before) {
+		t.Fatalf("seed %d: RepairHistory modified its input", seed)
+	}
+	if err := llm.CheckHistory(got); err != nil {
+		t.Fatalf("seed %d: repaired history: %v\n%s", seed, err, dump(got))
+	}
+	if again := llm.RepairHistory(got); !reflect.DeepEqual(again, got) {
+		t.Fatalf("seed %d: repairing twice changes the history", seed)
+	}
 	for _, c := range w.clients {
-		t.Logf("%s: %d of %d damaged histories refused unrepaired", c.name, refused[c.name], cases)
-		if refused[c.name] < cases/4 {
-			t.Errorf("%s: only %d of %d damaged histories were refused unrepaired: the damage or the check is too weak", c.name, refused[c.name], cases)
+		if err := w.send(c, got); err != nil {
+			t.Fatalf("seed %d: repaired history refused: %v\n%s", seed, err, dump(got))
+		}
+		// Unrepaired, as the agent sent it before: roles merged.
+		if merged := merge(safe(damaged)); llm.CheckHistory(merged) != nil && w.send(c, merged) != nil {
+			refused[c.name]++
 		}
 	}
 }

@@ -20,6 +20,7 @@ func newAgentServer(t *testing.T) *testServer {
 }
 
 func TestAgentsMain(t *testing.T) {
+	t.Parallel()
 	ts := newAgentServer(t)
 	code, body, _ := ts.do("GET", "/api/agents", "")
 	if code != 200 {
@@ -59,6 +60,7 @@ func TestAgentsMain(t *testing.T) {
 }
 
 func TestAgentCreateGetDelete(t *testing.T) {
+	t.Parallel()
 	ts := newAgentServer(t)
 	ws := filepath.Join(ts.o.Home, "project")
 	os.MkdirAll(ws, 0o755)
@@ -117,6 +119,7 @@ func TestAgentCreateGetDelete(t *testing.T) {
 }
 
 func TestAgentCreateRefused(t *testing.T) {
+	t.Parallel()
 	ts := newAgentServer(t)
 	os.WriteFile(filepath.Join(ts.o.Home, "file"), []byte("x"), 0o644)
 	if code, body, _ := ts.do("POST", "/api/agents", `{"key": "taken", "name": "T", "model": "m", "provider": "ollama"}`); code != 200 {
@@ -154,6 +157,7 @@ func TestAgentCreateRefused(t *testing.T) {
 }
 
 func TestAgentUpdate(t *testing.T) {
+	t.Parallel()
 	ts := newAgentServer(t)
 	ts.do("POST", "/api/agents", `{"key": "writer", "name": "Writer", "description": "d", "model": "my-model", "provider": "ollama", "tools": ["Edit"]}`)
 	code, body, _ := ts.do("PATCH", "/api/agents/writer", `{"model": "claude-sonnet-4-5", "provider": "anthropic"}`)
@@ -192,6 +196,7 @@ func TestAgentUpdate(t *testing.T) {
 }
 
 func TestAgentCorruptFile(t *testing.T) {
+	t.Parallel()
 	ts := newAgentServer(t)
 	dir := filepath.Join(ts.o.NovaHome, "agents", "broken")
 	os.MkdirAll(dir, 0o700)

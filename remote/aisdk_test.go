@@ -84,6 +84,7 @@ func doneEv(d agent.Done) agent.Event { return agent.Event{Type: agent.EventDone
 // The chat stream, parsed by the AI SDK's own code, is accepted chunk by
 // chunk and builds the message a useChat client would show.
 func TestChatStreamParsesWithAISDK(t *testing.T) {
+	t.Parallel()
 	turn := func(n int) agent.Event { return agent.Event{Type: agent.EventTurnStart, Turn: n} }
 	textEv := func(s string) agent.Event { return agent.Event{Type: agent.EventTextDelta, Text: s} }
 	cases := []struct {

@@ -34,6 +34,7 @@ func (c *stepClock) add(d time.Duration) {
 // right token worked before the attack (the positive control) and works
 // again once the client's budget has refilled.
 func TestTokenBruteForceIsRefused(t *testing.T) {
+	t.Parallel()
 	const token = "7391"
 	ts := newTestServer(t, func(o *Options) { o.Token = token })
 	clock := &stepClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
@@ -87,6 +88,7 @@ func TestTokenBruteForceIsRefused(t *testing.T) {
 // The budget is per client: another address is not held up by one that
 // guessed, and an IPv6 address counts by its /64.
 func TestLimiterPerClient(t *testing.T) {
+	t.Parallel()
 	var l limiter
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	a := clientKey("127.0.0.1:5000")
@@ -111,6 +113,7 @@ func TestLimiterPerClient(t *testing.T) {
 }
 
 func TestTokenBits(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		token    string
 		min, max float64

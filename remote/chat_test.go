@@ -24,6 +24,7 @@ func sessionOf(t *testing.T, r *sseReader) string {
 }
 
 func TestChatStreamTextAnswer(t *testing.T) {
+	t.Parallel()
 	ts, h := newChatServer(t)
 	h.script.push(say("Hello there."))
 	r := ts.openStream(`{"message":"hi"}`)
@@ -62,6 +63,7 @@ func TestChatStreamTextAnswer(t *testing.T) {
 // D1: a second turn on a busy session is refused; another session is not
 // held up.
 func TestChatStreamBusy(t *testing.T) {
+	t.Parallel()
 	ts, h := newChatServer(t)
 	release := make(chan struct{})
 	h.script.push(hold("working", release))
@@ -88,6 +90,7 @@ func TestChatStreamBusy(t *testing.T) {
 // status says so; a resume from the last frame seen replays exactly what
 // was missed and goes on live; an unknown cursor replays all with resync.
 func TestChatStreamDetachAndResume(t *testing.T) {
+	t.Parallel()
 	ts, h := newChatServer(t)
 	release := make(chan struct{})
 	h.script.push(hold("part one", release))
@@ -167,6 +170,7 @@ func lastOf(fs []sseFrameRead) any {
 }
 
 func TestChatInterrupt(t *testing.T) {
+	t.Parallel()
 	for _, detached := range []bool{false, true} {
 		t.Run(fmt.Sprintf("detached=%v", detached), func(t *testing.T) {
 			ts, h := newChatServer(t)
@@ -199,6 +203,7 @@ func TestChatInterrupt(t *testing.T) {
 }
 
 func TestChatApproval(t *testing.T) {
+	t.Parallel()
 	ts, h := newChatServer(t)
 	h.script.push(callTool("call_1", "Deploy", `{}`), say("Deployed."))
 	r := ts.openStream(`{"message":"deploy"}`)
@@ -239,6 +244,7 @@ func TestChatApproval(t *testing.T) {
 }
 
 func TestChatNonStream(t *testing.T) {
+	t.Parallel()
 	ts, h := newChatServer(t)
 	h.script.push(say("All done."))
 	code, body, _ := ts.do("POST", "/api/chat", `{"message":"hi"}`)
@@ -273,6 +279,7 @@ func TestChatNonStream(t *testing.T) {
 
 // The body useChat sends: the prompt is the last user message's text.
 func TestChatStreamUseChatBody(t *testing.T) {
+	t.Parallel()
 	ts, h := newChatServer(t)
 	h.script.push(say("ok"))
 	r := ts.openStream(`{"id":"chat-1","trigger":"submit-message","messages":[{"id":"m1","role":"user","parts":[{"type":"text","text":"first"}]},{"id":"m2","role":"assistant","parts":[{"type":"text","text":"ans"}]},{"id":"m3","role":"user","parts":[{"type":"text","text":"second "},{"type":"text","text":"question"}]}]}`)
@@ -283,6 +290,7 @@ func TestChatStreamUseChatBody(t *testing.T) {
 }
 
 func TestDeleteSessionCancelsRun(t *testing.T) {
+	t.Parallel()
 	ts, h := newChatServer(t)
 	h.script.push(hold("working", make(chan struct{})))
 	r := ts.openStream(`{"message":"job"}`)

@@ -14,6 +14,7 @@ import (
 // prompt cut short), with no client naming it, so the session list is
 // readable whoever started a session; a later prompt does not rename it.
 func TestEverySessionGetsATitle(t *testing.T) {
+	t.Parallel()
 	long := "Fix the login bug where a user who signs in from two tabs at once loses the cart of the first one\nwith the details below"
 	e := newWSEnv(t, wsConfig{}, llmtest.Turn{Text: "One."}, llmtest.Turn{Text: "Two."}, llmtest.Turn{Text: "Three."}, llmtest.Turn{Text: "Four."})
 	title := func(what, id string) string {

@@ -77,6 +77,7 @@ func modelIDs(list ModelListResponse) string {
 }
 
 func TestModelsAndProviders(t *testing.T) {
+	t.Parallel()
 	ts := newConfigServer(t, nil)
 	if code, body, _ := ts.do("GET", "/api/models", ""); code != 200 || strings.TrimSpace(body) != `{"items":[]}` {
 		t.Errorf("no providers: %d %s", code, body)
@@ -137,6 +138,7 @@ func TestModelsAndProviders(t *testing.T) {
 }
 
 func TestAddProvider(t *testing.T) {
+	t.Parallel()
 	ts := newConfigServer(t, nil)
 	code, body, _ := ts.do("POST", "/api/config/providers", `{"key": "openai", "type": "openai-response", "name": "OpenAI", "base_url": "https://api.openai.com/v1", "api_key": "sk-test"}`)
 	if code != 200 {
@@ -189,6 +191,7 @@ func TestAddProvider(t *testing.T) {
 }
 
 func TestAddProviderKeepsBrokenConfig(t *testing.T) {
+	t.Parallel()
 	for _, broken := range []string{"{\"providers\": [", `{"providers": [{"key": "x", "type": "gemini"}]}`} {
 		ts := newConfigServer(t, nil)
 		path := ts.writeConfig(broken)
@@ -203,6 +206,7 @@ func TestAddProviderKeepsBrokenConfig(t *testing.T) {
 }
 
 func TestAddProvidersConcurrently(t *testing.T) {
+	t.Parallel()
 	ts := newConfigServer(t, nil)
 	const n = 12
 	var wg sync.WaitGroup
@@ -224,6 +228,7 @@ func TestAddProvidersConcurrently(t *testing.T) {
 }
 
 func TestAddModel(t *testing.T) {
+	t.Parallel()
 	ts := newConfigServer(t, map[string]string{"ANTHROPIC_API_KEY": "k"})
 	ts.writeConfig(`{"default_model": "ollama:my-model", "x-kept": 1, "providers": [{"key": "ollama", "type": "ollama", "name": "Ollama (local)"}]}`)
 	code, body, _ := ts.do("POST", "/api/config/models", `{"provider": "ollama", "model": "my-model"}`)
@@ -275,6 +280,7 @@ func TestAddModel(t *testing.T) {
 // request makes it the default: a new session still goes to the
 // provider it went to; with "default": true, to the new one.
 func TestAddProviderLeavesTheDefault(t *testing.T) {
+	t.Parallel()
 	ts, first := newHostServer(t, llmtest.Turn{Text: "from the first"})
 	other := llmtest.New(llmtest.Turn{Text: "from the other"})
 	t.Cleanup(other.Close)

@@ -41,6 +41,7 @@ var refused = llmtest.Turn{Status: http.StatusBadRequest, ErrorType: "invalid_re
 // A failed run says so once on a chat stream: one error part (then
 // finish), not one for the error event and another for the done.
 func TestSSEFailedRunOneError(t *testing.T) {
+	t.Parallel()
 	ts, _ := newHostServer(t, refused)
 	r := ts.openStream(`{"message":"hi"}`)
 	var types []string
@@ -69,6 +70,7 @@ func TestSSEFailedRunOneError(t *testing.T) {
 // On /ws a failed run has one error event and a done that says the run
 // failed; the error is not repeated.
 func TestWSFailedRunOneError(t *testing.T) {
+	t.Parallel()
 	e := newWSEnv(t, wsConfig{}, refused)
 	c := e.connect(t)
 	c.send(`{"type":"prompt","session_id":"","text":"hi","id":1}`)
@@ -101,6 +103,7 @@ func TestWSFailedRunOneError(t *testing.T) {
 // a run and a cursor of the old server is told resync before the ok of
 // its subscribe (docs/remote.md), and nothing else comes first.
 func TestWSResyncBeforeOKAfterRestart(t *testing.T) {
+	t.Parallel()
 	e := newWSEnv(t, wsConfig{})
 	sid := savedSession(t, e.o, llm.UserText("hi"), llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{llm.TextPart("hello")}})
 	c := e.connect(t)
@@ -212,6 +215,7 @@ func anthropicUnanswered(t *testing.T, body []byte) (missing []string, results m
 // the session answers it in the file, once, and the next request is one
 // the provider accepts.
 func TestMessagesAfterKillMidTool(t *testing.T) {
+	t.Parallel()
 	ts, prov := newHostServer(t, llmtest.Turn{Text: "there are 3"})
 	id := savedSession(t, ts.o, killedMidTool()...)
 	file := filepath.Join(ts.o.NovaHome, "sessions", id, "transcript.jsonl")
@@ -276,6 +280,7 @@ func TestMessagesAfterKillMidTool(t *testing.T) {
 // running), GET /messages shows the call as it is and the file is not
 // touched.
 func TestMessagesOfHeldSessionUntouched(t *testing.T) {
+	t.Parallel()
 	ts, _ := newHostServer(t)
 	id := savedSession(t, ts.o, killedMidTool()...)
 	held, _, err := session.NewStore(ts.o.NovaHome).Open(id) // a lock of its own, as another nova's

@@ -30,6 +30,7 @@ func entryNames(l DirectoryListing) string {
 }
 
 func TestFSList(t *testing.T) {
+	t.Parallel()
 	ts := newConfigServer(t, nil)
 	ws := realDir(t, ts.o.Workdir)
 	for _, d := range []string{"src", "Alpha", "beta", ".git", "src/inner"} {
@@ -108,6 +109,7 @@ func TestFSList(t *testing.T) {
 }
 
 func TestFSListDefaultsToHome(t *testing.T) {
+	t.Parallel()
 	ts := newConfigServer(t, nil, func(o *Options) { o.Workdir = "" })
 	code, body, _ := ts.do("GET", "/api/fs/list", "")
 	if code != 200 || decode[DirectoryListing](t, body).Path != realDir(t, ts.o.Home) {
@@ -116,6 +118,7 @@ func TestFSListDefaultsToHome(t *testing.T) {
 }
 
 func TestFSListPermission(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() == 0 {
 		t.Skip("root reads every directory; pathStatus's mapping is tested in TestPathStatus")
 	}
@@ -131,6 +134,7 @@ func TestFSListPermission(t *testing.T) {
 }
 
 func TestPathStatus(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		err    error
 		status int

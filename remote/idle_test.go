@@ -15,6 +15,7 @@ import (
 // the next request opens it again with its history, as if it had never
 // closed. A session a WebSocket follows counts as in use.
 func TestServeClosesIdleSessions(t *testing.T) {
+	t.Parallel()
 	var host *live.Host
 	ts, model := newWrappedHostServer(t, func(h *live.Host) Host { host = h; return h },
 		llmtest.Turn{Text: "one"}, llmtest.Turn{Text: "two"})
@@ -41,6 +42,7 @@ func TestServeClosesIdleSessions(t *testing.T) {
 // A WebSocket subscription watches the session (live.Session.Watch), so
 // an open page keeps it open; unsubscribing lets it go.
 func TestWSSubscriptionWatchesTheSession(t *testing.T) {
+	t.Parallel()
 	e := newWSEnv(t, wsConfig{}, llmtest.Turn{Text: "hello"})
 	sid := e.newSession()
 	sess, err := e.o.Sessions.Open(context.Background(), sid)

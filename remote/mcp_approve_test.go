@@ -34,6 +34,7 @@ func withProjectMCP(t *testing.T, ts *testServer) (name string) {
 // session starts it by itself), and a second answer is 404. Rejected, it
 // stays off and is not asked again.
 func TestSessionApproveProjectMCP(t *testing.T) {
+	t.Parallel()
 	for _, approve := range []bool{true, false} {
 		t.Run(fmt.Sprint("approved=", approve), func(t *testing.T) {
 			ts, _ := newHostServer(t, llmtest.Turn{Text: "one"}, llmtest.Turn{Text: "two"})
@@ -98,6 +99,7 @@ func TestSessionApproveProjectMCP(t *testing.T) {
 // approval, which the workspace would remember for every session, is
 // beyond what a share's link may do (403).
 func TestSharedSessionMCPApprovalIsTheTerminals(t *testing.T) {
+	t.Parallel()
 	e := newSharedEnv(t)
 	sid := e.rt.Session.ID()
 	for _, r := range []struct {

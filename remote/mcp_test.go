@@ -95,6 +95,7 @@ func waitMCPProcs(t *testing.T, name string, n int) []int {
 // them again, in the new workspace), or the server shut down. When the
 // close returns, the processes are gone.
 func TestSessionMCPServersStopWithTheSession(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"delete", "workspace", "shutdown"} {
 		t.Run(how, func(t *testing.T) {
 			var host *live.Host
@@ -151,6 +152,7 @@ func TestSessionMCPServersStopWithTheSession(t *testing.T) {
 // and given up at once: the MCP servers its build started are stopped
 // before the 409 is answered.
 func TestLockedSessionLeavesNoMCPServer(t *testing.T) {
+	t.Parallel()
 	ts, _ := newHostServer(t)
 	name := withMCPServer(t, ts)
 	held, err := session.NewStore(ts.o.NovaHome).Create(session.Meta{WorkspaceDir: ts.o.Workdir, AgentKey: "main"})
@@ -173,6 +175,7 @@ func TestLockedSessionLeavesNoMCPServer(t *testing.T) {
 // call of it runs. The same holds for a session opened again (after a
 // restart, an idle close or a workspace change).
 func TestFirstTurnHasMCPTools(t *testing.T) {
+	t.Parallel()
 	ts, model := newHostServer(t,
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "toolu_echo", Name: "mcp__t__echo", Input: `{"text":"echoed-by-mcp"}`}}},
 		llmtest.Turn{Text: "The server echoed."})

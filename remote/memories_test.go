@@ -21,6 +21,7 @@ func (ts *testServer) addMemory(m memory.Memory) memory.Memory {
 }
 
 func TestMemoriesList(t *testing.T) {
+	t.Parallel()
 	ts := newConfigServer(t, nil)
 	if code, body, _ := ts.do("GET", "/api/memories", ""); code != 200 || strings.TrimSpace(body) != `{"items":[]}` {
 		t.Errorf("empty store: %d %s", code, body)
@@ -79,6 +80,7 @@ func TestMemoriesList(t *testing.T) {
 }
 
 func TestMemoriesLimit(t *testing.T) {
+	t.Parallel()
 	ts := newConfigServer(t, nil)
 	sess := "s1"
 	for range 60 {
@@ -94,6 +96,7 @@ func TestMemoriesLimit(t *testing.T) {
 }
 
 func TestMemoriesDelete(t *testing.T) {
+	t.Parallel()
 	ts := newConfigServer(t, nil)
 	m := ts.addMemory(memory.Memory{Content: "forget me"})
 	keep := ts.addMemory(memory.Memory{Content: "keep me"})
@@ -112,6 +115,7 @@ func TestMemoriesDelete(t *testing.T) {
 }
 
 func TestMemoriesCorruptStore(t *testing.T) {
+	t.Parallel()
 	ts := newConfigServer(t, nil)
 	os.MkdirAll(ts.o.NovaHome, 0o700)
 	path := filepath.Join(ts.o.NovaHome, memory.StoreFile)

@@ -13,6 +13,7 @@ import (
 // the command's call and output, then the compaction, not the last
 // chat's frames.
 func TestSessionOpsOnTheSSEStream(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("SENTINEL-OLD-TURN ", 2000)
 	ts, _ := newHostServer(t, llmtest.Turn{Text: long}, llmtest.Turn{Text: long}, llmtest.Turn{Text: long},
 		llmtest.Turn{Text: "SENTINEL-SUMMARY of the session"})

@@ -42,6 +42,7 @@ func (ts *testServer) chatIn(id, message string) string {
 // the model told of it, the rules with their sources, a compaction that
 // shortens the next request.
 func TestSessionOpsOverHTTP(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("SENTINEL-OLD-TURN ", 2000)
 	ts, srv := newHostServer(t,
 		llmtest.Turn{Text: long},
@@ -137,6 +138,7 @@ func TestSessionOpsOverHTTP(t *testing.T) {
 // The same operations over /ws: the message's id comes back in its ok or
 // error, the ok carries the HTTP route's answer.
 func TestSessionOpsOverWS(t *testing.T) {
+	t.Parallel()
 	e := newWSEnv(t, wsConfig{}, llmtest.Turn{Text: "first"}, llmtest.Turn{Text: "second"})
 	id := e.newSession()
 	c := e.connect(t)

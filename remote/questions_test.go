@@ -28,6 +28,7 @@ func askTurns() []llmtest.Turn {
 // one answer per question; everyone sees it answered, the model gets the
 // answers, and a second answer comes too late.
 func TestWSAnswerQuestion(t *testing.T) {
+	t.Parallel()
 	e := newWSEnv(t, wsConfig{}, append([]llmtest.Turn{{Text: "other"}}, askTurns()...)...)
 	other := e.newSession()
 	c := e.connect(t)
@@ -72,6 +73,7 @@ func TestWSAnswerQuestion(t *testing.T) {
 // POST /api/chat/answer is approve's twin: 404 for a question not pending
 // in the session, 400 for a bad answer, and declined tells the model so.
 func TestHTTPAnswerQuestion(t *testing.T) {
+	t.Parallel()
 	e := newWSEnv(t, wsConfig{}, append([]llmtest.Turn{{Text: "other"}}, askTurns()...)...)
 	other := e.newSession()
 	c := e.connect(t)
@@ -113,6 +115,7 @@ func TestHTTPAnswerQuestion(t *testing.T) {
 // work for and the subagent, also when an event needs the encoder's
 // fallback (a tool input that is not JSON).
 func TestWSFrameKeepsSubagent(t *testing.T) {
+	t.Parallel()
 	ref := &agent.AgentRef{ID: "a1", Type: "Explore", Description: "look"}
 	for _, ev := range []agent.Event{
 		{Type: agent.EventTextDelta, Text: "sub text", ParentToolUseID: "toolu_agent", Agent: ref},

@@ -73,6 +73,7 @@ func (ts *testServer) do(method, path, body string, headers ...string) (int, str
 }
 
 func TestHealthAndUnknownEndpoint(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	if code, body, _ := ts.do("GET", "/health", "", "Authorization", ""); code != 200 || !strings.Contains(body, `"status":"ok"`) || !strings.Contains(body, `"mode":"server"`) {
 		t.Errorf("health without a token: %d %s", code, body)
@@ -87,6 +88,7 @@ func TestHealthAndUnknownEndpoint(t *testing.T) {
 }
 
 func TestFrontendDist(t *testing.T) {
+	t.Parallel()
 	dist := t.TempDir()
 	os.WriteFile(filepath.Join(dist, "index.html"), []byte("<html>nova ui</html>"), 0o644)
 	os.MkdirAll(filepath.Join(dist, "assets"), 0o755)
@@ -113,6 +115,7 @@ func TestFrontendDist(t *testing.T) {
 // as a bearer header; a cookie is no token (a browser sends it to every
 // port of the host, so any local listener's page would have it).
 func TestAuth(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	for _, tt := range []struct {
 		name    string
@@ -145,6 +148,7 @@ func TestAuth(t *testing.T) {
 // works: it moves the token into the landing URL's fragment, never into
 // a cookie. A wrong one gets a page that says so.
 func TestOldTokenLink(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	code, _, h := ts.do("GET", "/?token="+testToken, "", "Authorization", "")
 	if code != http.StatusSeeOther || h.Get("Location") != "/#token="+testToken || h.Get("Set-Cookie") != "" {
@@ -159,6 +163,7 @@ func TestOldTokenLink(t *testing.T) {
 }
 
 func TestHostContentTypeAndSize(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	if code, body, _ := ts.do("GET", "/health", "", "Host", "evil.example:8765"); code != 403 || !strings.Contains(body, "detail") {
 		t.Errorf("a foreign Host: %d %s", code, body)
@@ -180,6 +185,7 @@ func TestHostContentTypeAndSize(t *testing.T) {
 // A server on every address answers the Host headers that name the
 // machine's interface addresses, and still refuses any other name.
 func TestHostOnEveryAddress(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, func(o *Options) { o.Host = "0.0.0.0"; o.Addrs = []string{"192.0.2.7", "2001:db8::7"} })
 	for _, h := range []string{"192.0.2.7:8765", "[2001:db8::7]:8765", "127.0.0.1:8765", "localhost"} {
 		if code, _, _ := ts.do("GET", "/health", "", "Host", h); code != 200 {

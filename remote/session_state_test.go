@@ -34,6 +34,7 @@ func (ts *testServer) modelIDsOf() string {
 // web UI's picker lists what the terminal's /model and the SDK's
 // initialize list (Controller.Models), not the provider's one default.
 func TestModelsAreTheControllersList(t *testing.T) {
+	t.Parallel()
 	ts, host := hostServer(t, llmtest.Turn{Text: "hello"})
 	before := ts.modelIDsOf()
 	id := ts.newSession()
@@ -70,6 +71,7 @@ func (ts *testServer) sessionState(id string) (got, listed sessionItem) {
 // back: from the open runtime, then, with the session closed, from its
 // transcript and the mode a session opens in.
 func TestSessionReadsBackModelAndMode(t *testing.T) {
+	t.Parallel()
 	ts, host := hostServer(t, llmtest.Turn{Text: "hello"})
 	id := ts.newSession()
 	want := func(what, model, mode string) {
@@ -121,6 +123,7 @@ func TestSessionReadsBackModelAndMode(t *testing.T) {
 // On a shared terminal session (/remote), the page reads the mode the
 // terminal set (shift+tab) and its model, whichever set them last.
 func TestSharedSessionShowsTerminalsMode(t *testing.T) {
+	t.Parallel()
 	e := newSharedEnv(t, llmtest.Turn{Text: "hello"})
 	for range e.rt.Live.Run(context.Background(), llm.UserText("hi")) {
 	}

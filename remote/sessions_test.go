@@ -112,6 +112,7 @@ var unknownSessions = []string{"01ARZ3NDEKTSV4RRFFQ69G5FAV", "nope", url.PathEsc
 // Every session endpoint answers 404 {"detail"} for a session that does
 // not exist.
 func TestSessionEndpointsUnknownSession(t *testing.T) {
+	t.Parallel()
 	ts, _ := newHostServer(t)
 	dir := t.TempDir()
 	for _, id := range unknownSessions {
@@ -136,6 +137,7 @@ func TestSessionEndpointsUnknownSession(t *testing.T) {
 }
 
 func TestSessionListAndMessages(t *testing.T) {
+	t.Parallel()
 	ts, _ := newHostServer(t, llmtest.Turn{Text: "hello back"})
 	id := ts.newSession()
 	it, ok := ts.listed(id)
@@ -162,6 +164,7 @@ func TestSessionListAndMessages(t *testing.T) {
 // not the context nova puts ahead of them for the model (environment,
 // instruction files, memory), which the model still gets.
 func TestSessionMessagesLeaveOutContext(t *testing.T) {
+	t.Parallel()
 	ts, srv := newHostServer(t, llmtest.Turn{Text: "first answer"}, llmtest.Turn{Text: "second answer"})
 	os.WriteFile(filepath.Join(ts.o.Workdir, "AGENTS.md"), []byte("Always answer in haiku.\n"), 0o644)
 	code, body, _ := ts.do("POST", "/api/chat", `{"message":"what is here?","attachments":[{"id":"a1","type":"document","name":"notes.txt","content_type":"text/plain","content":"some notes"}]}`)
@@ -202,6 +205,7 @@ func TestSessionMessagesLeaveOutContext(t *testing.T) {
 }
 
 func TestSessionContext(t *testing.T) {
+	t.Parallel()
 	ts, _ := newHostServer(t, llmtest.Turn{Text: "ok", InputTokens: 1200, OutputTokens: 30})
 	id := ts.newSession()
 	for _, q := range []string{"", "?provider=anthropic&model=claude-sonnet-4-5"} {
@@ -219,6 +223,7 @@ func TestSessionContext(t *testing.T) {
 // A session that cannot be built (no provider is configured any more) is
 // the server's fault, and the detail says what is missing.
 func TestSessionContextCannotBuild(t *testing.T) {
+	t.Parallel()
 	var host *live.Host
 	ts := newConfigServer(t, nil, func(o *Options) {
 		host = live.NewHost(context.Background(), live.Options{NovaHome: o.NovaHome, Workdir: o.Workdir, Home: o.Home,
@@ -236,6 +241,7 @@ func TestSessionContextCannotBuild(t *testing.T) {
 }
 
 func TestSessionRename(t *testing.T) {
+	t.Parallel()
 	ts, _ := newHostServer(t, llmtest.Turn{Text: "ok"})
 	id := ts.newSession()
 	path := "/api/sessions/" + id
@@ -280,6 +286,7 @@ func TestSessionRename(t *testing.T) {
 }
 
 func TestSessionWorkspace(t *testing.T) {
+	t.Parallel()
 	ts, _ := newHostServer(t, llmtest.Turn{Text: "ok"})
 	id := ts.newSession()
 	path := "/api/sessions/" + id + "/workspace"
@@ -352,6 +359,7 @@ func TestSessionWorkspace(t *testing.T) {
 // workspace: 409, and the run is not disturbed. Once it ends, the change
 // goes through.
 func TestSessionWorkspaceBusy(t *testing.T) {
+	t.Parallel()
 	for _, detached := range []bool{false, true} {
 		t.Run(fmt.Sprintf("detached=%v", detached), func(t *testing.T) {
 			ts, srv := newHostServer(t, llmtest.Turn{Text: "ok"})
@@ -401,6 +409,7 @@ func TestSessionWorkspaceBusy(t *testing.T) {
 // session are gone. delete_memories says whether the memories linked to
 // it go too.
 func TestSessionDelete(t *testing.T) {
+	t.Parallel()
 	ts, srv := newHostServer(t, llmtest.Turn{Text: "ok"})
 	id := ts.newSession()
 	srv.Push(llmtest.Turn{Hang: true}) // the model never answers
@@ -479,6 +488,7 @@ func TestSessionDelete(t *testing.T) {
 // A session another nova process has open (its lock held) is refused
 // with 409, not a 500: it cannot be changed, deleted or run from here.
 func TestSessionLockedElsewhere(t *testing.T) {
+	t.Parallel()
 	ts, srv := newHostServer(t)
 	store := session.NewStore(ts.o.NovaHome)
 	held, err := store.Create(session.Meta{WorkspaceDir: ts.o.Workdir, AgentKey: "main"})
@@ -520,6 +530,7 @@ func TestSessionLockedElsewhere(t *testing.T) {
 // 429 that says so; the sessions open go on, and a deleted one makes
 // room.
 func TestMaxSessions(t *testing.T) {
+	t.Parallel()
 	ts, _ := newWrappedHostServer(t, func(h *live.Host) Host { h.SetMaxSessions(1); return h },
 		llmtest.Turn{Text: "one"}, llmtest.Turn{Text: "again"}, llmtest.Turn{Text: "two"})
 	id := ts.newSession()

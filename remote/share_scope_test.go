@@ -43,6 +43,7 @@ func request(pattern, sid string) (method, path string) {
 // each of them (the positive control). Walking the table the mux is
 // built from, a new route cannot be forgotten.
 func TestShareRefusesWhatLiesBeyondItsSession(t *testing.T) {
+	t.Parallel()
 	share := newSharedEnv(t)
 	sid := share.rt.Session.ID()
 	own, _ := newHostServer(t)
@@ -108,6 +109,7 @@ func TestShareRefusesWhatLiesBeyondItsSession(t *testing.T) {
 // is refused, config.json is left as it was, and a new session still
 // picks the model it did.
 func TestShareCannotAddProvider(t *testing.T) {
+	t.Parallel()
 	e := newSharedEnv(t)
 	before, _ := os.ReadFile(filepath.Join(e.o.NovaHome, "config.json"))
 	code, body, _ := e.do("POST", "/api/config/providers", `{"key":"attacker","type":"openai-compatible","base_url":"http://127.0.0.1:9/v1","api_key":"x"}`)

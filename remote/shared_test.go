@@ -58,6 +58,7 @@ func newSharedEnv(t *testing.T, turns ...llmtest.Turn) *sharedEnv {
 // the terminal answers, the socket sees it answered and its own approve
 // comes too late.
 func TestSharedSessionBothWays(t *testing.T) {
+	t.Parallel()
 	e := newSharedEnv(t,
 		llmtest.Turn{Text: "Hello terminal."},
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "toolu_1", Name: "Bash", Input: `{"command":"touch made.txt"}`}}},
@@ -118,6 +119,7 @@ func TestSharedSessionBothWays(t *testing.T) {
 // workspace and its life to the terminal, knows no other session, and
 // opening the printed URL lands on the session's page.
 func TestSharedSessionEndpoints(t *testing.T) {
+	t.Parallel()
 	e := newSharedEnv(t)
 	sid := e.rt.Session.ID()
 	code, body, _ := e.do("GET", "/api/sessions", "")

@@ -14,6 +14,7 @@ import (
 // An SSE client that stops reading on a large turn is let go: its write
 // deadline passes, the connection is closed, and the run finishes.
 func TestSSEClientThatNeverReadsIsLetGo(t *testing.T) {
+	t.Parallel()
 	e := newWSEnvOn(t, wsConfig{writeWait: 300 * time.Millisecond}, func(l net.Listener) net.Listener { return smallBuffers{l} },
 		llmtest.Turn{Text: "ok"}, llmtest.Turn{Text: strings.Repeat("many words ", 200_000)})
 	sid := e.newSession()

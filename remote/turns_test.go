@@ -41,6 +41,7 @@ func (h *betweenHost) Open(ctx context.Context, id string) (*live.Session, error
 // the session again and runs in the new workspace: not a 500 "session is
 // closed".
 func TestTurnReopensSessionClosedByWorkspaceChange(t *testing.T) {
+	t.Parallel()
 	for _, path := range []string{"/api/chat", "/api/chat/stream"} {
 		t.Run(path, func(t *testing.T) {
 			wh := &betweenHost{}
@@ -106,6 +107,7 @@ func TestTurnReopensSessionClosedByWorkspaceChange(t *testing.T) {
 
 // A session deleted in that gap is gone: 404, as for any unknown session.
 func TestTurnOnSessionDeletedMeanwhile(t *testing.T) {
+	t.Parallel()
 	wh := &betweenHost{}
 	ts, srv := newWrappedHostServer(t, func(h *live.Host) Host { wh.Host = h; return wh }, llmtest.Turn{Text: "ok"})
 	id := ts.newSession()

@@ -42,6 +42,7 @@ func streamChunks(t *testing.T, body []byte) []uiChunk {
 // are real: a served session with a turn limit of 1 (or a budget the first
 // answer spends) whose model calls a tool.
 func TestChatStreamMaxTurnsFinishesOther(t *testing.T) {
+	t.Parallel()
 	t.Run("turns", func(t *testing.T) { limitedRun(t, live.Options{MaxTurns: 1}, "maximum of 1 turns") })
 	t.Run("budget", func(t *testing.T) { limitedRun(t, live.Options{MaxBudgetUSD: 0.000001}, "budget") })
 }

@@ -14,6 +14,7 @@ import (
 // assets, the UI's own routes falling back to index.html, missing assets
 // a 404, and a revalidation that answers 304.
 func TestEmbeddedUI(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	for _, tt := range []struct {
 		path, typ string
@@ -51,6 +52,7 @@ func TestEmbeddedUI(t *testing.T) {
 // The CSP lets nothing but nova's own files run: no inline code, no
 // other origin.
 func TestUIContentSecurityPolicy(t *testing.T) {
+	t.Parallel()
 	for _, want := range []string{"default-src 'self'", "script-src 'self'", "connect-src 'self'", "object-src 'none'", "frame-ancestors 'none'"} {
 		if !strings.Contains(contentSecurityPolicy, want) {
 			t.Errorf("the CSP lacks %s", want)
@@ -67,6 +69,7 @@ func TestUIContentSecurityPolicy(t *testing.T) {
 // secret, and it asks for the token itself), with its security headers;
 // the API answers a script without the token with the JSON error.
 func TestUIWithoutToken(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	code, body, h := ts.do("GET", "/s/01SESSION", "", "Authorization", "", "Accept", "text/html,application/xhtml+xml")
 	if code != 200 || !strings.Contains(body, "/js/app.js") || h.Get("Content-Security-Policy") != contentSecurityPolicy {
@@ -79,6 +82,7 @@ func TestUIWithoutToken(t *testing.T) {
 
 // NOVA_FRONTEND_DIST replaces the embedded UI, with the same headers.
 func TestFrontendDistOverridesEmbeddedUI(t *testing.T) {
+	t.Parallel()
 	dist := t.TempDir()
 	os.WriteFile(filepath.Join(dist, "index.html"), []byte("<html>my ui</html>"), 0o644)
 	ts := newTestServer(t, func(o *Options) { o.FrontendDir = dist })
@@ -100,6 +104,7 @@ func TestFrontendDistOverridesEmbeddedUI(t *testing.T) {
 // modules load is embedded, and no page carries inline script, inline
 // style or event-handler attributes (the CSP would block them).
 func TestEmbeddedUIFilesResolve(t *testing.T) {
+	t.Parallel()
 	web, err := fs.Sub(webFiles, "web")
 	if err != nil {
 		t.Fatal(err)

@@ -77,6 +77,7 @@ func (r subagentRunner) Run(ctx context.Context, input llm.Message) <-chan agent
 // subagent's work shows nested in its Agent call's row, with its own
 // approval that says it is the subagent's.
 func TestWebUILive(t *testing.T) {
+	t.Parallel()
 	node, chromium, dir := browserTools(t)
 	ts, model := newHostServer(t,
 		llmtest.Turn{Text: "One."},

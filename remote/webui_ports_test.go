@@ -105,6 +105,7 @@ func (w *statusWriter) Flush() { _ = http.NewResponseController(w.ResponseWriter
 // and after the attack, and a second nova server on the machine does not
 // log it out.
 func TestWebUITokenStaysOnItsPort(t *testing.T) {
+	t.Parallel()
 	node, chromium, dir := browserTools(t)
 	a, model := newHostServer(t, llmtest.Turn{Text: "Hello from A."}, llmtest.Turn{Text: "Still here."})
 	const tokenB = "the-second-servers-own-token"

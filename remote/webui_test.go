@@ -242,6 +242,7 @@ func jsonText(v any) string {
 //
 // Its workspace holds a directory src for the workspace picker.
 func TestWebUIInBrowser(t *testing.T) {
+	t.Parallel()
 	runWebUI(t, nil)
 }
 

@@ -23,6 +23,7 @@ import (
 // token subprotocol a browser can send (answered with "nova.v1"); a
 // cookie or ?token= is no token at all. Without it the upgrade is a 401.
 func TestWSAuth(t *testing.T) {
+	t.Parallel()
 	e := newWSEnv(t, wsConfig{})
 	proto := func(ps ...string) http.Header { return http.Header{"Sec-WebSocket-Protocol": {strings.Join(ps, ", ")}} }
 	for _, c := range []struct {
@@ -76,6 +77,7 @@ func TestWSAuth(t *testing.T) {
 // page of the server's own origin can, and so can a client that sends no
 // Origin.
 func TestWSOrigin(t *testing.T) {
+	t.Parallel()
 	e := newWSEnv(t, wsConfig{})
 	host := strings.TrimPrefix(e.url, "http://")
 	_, port, _ := net.SplitHostPort(host)
@@ -154,6 +156,7 @@ func (e *wsEnv) dialSlow(t *testing.T, sid string) *websocket.Conn {
 // subscriber of the session: that one sees the run to its done event,
 // and the one that does not read is closed.
 func TestWSSlowClientDoesNotStall(t *testing.T) {
+	t.Parallel()
 	e := newWSEnvOn(t, wsConfig{queue: 1, writeWait: time.Second}, func(l net.Listener) net.Listener { return smallBuffers{l} },
 		llmtest.Turn{Text: "ok"}, bigTurn(120, 300), llmtest.Turn{Text: "read them all"})
 	sid := e.newSession()
@@ -194,6 +197,7 @@ func TestWSSlowClientDoesNotStall(t *testing.T) {
 // where frames were lost, then the rest of the run. No frame is missing
 // without a resync saying so.
 func TestWSSlowClientCatchesUp(t *testing.T) {
+	t.Parallel()
 	e := newWSEnvOn(t, wsConfig{queue: 1, writeWait: time.Minute}, func(l net.Listener) net.Listener { return smallBuffers{l} },
 		llmtest.Turn{Text: "ok"}, bigTurn(1000, 0), llmtest.Turn{Text: "read them all"})
 	sid := e.newSession()
@@ -252,6 +256,7 @@ func TestWSSlowClientCatchesUp(t *testing.T) {
 // The server pings; a peer that answers stays connected however long it
 // is idle, one that does not is closed.
 func TestWSPing(t *testing.T) {
+	t.Parallel()
 	e := newWSEnv(t, wsConfig{ping: 50 * time.Millisecond, pongWait: time.Second})
 	alive, resp, err := e.dial(bearer(), "")
 	if err != nil {
@@ -291,6 +296,7 @@ func TestWSPing(t *testing.T) {
 // Serve's shutdown closes the WebSockets with 1001 (http.Server.Shutdown
 // does not wait for them).
 func TestWSShutdown(t *testing.T) {
+	t.Parallel()
 	e := newWSEnv(t, wsConfig{})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

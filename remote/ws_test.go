@@ -299,6 +299,7 @@ func wantRun(t *testing.T, fs []wsMsg, first int64) (run, text string) {
 // the done event; the next prompt's run flows on the same subscription,
 // with a new run id and numbers that go on. HTTP sees the runs too.
 func TestWSPromptStreamsToDone(t *testing.T) {
+	t.Parallel()
 	e := newWSEnv(t, wsConfig{}, llmtest.Turn{Text: "Hello there."}, llmtest.Turn{Text: "Second answer."})
 	c := e.connect(t)
 	c.send(`{"type":"prompt","session_id":"","text":"hi","id":7}`)
@@ -340,6 +341,7 @@ func TestWSPromptStreamsToDone(t *testing.T) {
 // not the session's, or a cursor from the future, is a resync first.
 // Several sessions share one connection; unsubscribe ends one.
 func TestWSSubscribeReplay(t *testing.T) {
+	t.Parallel()
 	e := newWSEnv(t, wsConfig{}, llmtest.Turn{Text: "one two three four"}, llmtest.Turn{Text: "other"})
 	sid := e.newSession()
 	other := e.newSession()
@@ -435,6 +437,7 @@ func bigTurn(n, pad int) llmtest.Turn {
 // A cursor older than the 500 frames a run's log keeps is a resync from
 // the oldest kept frame.
 func TestWSSubscribeEvicted(t *testing.T) {
+	t.Parallel()
 	e := newWSEnv(t, wsConfig{}, bigTurn(300, 0), llmtest.Turn{Text: "read them all"})
 	sid := e.newSession()
 	c := e.connect(t)
@@ -461,6 +464,7 @@ func TestWSSubscribeEvicted(t *testing.T) {
 // the session's own approve runs the call, and remember saves the
 // suggested rule as the HTTP approve does.
 func TestWSApproveBash(t *testing.T) {
+	t.Parallel()
 	e := newWSEnv(t, wsConfig{},
 		llmtest.Turn{Text: "other"},
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "toolu_1", Name: "Bash", Input: `{"command":"touch made.txt"}`}}},
@@ -513,6 +517,7 @@ func TestWSApproveBash(t *testing.T) {
 // interrupt stops a slow run mid-stream: the done event says
 // interrupted, the ok comes with the slot free, and the next prompt runs.
 func TestWSInterrupt(t *testing.T) {
+	t.Parallel()
 	e := newWSEnv(t, wsConfig{}, llmtest.Turn{Text: "a slow answer that takes its time", ChunkDelay: 300 * time.Millisecond})
 	c := e.connect(t)
 	c.send(`{"type":"prompt","session_id":"","text":"go slowly"}`)
@@ -546,6 +551,7 @@ func TestWSInterrupt(t *testing.T) {
 // session gets the HTTP 409's words; a message over the read limit
 // closes the connection with 1009.
 func TestWSBadMessages(t *testing.T) {
+	t.Parallel()
 	e := newWSEnv(t, wsConfig{readLimit: 4096}, llmtest.Turn{Hang: true})
 	c := e.connect(t)
 	for _, k := range []struct{ msg, id, has string }{
@@ -606,6 +612,7 @@ func TestWSBadMessages(t *testing.T) {
 
 // Deleting a session ends its subscriptions: the client is told.
 func TestWSSessionClosed(t *testing.T) {
+	t.Parallel()
 	e := newWSEnv(t, wsConfig{}, llmtest.Turn{Text: "ok"})
 	sid := e.newSession()
 	c := e.connect(t)

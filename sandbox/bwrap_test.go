@@ -86,6 +86,7 @@ const (
 )
 
 func TestBwrapFilesystem(t *testing.T) {
+	t.Parallel()
 	root := realTempDir(t)
 	home := mkdir(t, root, "home")
 	ws := mkdir(t, home, "proj")
@@ -160,6 +161,7 @@ func TestBwrapFilesystem(t *testing.T) {
 // TestBwrapGitPinned checks that .git cannot be moved aside to replace the
 // read-only hooks and config with writable ones.
 func TestBwrapGitPinned(t *testing.T) {
+	t.Parallel()
 	ws := realTempDir(t)
 	mkdir(t, ws, ".git", "hooks")
 	writeFile(t, filepath.Join(ws, ".git", "config"), "[core]\n")
@@ -185,6 +187,7 @@ func TestBwrapGitPinned(t *testing.T) {
 }
 
 func TestBwrapNoCapabilities(t *testing.T) {
+	t.Parallel()
 	sb := realSandbox(t, Config{Workspace: realTempDir(t), Home: realTempDir(t)})
 	out, err := run(t, sb, "", "cat", "/proc/self/status")
 	if err != nil {
@@ -233,6 +236,7 @@ func writeFile(t *testing.T, path, content string) {
 }
 
 func TestBwrapWorkdir(t *testing.T) {
+	t.Parallel()
 	ws := realTempDir(t)
 	sub := mkdir(t, ws, "sub")
 	sb := realSandbox(t, Config{Workspace: ws, Home: realTempDir(t)})
@@ -243,6 +247,7 @@ func TestBwrapWorkdir(t *testing.T) {
 }
 
 func TestBwrapPrivateTmp(t *testing.T) {
+	t.Parallel()
 	sb := realSandbox(t, Config{Workspace: realTempDir(t), Home: realTempDir(t)})
 	name := uniqueName()
 	inside := filepath.Join("/tmp", name+"-inside")
@@ -264,6 +269,7 @@ func TestBwrapPrivateTmp(t *testing.T) {
 }
 
 func TestBwrapNetwork(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("bash not found; the test connects with bash's /dev/tcp")
@@ -303,6 +309,7 @@ func TestBwrapNetwork(t *testing.T) {
 }
 
 func TestBwrapDiesWithParent(t *testing.T) {
+	t.Parallel()
 	sb := realSandbox(t, Config{Workspace: realTempDir(t), Home: realTempDir(t)})
 	marker := uniqueName()
 	// The sh inside stays alive (sleep is not its last command) so its

@@ -34,6 +34,7 @@ func newCacheWorld(t *testing.T, getenv func(string) string) *cacheWorld {
 }
 
 func TestBwrapCaches(t *testing.T) {
+	t.Parallel()
 	w := newCacheWorld(t, func(k string) string {
 		if k == "MAVEN_OPTS" {
 			return "-Xmx1g"
@@ -88,6 +89,7 @@ echo "MAVEN_OPTS=$MAVEN_OPTS"`
 }
 
 func TestGoProxy(t *testing.T) {
+	t.Parallel()
 	home := realTempDir(t)
 	env := map[string]string{}
 	getenv := func(k string) string { return env[k] }
@@ -116,6 +118,7 @@ func TestGoProxy(t *testing.T) {
 }
 
 func TestWithEnv(t *testing.T) {
+	t.Parallel()
 	got := withEnv([]string{"A=1", "TMPDIR=/x", "B=2"}, []string{"TMPDIR=/y", "C=3"})
 	if want := []string{"A=1", "B=2", "TMPDIR=/y", "C=3"}; !slices.Equal(got, want) {
 		t.Errorf("withEnv = %q, want %q", got, want)
@@ -123,6 +126,7 @@ func TestWithEnv(t *testing.T) {
 }
 
 func TestCachesRefuseHome(t *testing.T) {
+	t.Parallel()
 	home := realTempDir(t)
 	ws := mkdir(t, home, "proj")
 	_, err := New(Config{Workspace: ws, Home: home, Caches: filepath.Dir(home), Probed: fakeBwrap()})

@@ -12,6 +12,7 @@ import (
 // sandbox, with cat, python3 and the shell, and looks for the secret in the
 // output. A file in the same home that is not a credential stays readable.
 func TestBwrapCredentialsMasked(t *testing.T) {
+	t.Parallel()
 	root := realTempDir(t)
 	home := mkdir(t, root, "home")
 	ws := mkdir(t, home, "proj")
@@ -109,6 +110,7 @@ func TestBwrapCredentialsMasked(t *testing.T) {
 // TestBwrapWorkspaceInsideMask checks a workspace inside a credential
 // directory: the user's choice, so that directory is not hidden.
 func TestBwrapWorkspaceInsideMask(t *testing.T) {
+	t.Parallel()
 	root := realTempDir(t)
 	home := mkdir(t, root, "home")
 	ws := mkdir(t, home, ".config", "gh", "proj")

@@ -220,6 +220,7 @@ func gitAttacks() []gitAttack {
 // next git command must run the planted code (so the attack is real), and
 // sandboxed, where the planting must fail and git must run nothing.
 func TestBwrapGitAttacks(t *testing.T) {
+	t.Parallel()
 	template := newGitRepo(t).ws
 	for _, a := range gitAttacks() {
 		t.Run(a.name, func(t *testing.T) {
@@ -274,6 +275,7 @@ func assertNoPlaceholders(t *testing.T, r gitRepo) {
 // directory's data works inside the sandbox, and the result is there for
 // the git outside.
 func TestBwrapGitWorks(t *testing.T) {
+	t.Parallel()
 	r := newGitRepo(t)
 	sb := realSandbox(t, Config{Workspace: r.ws, Home: r.home})
 	script := `echo hello > f.txt && git add f.txt && git commit -q -m inside && git status --short && ` +
@@ -306,6 +308,7 @@ func TestBwrapGitWorks(t *testing.T) {
 // an added directory: the worktree's git directory, and the common
 // directory its commondir names.
 func TestBwrapGitWorktree(t *testing.T) {
+	t.Parallel()
 	r := newGitRepo(t)
 	wt := filepath.Join(r.root, "wt")
 	gitRun(t, r.home, r.ws, "worktree", "add", "-q", wt)
@@ -348,6 +351,7 @@ func entryState(g gitPlan, path string) gitEntryState {
 }
 
 func TestPlanGit(t *testing.T) {
+	t.Parallel()
 	root := realTempDir(t)
 	home := mkdir(t, root, "home")
 	ws := mkdir(t, root, "ws")
@@ -420,6 +424,7 @@ func TestPlanGit(t *testing.T) {
 }
 
 func TestPlanGitPointers(t *testing.T) {
+	t.Parallel()
 	root := realTempDir(t)
 	ws := mkdir(t, root, "ws")
 	main := mkdir(t, root, "main")
@@ -457,6 +462,7 @@ func TestPlanGitPointers(t *testing.T) {
 }
 
 func TestParseGitConfig(t *testing.T) {
+	t.Parallel()
 	data := "# comment\n[Core]\n\tHooksPath = \"my hooks\" ; note\n\tbare\n[include]path=a.cfg\n" +
 		"[includeIf \"gitdir:~/w/\"]\n\tpath = ~/w.cfg\n[extensions]\n\tworktreeConfig = yes\n[core.sub]\nk = v\\\n continued\n"
 	want := []gitVar{
@@ -476,6 +482,7 @@ func TestParseGitConfig(t *testing.T) {
 }
 
 func TestResolvePath(t *testing.T) {
+	t.Parallel()
 	root := realTempDir(t)
 	mkdir(t, root, "a", "b")
 	if err := os.Symlink("a", filepath.Join(root, "l1")); err != nil {
@@ -494,6 +501,7 @@ func TestResolvePath(t *testing.T) {
 }
 
 func TestIsBareRepo(t *testing.T) {
+	t.Parallel()
 	root := realTempDir(t)
 	bare := mkdir(t, root, "bare")
 	mkdir(t, bare, "objects")
@@ -515,6 +523,7 @@ func TestIsBareRepo(t *testing.T) {
 }
 
 func TestGitCommandPaths(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		v     gitVar
 		cmd   bool

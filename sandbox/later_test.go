@@ -103,6 +103,7 @@ func laterWorkspace(t *testing.T, parent string) string {
 // attack, run without the sandbox in a copy of the workspace, writes its
 // file, so the sandbox is what stops it.
 func TestBwrapLaterPaths(t *testing.T) {
+	t.Parallel()
 	root := realTempDir(t)
 	ws := laterWorkspace(t, root)
 	sb := realSandbox(t, Config{Workspace: ws, Home: mkdir(t, root, "home")})
@@ -138,6 +139,7 @@ func TestBwrapLaterPaths(t *testing.T) {
 // directory holds when the workspace is one of its folders: the editor
 // opens the repository.
 func TestBwrapLaterRepoRoot(t *testing.T) {
+	t.Parallel()
 	root := realTempDir(t)
 	repo := mkdir(t, root, "repo")
 	mkdir(t, repo, ".git")
@@ -160,6 +162,7 @@ func TestBwrapLaterRepoRoot(t *testing.T) {
 // empty directory or file in the workspace, and that each command sees
 // the paths that run later as empty read-only directories while it runs.
 func TestBwrapNoClutter(t *testing.T) {
+	t.Parallel()
 	root := realTempDir(t)
 	ws := mkdir(t, root, "ws")
 	writeFile(t, filepath.Join(ws, "README.md"), "x\n")
@@ -191,6 +194,7 @@ func TestBwrapNoClutter(t *testing.T) {
 // TestPlaceholderDirStale checks that New sweeps the placeholder
 // directories a killed nova left, and keeps what only looks like one.
 func TestPlaceholderDirStale(t *testing.T) {
+	t.Parallel()
 	ws := realTempDir(t)
 	stale := filepath.Join(ws, ".vscode")
 	if err := os.Mkdir(stale, placeholderDirMode); err != nil {
@@ -231,6 +235,7 @@ func TestPlaceholderDirStale(t *testing.T) {
 // bound, missing ones placeholders at the highest missing part, parents
 // pinned, a git directory left alone.
 func TestPlanLater(t *testing.T) {
+	t.Parallel()
 	ws := realTempDir(t)
 	mkdir(t, ws, ".github")
 	writeFile(t, filepath.Join(ws, ".mcp.json"), "{}")

@@ -9,6 +9,7 @@ import (
 )
 
 func TestDarwinProfileProxyOnly(t *testing.T) {
+	t.Parallel()
 	p := darwinProfile(seatbeltInput{writable: []string{"/w"}, proxyPort: 41234}).profile
 	deny := strings.Index(p, "(deny network*)")
 	allow := strings.Index(p, `(allow network-outbound (remote ip "localhost:41234"))`)
@@ -25,6 +26,7 @@ func TestDarwinProfileProxyOnly(t *testing.T) {
 }
 
 func TestBwrapArgvBridge(t *testing.T) {
+	t.Parallel()
 	root := realTempDir(t)
 	ws := mkdir(t, root, "ws")
 	exe := filepath.Join(root, "nova")

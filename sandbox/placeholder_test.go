@@ -60,6 +60,7 @@ func assertPlaceholder(t *testing.T, path string, want bool) {
 // placeholder, within a Sandbox and across two, and that the last one out
 // removes it.
 func TestPlaceholderShared(t *testing.T) {
+	t.Parallel()
 	ws, path := repoWithoutCommondir(t)
 	a, b := fakeSandbox(t, ws), fakeSandbox(t, ws)
 
@@ -86,6 +87,7 @@ func TestPlaceholderShared(t *testing.T) {
 // TestPlaceholderStale checks that a placeholder left by a killed nova is
 // taken over and removed, and that a real commondir is never touched.
 func TestPlaceholderStale(t *testing.T) {
+	t.Parallel()
 	ws, path := repoWithoutCommondir(t)
 	if err := os.WriteFile(path, []byte(commondirPlaceholder), placeholderMode); err != nil {
 		t.Fatal(err)
@@ -117,6 +119,7 @@ func TestPlaceholderStale(t *testing.T) {
 // process keeps locked exclusively stops the command rather than being
 // bound without a share in it (its holder could remove it mid-command).
 func TestPlaceholderLockedElsewhere(t *testing.T) {
+	t.Parallel()
 	ws, path := repoWithoutCommondir(t)
 	if err := os.WriteFile(path, []byte(commondirPlaceholder), placeholderMode); err != nil {
 		t.Fatal(err)
@@ -145,6 +148,7 @@ func TestPlaceholderLockedElsewhere(t *testing.T) {
 // TestPlaceholderConcurrent confines and releases from many goroutines at
 // once: every command sees the placeholder, and none is left at the end.
 func TestPlaceholderConcurrent(t *testing.T) {
+	t.Parallel()
 	ws, path := repoWithoutCommondir(t)
 	sbs := []*Sandbox{fakeSandbox(t, ws), fakeSandbox(t, ws)}
 	errs := make(chan error, 40)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestProbeWithoutBinary(t *testing.T) {
+	t.Parallel()
 	notFound := func(string) (string, error) { return "", exec.ErrNotFound }
 	tests := []struct {
 		goos, backend, reason string
@@ -34,6 +35,7 @@ func TestProbeWithoutBinary(t *testing.T) {
 }
 
 func TestProbeFailingBinary(t *testing.T) {
+	t.Parallel()
 	// `false` stands in for a bwrap that cannot create its namespaces.
 	bin, err := exec.LookPath("false")
 	if err != nil {
@@ -46,6 +48,7 @@ func TestProbeFailingBinary(t *testing.T) {
 }
 
 func TestBwrapReason(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		stderr, want string
 	}{
@@ -68,6 +71,7 @@ func TestBwrapReason(t *testing.T) {
 }
 
 func TestReportString(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		r    Report
 		want []string
@@ -100,6 +104,7 @@ func fakeBwrapScript(t *testing.T, trigger, message string) string {
 }
 
 func TestProbePartialBwrap(t *testing.T) {
+	t.Parallel()
 	if _, ok := seccompABIFor(runtime.GOARCH); !ok {
 		t.Skipf("no filter on %s", runtime.GOARCH)
 	}

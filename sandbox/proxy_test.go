@@ -56,6 +56,7 @@ func filteredSandbox(t *testing.T, hosts HostDecider) (*Sandbox, string) {
 }
 
 func TestProxyAllowsListedHostAndRefusesOthers(t *testing.T) {
+	t.Parallel()
 	allowed, allowedHits := loopbackServer(t, "127.0.0.2", false)
 	other, otherHits := loopbackServer(t, "127.0.0.3", false)
 	sb, ws := filteredSandbox(t, HostsAllowed([]string{"127.0.0.2"}))
@@ -84,6 +85,7 @@ func TestProxyAllowsListedHostAndRefusesOthers(t *testing.T) {
 }
 
 func TestProxyConnectTunnel(t *testing.T) {
+	t.Parallel()
 	allowed, hits := loopbackServer(t, "127.0.0.2", true)
 	other, otherHits := loopbackServer(t, "127.0.0.3", true)
 	sb, ws := filteredSandbox(t, HostsAllowed([]string{"127.0.0.2"}))
@@ -98,6 +100,7 @@ func TestProxyConnectTunnel(t *testing.T) {
 }
 
 func TestProxyDeciderPerCommand(t *testing.T) {
+	t.Parallel()
 	srv, hits := loopbackServer(t, "127.0.0.2", false)
 	sb, ws := filteredSandbox(t, HostsAllowed(nil))
 	var asked []string
@@ -127,6 +130,7 @@ func TestProxyDeciderPerCommand(t *testing.T) {
 }
 
 func TestProxyBridgeKeepsExitStatus(t *testing.T) {
+	t.Parallel()
 	sb, ws := filteredSandbox(t, HostsAllowed(nil))
 	_, err := run(t, sb, ws, "sh", "-c", "exit 7")
 	var ee *exec.ExitError

@@ -47,6 +47,7 @@ func mkdir(t *testing.T, parts ...string) string {
 }
 
 func TestNewRejects(t *testing.T) {
+	t.Parallel()
 	root := realTempDir(t)
 	home := mkdir(t, root, "home")
 	ws := mkdir(t, root, "ws")
@@ -98,6 +99,7 @@ func TestNewRejects(t *testing.T) {
 }
 
 func TestNewNetworkAllowedWithoutIsolation(t *testing.T) {
+	t.Parallel()
 	ws := realTempDir(t)
 	noNet := &Report{Backend: BackendBwrap, Path: "/usr/bin/bwrap", Works: true, UnixSocketFilter: true}
 	sb, err := New(Config{Workspace: ws, Network: true, Home: realTempDir(t), Probed: noNet})
@@ -121,6 +123,7 @@ func TestNewNetworkAllowedWithoutIsolation(t *testing.T) {
 // TestNewProbes checks that New without Config.Probed probes the machine
 // itself and agrees with Probe.
 func TestNewProbes(t *testing.T) {
+	t.Parallel()
 	r := Probe(context.Background())
 	sb, err := New(Config{Workspace: realTempDir(t), Home: realTempDir(t)})
 	switch {
@@ -148,6 +151,7 @@ func confine(t *testing.T, sb *Sandbox, workdir string, argv ...string) (*exec.C
 }
 
 func TestConfineWorkdir(t *testing.T) {
+	t.Parallel()
 	root := realTempDir(t)
 	ws := mkdir(t, root, "ws")
 	sub := mkdir(t, ws, "sub")
@@ -235,6 +239,7 @@ func passedFile(t *testing.T, cmd *exec.Cmd, opt string, dest ...string) []byte 
 }
 
 func TestBwrapArgv(t *testing.T) {
+	t.Parallel()
 	root := realTempDir(t)
 	home := mkdir(t, root, "home")
 	ws := mkdir(t, home, "proj") // a workspace inside the home, the usual case
@@ -347,6 +352,8 @@ func TestBwrapArgv(t *testing.T) {
 // TestConfineReleasesFiles checks that the parent keeps no descriptor and
 // no placeholder once release has run, whether or not the command started.
 func TestConfineReleasesFiles(t *testing.T) {
+	// Not parallel: it counts the whole process's descriptors, which
+	// other tests open and close.
 	root := realTempDir(t)
 	ws := mkdir(t, root, "ws")
 	mkdir(t, ws, ".git", "hooks")
@@ -393,6 +400,7 @@ func openFDs(t *testing.T) int {
 }
 
 func TestWarningsForMaskHoldingWorkspace(t *testing.T) {
+	t.Parallel()
 	root := realTempDir(t)
 	home := mkdir(t, root, "home")
 	ws := mkdir(t, home, ".config", "gh", "proj")
@@ -414,6 +422,7 @@ func TestWarningsForMaskHoldingWorkspace(t *testing.T) {
 }
 
 func TestWritableDirsDedup(t *testing.T) {
+	t.Parallel()
 	root := realTempDir(t)
 	ws := mkdir(t, root, "ws")
 	inner := mkdir(t, ws, "inner")
@@ -428,6 +437,7 @@ func TestWritableDirsDedup(t *testing.T) {
 }
 
 func TestWithin(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		path, dir string
 		want      bool
@@ -446,6 +456,7 @@ func TestWithin(t *testing.T) {
 }
 
 func TestWarningsForGitSymlink(t *testing.T) {
+	t.Parallel()
 	root := realTempDir(t)
 	ws := mkdir(t, root, "ws")
 	gitdir := mkdir(t, root, "gitdir")

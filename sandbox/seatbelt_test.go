@@ -11,6 +11,7 @@ import (
 )
 
 func TestDarwinProfile(t *testing.T) {
+	t.Parallel()
 	in := seatbeltInput{
 		writable:  []string{"/Users/me/proj", `/Users/me/we"ird) (allow default`},
 		tempDirs:  []string{"/private/tmp"},
@@ -97,6 +98,7 @@ func TestDarwinProfile(t *testing.T) {
 }
 
 func TestSandboxExecWrap(t *testing.T) {
+	t.Parallel()
 	root := realTempDir(t)
 	ws := mkdir(t, root, "ws")
 	sub := mkdir(t, ws, "sub")
@@ -152,6 +154,7 @@ func TestSandboxExecWrap(t *testing.T) {
 // writable directories: every git path the plan names (missing or not, since
 // Seatbelt matches paths), the pins, the masks, and the Unix socket rule.
 func TestSandboxExecProtects(t *testing.T) {
+	t.Parallel()
 	root := realTempDir(t)
 	home := mkdir(t, root, "home")
 	ws := mkdir(t, root, "ws")

@@ -34,6 +34,7 @@ func seccompData(nr, arch uint32, args ...uint64) []byte {
 }
 
 func TestSeccompFilterVM(t *testing.T) {
+	t.Parallel()
 	const (
 		allow  = seccompRetAllow
 		eperm  = seccompRetErrno | errnoEPERM
@@ -106,6 +107,7 @@ func TestSeccompFilterVM(t *testing.T) {
 }
 
 func TestSeccompFilterBytes(t *testing.T) {
+	t.Parallel()
 	if _, err := seccompFilter("riscv64"); err == nil || !strings.Contains(err.Error(), "not available on riscv64") {
 		t.Errorf("riscv64: err = %v, want the filter to be unavailable", err)
 	}
@@ -126,6 +128,7 @@ func TestSeccompFilterBytes(t *testing.T) {
 // TestSeccompNumbers checks the table against the running platform's own
 // numbers where the syscall package has them.
 func TestSeccompNumbers(t *testing.T) {
+	t.Parallel()
 	abi, ok := seccompABIFor(runtime.GOARCH)
 	if !ok {
 		t.Skipf("no filter on %s", runtime.GOARCH)
@@ -207,6 +210,7 @@ func listenUnixgram(t *testing.T, path string) func() string {
 // socket in the home, the way a command would reach docker.sock or an ssh
 // agent. With the filter nothing arrives; with AllowUnixSockets it does.
 func TestBwrapUnixSockets(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"stream", "dgram"} {
 		for _, allowed := range []bool{false, true} {
 			name := kind + "/denied"
@@ -242,6 +246,7 @@ func TestBwrapUnixSockets(t *testing.T) {
 // TestBwrapSeccompSyscalls runs the system calls the filter looks at for
 // real inside the sandbox, with the filter and without it.
 func TestBwrapSeccompSyscalls(t *testing.T) {
+	t.Parallel()
 	results := func(t *testing.T, allow bool) map[string]string {
 		ws := realTempDir(t)
 		sb := realSandbox(t, Config{Workspace: ws, Home: realTempDir(t), AllowUnixSockets: allow})
@@ -290,6 +295,7 @@ func TestBwrapSeccompSyscalls(t *testing.T) {
 // TestProbeReportsFilter checks the probe's verdict on the filter against
 // what the architecture allows.
 func TestProbeReportsFilter(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("bwrap runs on Linux")
 	}

@@ -14,6 +14,7 @@ import (
 // cannot write the worktree's .claude/settings.json, the main repository's
 // hooks or config, or the main working tree.
 func TestBwrapRerootWorktree(t *testing.T) {
+	t.Parallel()
 	r := newGitRepo(t)
 	wt := filepath.Join(r.root, "worktrees", "agent-1")
 	gitRun(t, r.home, r.ws, "worktree", "add", "-q", wt)
@@ -62,6 +63,7 @@ func TestBwrapRerootWorktree(t *testing.T) {
 // the worktree back is ignored, so a command that wrote a .git file
 // cannot open another repository's git directory to the next command.
 func TestLinkedGitDirsBelievesOnlyThePointerBack(t *testing.T) {
+	t.Parallel()
 	r := newGitRepo(t)
 	wt := filepath.Join(r.root, "wt")
 	gitRun(t, r.home, r.ws, "worktree", "add", "-q", wt)

@@ -17,6 +17,7 @@ import (
 )
 
 func TestGarbledToolInputIsSaved(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	s := create(t, st, "/ws")
 	garbled := `{"command": "ls -la /tm`
@@ -49,6 +50,7 @@ func TestGarbledToolInputIsSaved(t *testing.T) {
 // below, run by re-executing the test binary. It prints what each append
 // returned.
 func TestHelperFullDisk(t *testing.T) {
+	t.Parallel()
 	mode := os.Getenv("NOVA_FULLDISK_HELPER")
 	if mode == "" {
 		t.Skip("helper process only")
@@ -119,6 +121,7 @@ func fullDisk(t *testing.T, mode string) (*Store, string, string) {
 // never lands on disk without the result before it), and once the disk has
 // room again everything is written, in order.
 func TestFullDiskKeepsOrder(t *testing.T) {
+	t.Parallel()
 	st, id, out := fullDisk(t, "freed")
 	for _, want := range []string{"call 1: ok", "result 1: error:", "no space or too large", "decision 2: error:", "call 2: error:", "result 2: ok", "close: ok"} {
 		if want == "no space or too large" {
@@ -157,6 +160,7 @@ func TestFullDiskKeepsOrder(t *testing.T) {
 // the transcript ends cleanly before the lost result, Close says how much
 // was lost, and the resumed history is one the providers accept.
 func TestFullDiskLeavesPrefix(t *testing.T) {
+	t.Parallel()
 	st, id, out := fullDisk(t, "full")
 	if !strings.Contains(out, "close: error:") || !strings.Contains(out, "3 records could not be saved") {
 		t.Errorf("Close does not report the loss:\n%s", out)
@@ -183,6 +187,7 @@ func TestFullDiskLeavesPrefix(t *testing.T) {
 // session sends is a history every provider accepts, with the damage
 // explained to the model rather than hidden.
 func TestDamagedToolLinesResume(t *testing.T) {
+	t.Parallel()
 	// Lines: 1 header, 2 prompt, 3 call a, 4 decision, 5 result a,
 	// 6 call b + c, 7 results b + c, 8 answer.
 	write := func(t *testing.T) (*Store, string, [][]byte) {
@@ -257,6 +262,7 @@ func TestDamagedToolLinesResume(t *testing.T) {
 // written twice, out of order, bytes flipped, a line cut short), and holds
 // what a resumed session would send to the rules of every provider.
 func TestDamagedTranscriptProperty(t *testing.T) {
+	t.Parallel()
 	for seed := range 100 {
 		r := rand.New(rand.NewPCG(uint64(seed), 3))
 		st := newStore(t)

@@ -31,6 +31,7 @@ func readClaude(t *testing.T, s *Session) (string, []map[string]any) {
 // Code's shape, chained by parentUuid, without nova's context part; it
 // is in step after each append and the same after reopening.
 func TestClaudeTranscript(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	s := create(t, st, "/src/shop")
 	first := llm.Message{Role: llm.RoleUser, Parts: []llm.Part{llm.TextPart(ContextTag + "\ncwd: /src/shop"), llm.TextPart("list the files")}}
@@ -95,6 +96,7 @@ func TestClaudeTranscript(t *testing.T) {
 // appends, a half-written line) is rebuilt on open; one in step is kept
 // as it is and appended to.
 func TestClaudeTranscriptRepairedOnOpen(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	s := create(t, st, "/src/shop")
 	mustAppend(t, s, llm.UserText("one"), llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{llm.TextPart("two")}}, llm.UserText("three"))

@@ -30,6 +30,7 @@ func writeSession(t *testing.T, st *Store, n int) (string, string) {
 }
 
 func TestDamagedTranscriptLoads(t *testing.T) {
+	t.Parallel()
 	// Each case damages a transcript of 4 messages (lines 2..5 after the
 	// header) and says which messages must survive.
 	tests := []struct {
@@ -116,6 +117,7 @@ func TestDamagedTranscriptLoads(t *testing.T) {
 }
 
 func TestLostMeta(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	id, _ := writeSession(t, st, 3)
 	metaPath := filepath.Join(st.Dir(id), metaFile)
@@ -151,6 +153,7 @@ func TestLostMeta(t *testing.T) {
 // TestHelperProcess is not a test: it is the other nova process of the
 // tests below, run by re-executing the test binary.
 func TestHelperProcess(t *testing.T) {
+	t.Parallel()
 	mode := os.Getenv("NOVA_SESSION_HELPER")
 	if mode == "" {
 		t.Skip("helper process only")
@@ -200,6 +203,7 @@ func helper(t *testing.T, st *Store, id, mode string) (*exec.Cmd, io.WriteCloser
 }
 
 func TestLockRefusesAnotherProcess(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	id, _ := writeSession(t, st, 1)
 	cmd, stdin, out := helper(t, st, id, "hold")
@@ -230,6 +234,7 @@ func TestLockRefusesAnotherProcess(t *testing.T) {
 }
 
 func TestKilledWriterLeavesLoadableTranscript(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	id, _ := writeSession(t, st, 0)
 	cmd, _, out := helper(t, st, id, "append")

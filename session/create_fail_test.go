@@ -19,6 +19,7 @@ import (
 // the test binary, so that Create meets a write that really fails, at the
 // point the limit chooses, without privileges or a full disk.
 func TestCreateHelperProcess(t *testing.T) {
+	t.Parallel()
 	limit := os.Getenv("NOVA_CREATE_LIMIT")
 	if limit == "" {
 		t.Skip("helper process only")
@@ -65,6 +66,7 @@ func createWithLimit(t *testing.T, home, limit string) (string, bool) {
 // lock's pid, the transcript's first record) and checks that no session
 // directory, whole or partial, is left behind.
 func TestCreateLeavesNothingHalfMade(t *testing.T) {
+	t.Parallel()
 	// Control: without a limit the helper makes a whole session.
 	home := t.TempDir()
 	out, ok := createWithLimit(t, home, "none")

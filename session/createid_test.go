@@ -8,6 +8,7 @@ import (
 // TestCreateWithID: a new session takes the id it is given (Claude
 // Code's --session-id), once; an id that is none is refused.
 func TestCreateWithID(t *testing.T) {
+	t.Parallel()
 	st := NewStore(t.TempDir())
 	const id = "0BHSZN4V0X99ZRS4GAAS4CE7SV"
 	s, err := st.Create(Meta{ID: id, WorkspaceDir: "/w"})

@@ -13,6 +13,7 @@ import (
 // A transcript a nova killed mid-tool left (the call, its decision, no
 // result) is answered in memory, once, and the file stays as it was.
 func TestCloseDanglingCalls(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	s := create(t, st, "/ws")
 	mustAppend(t, s, llm.UserText("look"), assistantCall("toolu_a", "Read", `{"path":"x"}`))
@@ -56,6 +57,7 @@ func TestCloseDanglingCalls(t *testing.T) {
 // InUse sees a session held by another process, and by this one, and
 // never creates the lock file.
 func TestInUse(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	id, _ := writeSession(t, st, 1)
 	if busy, err := st.InUse(id); err != nil || busy {
@@ -95,6 +97,7 @@ func TestInUse(t *testing.T) {
 // A reader probing the lock over and over never makes an Open fail: the
 // probe's instant is waited out.
 func TestInUseNeverRefusesOpen(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	id, _ := writeSession(t, st, 1)
 	stop := make(chan struct{})

@@ -36,6 +36,7 @@ func exportedSession(t *testing.T) (*Store, *Session) {
 }
 
 func TestExportMarkdown(t *testing.T) {
+	t.Parallel()
 	_, s := exportedSession(t)
 	var buf bytes.Buffer
 	if err := ExportMarkdown(&buf, s.Transcript()); err != nil {
@@ -70,6 +71,7 @@ func TestExportMarkdown(t *testing.T) {
 }
 
 func TestExportJSON(t *testing.T) {
+	t.Parallel()
 	st, s := exportedSession(t)
 	s.Close()
 	tr, _, err := st.Load(s.ID())
@@ -98,6 +100,7 @@ func TestExportJSON(t *testing.T) {
 // WithoutContext drops nova's context part, the first part of a user
 // message, and nothing else.
 func TestWithoutContext(t *testing.T) {
+	t.Parallel()
 	ctx := llm.TextPart(ContextTag + "\nWorking directory: /proj\n</environment>\n\n<instructions>\nrule\n</instructions>\n")
 	for _, c := range []struct {
 		name string

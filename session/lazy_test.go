@@ -50,6 +50,7 @@ func compactedSession(t *testing.T, st *Store) (string, string) {
 // undecoded, has the meta, the history to send and, once asked, every
 // record a full load has: nothing is lost by not decoding them at once.
 func TestResumeLeavesNothingOut(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	id, _ := compactedSession(t, st)
 	full, warns, err := st.Load(id)
@@ -86,6 +87,7 @@ func TestResumeLeavesNothingOut(t *testing.T) {
 // A message line before the compaction that is damaged is dropped when it
 // is decoded, with the warning a load gives, as a load drops it.
 func TestResumeDamagedLineBeforeCompaction(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	id, path := compactedSession(t, st)
 	data, err := os.ReadFile(path)
@@ -133,6 +135,7 @@ func TestResumeDamagedLineBeforeCompaction(t *testing.T) {
 // A resume in step with hooks' copy leaves that copy as it is; one that
 // rebuilds it writes what a full load would.
 func TestResumeKeepsHooksCopy(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	id, _ := compactedSession(t, st)
 	claude := filepath.Join(st.Dir(id), ClaudeTranscriptFile)
@@ -184,6 +187,7 @@ func uuids(t *testing.T, data []byte) []string {
 
 // peek reads only the head nova writes; anything else is decoded whole.
 func TestPeek(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		line string
 		ok   bool

@@ -9,6 +9,7 @@ import (
 )
 
 func TestListAndLatest(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	// Created in this order; the clock moves forward at every write.
 	a1 := create(t, st, "/proj/a")
@@ -66,6 +67,7 @@ func TestListAndLatest(t *testing.T) {
 }
 
 func TestListEmptyHome(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	metas, err := st.List(Filter{})
 	if err != nil || len(metas) != 0 {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestLastExchange(t *testing.T) {
+	t.Parallel()
 	tr := &Transcript{boundary: -1}
 	for _, m := range []llm.Message{
 		llm.UserText("first question"),

@@ -13,6 +13,7 @@ import (
 )
 
 func TestRoundTripEveryRecordType(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	ws := t.TempDir()
 	s := create(t, st, ws)
@@ -121,6 +122,7 @@ func TestRoundTripEveryRecordType(t *testing.T) {
 }
 
 func TestCompactionBoundary(t *testing.T) {
+	t.Parallel()
 	u := func(s string) llm.Message { return llm.UserText(s) }
 	a := func(s string) llm.Message {
 		return llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{llm.TextPart(s)}}
@@ -183,6 +185,7 @@ func TestCompactionBoundary(t *testing.T) {
 }
 
 func TestLockRefusesSecondWriter(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	s := create(t, st, "/ws")
 	mustAppend(t, s, llm.UserText("hi"))
@@ -216,6 +219,7 @@ func TestLockRefusesSecondWriter(t *testing.T) {
 }
 
 func TestDelete(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	keep := create(t, st, "/ws")
 	gone := create(t, st, "/ws")
@@ -245,6 +249,7 @@ func TestDelete(t *testing.T) {
 }
 
 func TestResolvePrefix(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	s := create(t, st, "/ws")
 	id := s.ID()
@@ -262,6 +267,7 @@ func TestResolvePrefix(t *testing.T) {
 }
 
 func TestDecisionAndUsageWithoutALaterMessage(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	s := create(t, st, "/ws")
 	d := permission.Decision{Behavior: permission.Ask, Layer: permission.LayerPath, Reason: "outside the workspace", Suggestions: []string{"Read(/etc/**)"}}
@@ -291,6 +297,7 @@ func TestDecisionAndUsageWithoutALaterMessage(t *testing.T) {
 // A workspace set on a session is what it reopens with, and what lists
 // show; clearing it records "".
 func TestSetWorkspace(t *testing.T) {
+	t.Parallel()
 	st := NewStore(t.TempDir())
 	s, err := st.Create(Meta{WorkspaceDir: "/a", Model: "m"})
 	if err != nil {
@@ -324,6 +331,7 @@ func TestSetWorkspace(t *testing.T) {
 // TestSetModel: the model a session goes on with is kept in its
 // transcript and listed in its meta, in this process and after a reload.
 func TestSetModel(t *testing.T) {
+	t.Parallel()
 	st := NewStore(t.TempDir())
 	s, err := st.Create(Meta{WorkspaceDir: "/a", Model: "anthropic:claude-sonnet-5-5"})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestApplyPatch(t *testing.T) {
+	t.Parallel()
 	const aGo = "package a\n\nfunc A() int {\n\treturn 1\n}\n\nfunc B() int {\n\treturn 2\n}\n"
 	tests := []struct {
 		name    string
@@ -165,6 +166,7 @@ func TestApplyPatch(t *testing.T) {
 }
 
 func TestApplyPatchFreshness(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t.TempDir())
 	abs := env.Abs("f.txt")
 	putFile(t, abs, "a\nb\n", 0o755)
@@ -198,6 +200,7 @@ func TestApplyPatchFreshness(t *testing.T) {
 // TestApplyPatchRollback makes a write fail after another file was written:
 // the written one must be restored.
 func TestApplyPatchRollback(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t.TempDir())
 	putFile(t, env.Abs("a.txt"), "a\n", 0o644)
 	putFile(t, env.Abs("gone.txt"), "g\n", 0o600)
@@ -227,6 +230,7 @@ func TestApplyPatchRollback(t *testing.T) {
 }
 
 func TestApplyPatchPermission(t *testing.T) {
+	t.Parallel()
 	env := NewEnv("/w")
 	patch := "*** Begin Patch\n*** Add File: n.txt\n+x\n*** Update File: u.txt\n*** Move to: sub/m.txt\n@@\n-a\n+b\n*** Delete File: /abs/d.txt\n*** End Patch"
 	raw, _ := json.Marshal(map[string]string{"input": patch})
@@ -248,6 +252,7 @@ func TestApplyPatchPermission(t *testing.T) {
 }
 
 func TestApplyPatchMoveKeepsMode(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t.TempDir())
 	putFile(t, env.Abs("run.sh"), "echo a\n", 0o755)
 	patch := "*** Begin Patch\n*** Update File: run.sh\n*** Move to: bin/run.sh\n-echo a\n+echo b\n*** End Patch"
@@ -263,6 +268,7 @@ func TestApplyPatchMoveKeepsMode(t *testing.T) {
 }
 
 func TestApplyPatchReadOnlyFile(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t.TempDir())
 	putFile(t, env.Abs("a.txt"), "a\n", 0o644)
 	putFile(t, env.Abs("ro.txt"), "r\n", 0o444)

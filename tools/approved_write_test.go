@@ -13,6 +13,7 @@ import (
 // was allowed (a person approved it), and refused when the link now leads
 // somewhere the check never saw.
 func TestWriteThroughApprovedLink(t *testing.T) {
+	t.Parallel()
 	outside := t.TempDir()
 	target := filepath.Join(outside, "shared.md")
 	other := filepath.Join(outside, "other.md")

@@ -36,6 +36,7 @@ func askInput() map[string]any {
 }
 
 func TestAskUserQuestion(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t.TempDir())
 	asker := &askUserFake{answers: []string{"SQLite", "Auth, Search"}}
 	env.Ask = asker
@@ -63,6 +64,7 @@ func TestAskUserQuestion(t *testing.T) {
 }
 
 func TestAskUserQuestionNobodyToAsk(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t.TempDir()) // print mode: Ask is nil
 	res := ftRun(t, &AskUserQuestion{}, env, askInput())
 	if res.IsError || !strings.Contains(res.Output, "Nobody can answer") || !strings.Contains(res.Output, "best judgement") || !strings.Contains(res.Output, "assumptions") {
@@ -71,6 +73,7 @@ func TestAskUserQuestionNobodyToAsk(t *testing.T) {
 }
 
 func TestAskUserQuestionRejects(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t.TempDir())
 	env.Ask = &askUserFake{}
 	opts := []map[string]any{{"label": "A"}, {"label": "B"}}

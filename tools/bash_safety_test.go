@@ -17,6 +17,7 @@ import (
 // core.fsmonitor and hooks switched off; the same command approved by a
 // person runs as git would (the control that shows the sentinel works).
 func TestBashUnaskedGitRunsNoRepositoryCode(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
@@ -53,6 +54,7 @@ func TestBashUnaskedGitRunsNoRepositoryCode(t *testing.T) {
 // TestBashReportsCarriedVariables: what an earlier command exported is
 // part of the next call's permission request.
 func TestBashReportsCarriedVariables(t *testing.T) {
+	t.Parallel()
 	env := newShellEnv(t)
 	runBashTool(t, env, map[string]any{"command": "export GIT_EXTERNAL_DIFF=/tmp/x NOVA_T='a \"b\"\nc'"})
 	req := (&Bash{}).Permission([]byte(`{"command":"git diff"}`), env)

@@ -109,6 +109,7 @@ func liveMembersForTest(pgid int) []string {
 }
 
 func TestBashStateCarriesOver(t *testing.T) {
+	t.Parallel()
 	env := newShellEnv(t)
 	sub := filepath.Join(env.Workdir, "sub dir")
 	if err := os.Mkdir(sub, 0o755); err != nil {
@@ -139,6 +140,7 @@ func TestBashStateCarriesOver(t *testing.T) {
 }
 
 func TestBashOutputAndExitCode(t *testing.T) {
+	t.Parallel()
 	env := newShellEnv(t)
 	tests := []struct {
 		name, command, want string
@@ -170,6 +172,7 @@ func TestBashOutputAndExitCode(t *testing.T) {
 }
 
 func TestBashExitKeepsStateChanges(t *testing.T) {
+	t.Parallel()
 	env := newShellEnv(t)
 	if err := os.Mkdir(filepath.Join(env.Workdir, "sub"), 0o755); err != nil {
 		t.Fatal(err)
@@ -185,6 +188,7 @@ func TestBashExitKeepsStateChanges(t *testing.T) {
 }
 
 func TestBashLongOutputKeepsHeadAndTail(t *testing.T) {
+	t.Parallel()
 	env := newShellEnv(t)
 	res := runBashTool(t, env, map[string]any{"command": "seq 1 100000"})
 	out := res.Output
@@ -208,6 +212,7 @@ func TestBashLongOutputKeepsHeadAndTail(t *testing.T) {
 }
 
 func TestBashTimeoutKillsProcessGroup(t *testing.T) {
+	t.Parallel()
 	env := newShellEnv(t)
 	res := runBashTool(t, env, map[string]any{"command": "echo pid=$$; sleep 30 & sleep 30 & wait", "timeout": 300})
 	if !res.IsError || !strings.Contains(res.Output, "Command timed out after 0.3s") {
@@ -220,6 +225,7 @@ func TestBashTimeoutKillsProcessGroup(t *testing.T) {
 }
 
 func TestBashStopsWhatTheCommandLeftRunning(t *testing.T) {
+	t.Parallel()
 	env := newShellEnv(t)
 	res := runBashTool(t, env, map[string]any{"command": "sleep 30 & echo pid=$$", "timeout": 20000})
 	if res.IsError {
@@ -229,6 +235,7 @@ func TestBashStopsWhatTheCommandLeftRunning(t *testing.T) {
 }
 
 func TestBashContextCancelKillsProcessGroup(t *testing.T) {
+	t.Parallel()
 	env := newShellEnv(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -262,6 +269,7 @@ func TestBashContextCancelKillsProcessGroup(t *testing.T) {
 }
 
 func TestBashDeletedCwdFallsBack(t *testing.T) {
+	t.Parallel()
 	env := newShellEnv(t)
 	sub := filepath.Join(env.Workdir, "gone")
 	if err := os.Mkdir(sub, 0o755); err != nil {
@@ -299,6 +307,7 @@ func (s *prefixSandbox) Confine(cmd *exec.Cmd) (func(), error) {
 }
 
 func TestBashSandboxWrapsCommand(t *testing.T) {
+	t.Parallel()
 	env := newShellEnv(t)
 	sb := &prefixSandbox{}
 	env.Sandbox = sb
@@ -316,6 +325,7 @@ func TestBashSandboxWrapsCommand(t *testing.T) {
 }
 
 func TestBashToolsRegisterAndValidate(t *testing.T) {
+	t.Parallel()
 	r := NewRegistry()
 	for _, tool := range []Tool{&Bash{}, &BashOutput{}, &KillShell{}} {
 		if err := r.Register(tool); err != nil {
@@ -343,6 +353,7 @@ func TestBashToolsRegisterAndValidate(t *testing.T) {
 }
 
 func TestBashTimeoutInput(t *testing.T) {
+	t.Parallel()
 	ms := func(v float64) *float64 { return &v }
 	tests := []struct {
 		in   *float64
@@ -375,6 +386,7 @@ func TestBashExtraEnvOverridesNovas(t *testing.T) {
 // a pipe, so one larger than the pipe's buffer and than bash's argument
 // limit per string still carries over whole.
 func TestBashStateCarriesLargeEnvironment(t *testing.T) {
+	t.Parallel()
 	env := newShellEnv(t)
 	res := runBashTool(t, env, map[string]any{"command": `for i in $(seq 1 100); do export NOVA_BIG_$i=$(printf 'x%.0s' $(seq 1 2000))"'q"; done`})
 	if res.IsError {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestDiffUnified(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		old, new string
@@ -58,6 +59,7 @@ func TestDiffUnified(t *testing.T) {
 }
 
 func TestDiffCounts(t *testing.T) {
+	t.Parallel()
 	d := newFileDiff("a.go", "a\nb\nc\n", "a\nB\nc\nd\n")
 	if d.Path != "a.go" || d.Added != 2 || d.Removed != 1 {
 		t.Errorf("FileDiff = %+v, want 2 added, 1 removed", d)
@@ -67,6 +69,7 @@ func TestDiffCounts(t *testing.T) {
 // TestDiffScriptsRebuildBothSides checks on random inputs that every edit
 // script, the bounded-search fallback included, turns old into new.
 func TestDiffScriptsRebuildBothSides(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewSource(1))
 	gen := func(n int) []string {
 		lines := make([]string, n)
@@ -102,6 +105,7 @@ func TestDiffScriptsRebuildBothSides(t *testing.T) {
 }
 
 func TestDiffMinimal(t *testing.T) {
+	t.Parallel()
 	a := strings.SplitAfter("a\nb\nc\na\nb\nb\na\n", "\n")
 	b := strings.SplitAfter("c\nb\na\nb\na\nc\n", "\n")
 	changes := 0
@@ -122,6 +126,7 @@ func TestDiffMinimal(t *testing.T) {
 // where the change is within the search bound the added and removed counts
 // must be git's --minimal ones. It is skipped where git is not installed.
 func TestDiffAgreesWithGit(t *testing.T) {
+	t.Parallel()
 	git, err := exec.LookPath("git")
 	if err != nil {
 		t.Skip("git not installed")

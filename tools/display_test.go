@@ -30,6 +30,7 @@ func oneDiff(t *testing.T, res Result) FileDiff {
 // A display crosses to the web UI and stream-json as JSON: every kind
 // comes back as it went, with only its own field set.
 func TestDisplayRoundTrip(t *testing.T) {
+	t.Parallel()
 	code := 3
 	for _, d := range []*display.Display{
 		display.Diff(FileDiff{Path: "a.go", Diff: "--- a.go\n+++ a.go\n", Added: 1, Removed: 2}),

@@ -6,6 +6,7 @@ import (
 )
 
 func TestEdit(t *testing.T) {
+	t.Parallel()
 	const src = "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"
 	tests := []struct {
 		name     string
@@ -132,6 +133,7 @@ func TestEdit(t *testing.T) {
 }
 
 func TestEditSnippetOfLargeReplaceAll(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t.TempDir())
 	abs := env.Abs("big.txt")
 	putFile(t, abs, numbered(1, 100), 0o644)

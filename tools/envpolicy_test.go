@@ -7,6 +7,7 @@ import (
 )
 
 func TestSecretName(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name   string
 		secret bool
@@ -74,6 +75,7 @@ func varNames(environ []string) []string {
 }
 
 func TestEnvPolicy(t *testing.T) {
+	t.Parallel()
 	nova := EnvPolicy{
 		Credentials: []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY"},
 		// "x" is a local server's placeholder key: too short to be taken

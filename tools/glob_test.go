@@ -10,6 +10,7 @@ import (
 )
 
 func TestGlob(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	ftTree(t, root, map[string]string{
 		".git/HEAD":         "x",
@@ -54,6 +55,7 @@ func TestGlob(t *testing.T) {
 }
 
 func TestGlobCapsAt100NewestFirst(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	files := map[string]string{}
 	for i := 0; i < 130; i++ {
@@ -78,6 +80,7 @@ func TestGlobCapsAt100NewestFirst(t *testing.T) {
 }
 
 func TestGlobErrors(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	ftTree(t, root, map[string]string{"file.txt": "x"})
 	env := NewEnv(root)
@@ -99,6 +102,7 @@ func TestGlobErrors(t *testing.T) {
 }
 
 func TestGlobPermission(t *testing.T) {
+	t.Parallel()
 	env := NewEnv("/work")
 	for input, want := range map[string]string{
 		`{"pattern":"**/*.go"}`:              "/work",

@@ -60,6 +60,7 @@ func denyBackends(t *testing.T) []string {
 }
 
 func TestGrepDenyRules(t *testing.T) {
+	t.Parallel()
 	root := denyFixture(t)
 	denied := NewEnv(root)
 	denied.DeniedRead = denyFunc(root)
@@ -118,6 +119,7 @@ func TestGrepDenyRules(t *testing.T) {
 // TestGrepDenyNoteIsBlind checks the note cannot be used to probe a denied
 // file: it is the same whether or not the file would have matched.
 func TestGrepDenyNoteIsBlind(t *testing.T) {
+	t.Parallel()
 	root := denyFixture(t)
 	env := NewEnv(root)
 	env.DeniedRead = denyFunc(root)
@@ -134,6 +136,7 @@ func TestGrepDenyNoteIsBlind(t *testing.T) {
 // TestGrepDenyRoot refuses a search of a denied file or directory itself,
 // even if the pipeline's check was bypassed.
 func TestGrepDenyRoot(t *testing.T) {
+	t.Parallel()
 	root := denyFixture(t)
 	env := NewEnv(root)
 	env.DeniedRead = denyFunc(root)
@@ -150,6 +153,7 @@ func TestGrepDenyRoot(t *testing.T) {
 // TestGrepDenyRealChecker runs the attack with the permission checker's own
 // ReadDenied, as cmd/nova wires it.
 func TestGrepDenyRealChecker(t *testing.T) {
+	t.Parallel()
 	root := denyFixture(t)
 	// A link to .env must not be a way around the rule.
 	if err := os.Symlink(".env", filepath.Join(root, "innocent.txt")); err != nil {
@@ -182,6 +186,7 @@ func TestGrepDenyRealChecker(t *testing.T) {
 }
 
 func TestGlobDenyRules(t *testing.T) {
+	t.Parallel()
 	root := denyFixture(t)
 	env := NewEnv(root)
 	env.DeniedRead = denyFunc(root)
@@ -219,6 +224,7 @@ func TestGlobDenyRules(t *testing.T) {
 // TestLSDenyRules: LS lists a denied file's name (a name is not content),
 // marked, and does not list what is inside a denied directory.
 func TestLSDenyRules(t *testing.T) {
+	t.Parallel()
 	root := denyFixture(t)
 	env := NewEnv(root)
 	env.DeniedRead = denyFunc(root)
@@ -244,6 +250,7 @@ func TestLSDenyRules(t *testing.T) {
 // TestGrepRGExcludes checks the excludes given to rg name exactly the denied
 // paths, metacharacters and all, so rg never opens them.
 func TestGrepRGExcludes(t *testing.T) {
+	t.Parallel()
 	rg, err := exec.LookPath("rg")
 	if err != nil {
 		t.Skip("rg not installed")

@@ -10,6 +10,7 @@ import (
 )
 
 func TestGrepRequiredLiteral(t *testing.T) {
+	t.Parallel()
 	// want spells the literals as alternatives, "(?i)" marking a folded one.
 	cases := []struct{ pattern, want string }{
 		{`NEEDLE:\s+\w+`, "NEEDLE:"},
@@ -56,6 +57,7 @@ func TestGrepRequiredLiteral(t *testing.T) {
 // TestGrepLiteralIndexFold compares the folded search with a plain search
 // of the lower-cased text.
 func TestGrepLiteralIndexFold(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	alphabet := []byte("aAbBxX:-é\n")
 	for _, lit := range []string{"ab", "xa:", "b", ":a", "a-b:x", "bbb"} {
@@ -88,6 +90,7 @@ func TestGrepLiteralIndexFold(t *testing.T) {
 // prefilter, over the fixture and over generated text full of near misses,
 // case variants and the non-ASCII letters that fold to k and s.
 func TestGrepPrefilterAgrees(t *testing.T) {
+	t.Parallel()
 	root := grepFixture(t)
 	rng := rand.New(rand.NewPCG(5, 6))
 	words := []string{"needle", "NEEDLE", "Needle", "nee", "dle", "kiss", "KISS", "\u212aiss", "ki\u017fs", "café", "CAFÉ", "x", "", " ", "\t", "\r", ":", "(", "\x00"}

@@ -10,6 +10,7 @@ import (
 )
 
 func TestGrepRequiredRun(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		pattern string
 		min     int // 0: no run prefilter
@@ -60,6 +61,7 @@ func TestGrepRequiredRun(t *testing.T) {
 // TestGrepRunFind compares find with a plain scan for the first run on
 // random text from a small alphabet, so runs of every length occur.
 func TestGrepRunFind(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, m := range []int{1, 2, 3, 6, 11} {
 		r := &grepRun{min: m}
@@ -109,6 +111,7 @@ func runAt(r *grepRun, data []byte, at int) bool {
 // prefilter with and without it, over text full of near misses: runs one
 // byte short, runs broken by a newline or a byte outside the set.
 func TestGrepRunPrefilterAgrees(t *testing.T) {
+	t.Parallel()
 	root := grepFixture(t)
 	rng := rand.New(rand.NewPCG(9, 10))
 	hex := "0123456789abcdef"

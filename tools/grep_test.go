@@ -119,6 +119,7 @@ func grepCases() []map[string]any {
 // TestGrepBackendsAgree runs every case through the built-in walker and
 // through rg and requires the same output.
 func TestGrepBackendsAgree(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("rg"); err != nil {
 		t.Skip("rg not installed")
 	}
@@ -140,6 +141,7 @@ func TestGrepBackendsAgree(t *testing.T) {
 }
 
 func TestGrepBuiltinOutput(t *testing.T) {
+	t.Parallel()
 	root := grepFixture(t)
 	env := NewEnv(root)
 	p := func(rel string) string { return filepath.Join(root, filepath.FromSlash(rel)) }
@@ -187,6 +189,7 @@ func TestGrepBuiltinOutput(t *testing.T) {
 }
 
 func TestGrepErrors(t *testing.T) {
+	t.Parallel()
 	root := grepFixture(t)
 	env := NewEnv(root)
 	cases := []struct {
@@ -214,6 +217,7 @@ func TestGrepErrors(t *testing.T) {
 }
 
 func TestGrepOutputCap(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	var b strings.Builder
 	for i := 0; i < 3000; i++ {
@@ -262,6 +266,7 @@ func TestGrepBackendChoice(t *testing.T) {
 }
 
 func TestGrepPermission(t *testing.T) {
+	t.Parallel()
 	env := NewEnv("/work")
 	req := requestFor(&Grep{}, json.RawMessage(`{"pattern":"x","path":"src"}`), env)
 	if len(req.Paths) != 1 || req.Paths[0].Path != "/work/src" || req.Paths[0].Write {
@@ -274,6 +279,7 @@ func TestGrepPermission(t *testing.T) {
 }
 
 func TestGrepStopsRunawayContent(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	ftTree(t, root, map[string]string{"many.txt": strings.Repeat("m\n", 1010)})
 	backends := []string{"builtin"}
@@ -306,6 +312,7 @@ func ftSparse(t *testing.T, p, head string, size int64) {
 // TestGrepLargeFiles: a file over the size limit is named as not searched,
 // with the limit and how to search it, never answered "No matches found".
 func TestGrepLargeFiles(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	ftTree(t, root, map[string]string{
 		".gitignore":  "ignored/\n",

@@ -233,6 +233,7 @@ func buildIgnoreTree(t *testing.T, git string, c ignoreCase) ignoreTree {
 // core.excludesFile, which git reads, is one person's configuration, and
 // nova leaves it out so every machine sees the same files.
 func TestIgnoreGlobalExcludesNotRead(t *testing.T) {
+	t.Parallel()
 	git, err := exec.LookPath("git")
 	if err != nil {
 		t.Skip("git not installed")

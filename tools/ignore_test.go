@@ -47,6 +47,7 @@ func ftWalk(t *testing.T, root string) []string {
 }
 
 func TestIgnorePatterns(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		pattern string
 		path    string
@@ -97,6 +98,7 @@ func TestIgnorePatterns(t *testing.T) {
 }
 
 func TestIgnoreWalkerHonoursGitignore(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	ftTree(t, root, map[string]string{
 		".git/HEAD":            "ref: refs/heads/main\n",
@@ -137,6 +139,7 @@ func TestIgnoreWalkerHonoursGitignore(t *testing.T) {
 // TestIgnoreMatchesGit compares the walker with git itself on a tree of
 // tricky patterns; it is skipped where git is not installed.
 func TestIgnoreMatchesGit(t *testing.T) {
+	t.Parallel()
 	git, err := exec.LookPath("git")
 	if err != nil {
 		t.Skip("git not installed")
@@ -190,6 +193,7 @@ func TestIgnoreMatchesGit(t *testing.T) {
 }
 
 func TestIgnoreWalkerStopsOnCancel(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	ftTree(t, root, map[string]string{"a/b.txt": "x"})
 	ctx, cancel := context.WithCancel(context.Background())

@@ -48,6 +48,7 @@ func (*findTool) Run(context.Context, json.RawMessage, *Env) (Result, error) {
 // the permission package: the request carries its paths and their
 // direction.
 func TestNewToolPathsAreJudged(t *testing.T) {
+	t.Parallel()
 	ws, outside := t.TempDir(), t.TempDir()
 	if err := os.MkdirAll(filepath.Join(ws, "src"), 0o755); err != nil {
 		t.Fatal(err)
@@ -99,6 +100,7 @@ func TestNewToolPathsAreJudged(t *testing.T) {
 // follows its input struct: required are the fields without omitempty,
 // descriptions come from the jsonschema tags, nothing else is accepted.
 func TestInputSchemaFromStruct(t *testing.T) {
+	t.Parallel()
 	reg := NewRegistry()
 	if err := reg.Register(&copyTool{}); err != nil {
 		t.Fatal(err)
@@ -146,6 +148,7 @@ func (*badPathTool) Run(context.Context, json.RawMessage, *Env) (Result, error) 
 // tool offered to no model, and a call names the mistake, rather than a
 // path that goes unjudged.
 func TestBadPathTagIsRefused(t *testing.T) {
+	t.Parallel()
 	reg := NewRegistry()
 	if err := reg.Register(&badPathTool{}); err != nil {
 		t.Fatal(err)

@@ -84,6 +84,7 @@ func wantContains(t *testing.T, s string, parts ...string) {
 }
 
 func TestEditLinesHelpers(t *testing.T) {
+	t.Parallel()
 	t.Run("decode and encode round trip", func(t *testing.T) {
 		for _, in := range []string{"a\nb\n", "a\r\nb\r\n", "\ufeffa\r\nb", "mixed\r\nlf\n", "", "\ufeff"} {
 			d := decodeText([]byte(in))

@@ -8,6 +8,7 @@ import (
 )
 
 func TestLS(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	ftTree(t, root, map[string]string{
 		".git/HEAD":              "x",
@@ -47,6 +48,7 @@ func TestLS(t *testing.T) {
 }
 
 func TestLSCapsAt1000Entries(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	files := map[string]string{}
 	for i := 0; i < 40; i++ {
@@ -77,6 +79,7 @@ func TestLSCapsAt1000Entries(t *testing.T) {
 }
 
 func TestLSErrors(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	ftTree(t, root, map[string]string{"f.txt": "x"})
 	env := NewEnv(root)
@@ -99,6 +102,7 @@ func TestLSErrors(t *testing.T) {
 }
 
 func TestLSPermission(t *testing.T) {
+	t.Parallel()
 	req := requestFor(&LS{}, json.RawMessage(`{"path":"src"}`), NewEnv("/work"))
 	if len(req.Paths) != 1 || req.Paths[0].Path != "/work/src" || req.Paths[0].Write {
 		t.Errorf("Permission = %+v", req)

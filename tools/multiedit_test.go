@@ -5,6 +5,7 @@ import (
 )
 
 func TestMultiEdit(t *testing.T) {
+	t.Parallel()
 	type edit = map[string]any
 	tests := []struct {
 		name     string
@@ -80,6 +81,7 @@ func TestMultiEdit(t *testing.T) {
 }
 
 func TestMultiEditGuards(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t.TempDir())
 	abs := env.Abs("f.txt")
 	putFile(t, abs, "a\n", 0o644)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestNotebookEdit(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		input   map[string]any
@@ -135,6 +136,7 @@ func TestNotebookEdit(t *testing.T) {
 }
 
 func TestNotebookEditGuards(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t.TempDir())
 	abs := env.Abs("nb.ipynb")
 	putFile(t, abs, testNotebook, 0o644)

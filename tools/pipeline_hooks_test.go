@@ -46,6 +46,7 @@ var (
 )
 
 func TestPipelineHookDecisions(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		checker  *hookChecker
@@ -140,6 +141,7 @@ func TestPipelineHookDecisions(t *testing.T) {
 // TestPipelinePermissionRequestRewrites: a PermissionRequest allow with
 // updatedInput runs the new input, validated and checked again.
 func TestPipelinePermissionRequestRewrites(t *testing.T) {
+	t.Parallel()
 	schema := `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`
 	for _, tt := range []struct {
 		name, input string
@@ -170,6 +172,7 @@ func TestPipelinePermissionRequestRewrites(t *testing.T) {
 // TestPipelinePostToolUse: what PostToolUse hooks say goes next to the
 // result, and their notices and stop reach the outcome, with PreToolUse's.
 func TestPipelinePostToolUse(t *testing.T) {
+	t.Parallel()
 	tool := &plTool{name: "Fake"}
 	p, env := newPlPipeline(t, &plChecker{}, tool)
 	p.Hooks = &plHooks{
@@ -192,6 +195,7 @@ func TestPipelinePostToolUse(t *testing.T) {
 // relative or ~ spelling names, as Claude Code gives it; the tool still
 // runs the call as the model sent it.
 func TestPipelineHooksSeeAbsolutePaths(t *testing.T) {
+	t.Parallel()
 	ws, home := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("hi\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 // new input runs when the checker would only have asked about it, and
 // what the checker denies outright stays denied whatever the person said.
 func TestPipelineAnswerReplacesInput(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		input    string

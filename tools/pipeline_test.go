@@ -165,6 +165,7 @@ func plRun(p *Pipeline, env *Env, name, input string) Outcome {
 }
 
 func TestPipelineRefusesBeforeRunning(t *testing.T) {
+	t.Parallel()
 	askDecision := permission.Decision{Behavior: permission.Ask, Layer: permission.LayerMode, Reason: "Fake needs approval in default mode", Suggestions: []string{"Fake"}}
 	tests := []struct {
 		name       string
@@ -214,6 +215,7 @@ func TestPipelineRefusesBeforeRunning(t *testing.T) {
 }
 
 func TestPipelineSchemaErrorNamesTheField(t *testing.T) {
+	t.Parallel()
 	schema := `{"type":"object","properties":{
 		"path":{"type":"string"},
 		"opts":{"type":"object","properties":{"count":{"type":"integer","minimum":1}}}},
@@ -252,6 +254,7 @@ func TestPipelineSchemaErrorNamesTheField(t *testing.T) {
 }
 
 func TestPipelineHookRewritesInput(t *testing.T) {
+	t.Parallel()
 	var permInput string
 	tool := &plTool{name: "Fake", schema: `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`,
 		perm: func(in json.RawMessage, _ *Env) permission.Request {
@@ -275,6 +278,7 @@ func TestPipelineHookRewritesInput(t *testing.T) {
 }
 
 func TestPipelineToolFailuresBecomeErrorResults(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		run    func(context.Context, json.RawMessage, *Env) (Result, error)
@@ -312,6 +316,7 @@ func TestPipelineToolFailuresBecomeErrorResults(t *testing.T) {
 }
 
 func TestPipelineAskAnswered(t *testing.T) {
+	t.Parallel()
 	askDecision := permission.Decision{Behavior: permission.Ask, Layer: permission.LayerMode, Reason: "Fake needs approval", Suggestions: []string{"Fake(src/**)"}}
 	tests := []struct {
 		name       string
@@ -356,6 +361,7 @@ func TestPipelineAskAnswered(t *testing.T) {
 // person took to approve it. The clock moves an hour while the ask waits
 // and two seconds while the tool runs.
 func TestPipelineDurationIsTheRun(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	tool := &plTool{name: "Fake", kind: permission.KindEdit, run: func(context.Context, json.RawMessage, *Env) (Result, error) {
 		now = now.Add(2 * time.Second)
@@ -382,6 +388,7 @@ func (f askerFunc) AskQuestions(context.Context, []Question) ([]string, error) {
 }
 
 func TestPreparedConcurrent(t *testing.T) {
+	t.Parallel()
 	// Only calls allowed without asking and read-only may start early.
 	tests := []struct {
 		name     string
@@ -410,6 +417,7 @@ func TestPreparedConcurrent(t *testing.T) {
 // TestBuiltinSchemasCompile: every built-in tool's schema compiles (they
 // are compiled lazily, at a tool's first call).
 func TestBuiltinSchemasCompile(t *testing.T) {
+	t.Parallel()
 	for _, tl := range append(Builtin(), &Remember{}, &Skill{}) {
 		if _, err := compileSchema(tl.Name(), tl.Schema()); err != nil {
 			t.Errorf("%s: %v", tl.Name(), err)

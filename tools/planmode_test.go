@@ -72,6 +72,7 @@ func (s *pmSession) editDecision() permission.Behavior {
 }
 
 func TestEnterPlanMode(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		mode     permission.Mode
@@ -111,6 +112,7 @@ func TestEnterPlanMode(t *testing.T) {
 }
 
 func TestExitPlanMode(t *testing.T) {
+	t.Parallel()
 	const plan = "## Plan\n1. Add the flag\n2. Test it"
 	tests := []struct {
 		name     string
@@ -190,6 +192,7 @@ func TestExitPlanMode(t *testing.T) {
 }
 
 func TestExitPlanModeRejectsAnEmptyPlan(t *testing.T) {
+	t.Parallel()
 	for _, in := range []map[string]any{{}, {"plan": ""}, {"plan": "   \n"}} {
 		s := newPMSession(t, permission.ModePlan)
 		asker := &pmAsker{answers: []string{"Yes, and accept edits"}}
@@ -205,6 +208,7 @@ func TestExitPlanModeRejectsAnEmptyPlan(t *testing.T) {
 }
 
 func TestExitPlanModeInterrupted(t *testing.T) {
+	t.Parallel()
 	s := newPMSession(t, permission.ModePlan)
 	s.env.Ask = &pmAsker{err: context.Canceled}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -219,6 +223,7 @@ func TestExitPlanModeInterrupted(t *testing.T) {
 }
 
 func TestPlanModeRoundTrip(t *testing.T) {
+	t.Parallel()
 	// Enter, try to write (denied by the checker), get approval, write.
 	s := newPMSession(t, permission.ModeDefault)
 	s.env.Ask = &pmAsker{answers: []string{"Yes, and accept edits"}}
@@ -237,6 +242,7 @@ func TestPlanModeRoundTrip(t *testing.T) {
 }
 
 func TestPlanModeToolsAreBuiltin(t *testing.T) {
+	t.Parallel()
 	names := map[string]bool{}
 	for _, tl := range Builtin() {
 		names[tl.Name()] = true

@@ -14,6 +14,7 @@ import (
 // the diff the call's result carries after it ran, and previewing writes
 // nothing; a call that would fail previews nothing.
 func TestPreviewIsWhatRunDoes(t *testing.T) {
+	t.Parallel()
 	patch := "*** Begin Patch\n*** Update File: f.go\n@@\n func main() {\n-\tprintln(\"hi\")\n+\tprintln(\"patched\")\n }\n*** Add File: new.txt\n+fresh\n*** End Patch\n"
 	for _, tc := range []struct {
 		name  string
@@ -73,6 +74,7 @@ func TestPreviewIsWhatRunDoes(t *testing.T) {
 
 // TestPipelineAskCarriesPreview: the ask a person answers holds the diff.
 func TestPipelineAskCarriesPreview(t *testing.T) {
+	t.Parallel()
 	ask := permission.Decision{Behavior: permission.Ask, Layer: permission.LayerMode, Reason: "Edit needs approval"}
 	p, env := newPlPipeline(t, &plChecker{decision: ask}, &Edit{})
 	asker := &plAsker{answer: Approval{}}
@@ -94,6 +96,7 @@ func TestPipelineAskCarriesPreview(t *testing.T) {
 // about (the refusal would tell it what is there), and a call that can
 // work is asked about as before.
 func TestPipelineRefusesWhatCannotWorkBeforeAsking(t *testing.T) {
+	t.Parallel()
 	ws, outside := t.TempDir(), t.TempDir()
 	c, err := permission.NewChecker(permission.Config{Workspace: ws, Home: t.TempDir()})
 	if err != nil {

@@ -20,6 +20,7 @@ func (b fakeBuffers) ReadBuffer(_ context.Context, abs string) (string, error) {
 // Read shows the editor's unsaved buffer, not the disk, when the session
 // has an editor; a file the editor cannot give is read from the disk.
 func TestReadEditorBuffer(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t.TempDir())
 	open := filepath.Join(env.Workdir, "open.txt")
 	closed := filepath.Join(env.Workdir, "closed.txt")

@@ -24,6 +24,7 @@ func numbered(from, to int) string {
 }
 
 func TestRead(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", 2500)
 	huge := strings.Repeat("é", 100_000)
 	tests := []struct {
@@ -92,6 +93,7 @@ func TestRead(t *testing.T) {
 }
 
 func TestReadImage(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := png.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 2, 2))); err != nil {
 		t.Fatal(err)
@@ -134,6 +136,7 @@ func TestReadImage(t *testing.T) {
 }
 
 func TestReadNotebook(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t.TempDir())
 	putFile(t, filepath.Join(env.Workdir, "nb.ipynb"), testNotebook, 0o644)
 	res := callFileTool(t, &Read{}, env, map[string]any{"file_path": "nb.ipynb"})
@@ -156,6 +159,7 @@ func TestReadNotebook(t *testing.T) {
 }
 
 func TestReadPermission(t *testing.T) {
+	t.Parallel()
 	env := NewEnv("/work")
 	req := requestFor(&Read{}, json.RawMessage(`{"file_path":"a/b.go"}`), env)
 	want := permission.Request{Tool: "Read", Kind: permission.KindRead, Paths: []permission.Access{{Path: "/work/a/b.go"}}, Workdir: "/work"}
@@ -168,6 +172,7 @@ func TestReadPermission(t *testing.T) {
 }
 
 func TestReadSchemasCompile(t *testing.T) {
+	t.Parallel()
 	r := NewRegistry()
 	for _, tool := range []Tool{&Read{}, &Write{}, &Edit{}, &MultiEdit{}, &ApplyPatch{}, &NotebookEdit{}} {
 		if err := r.Register(tool); err != nil {

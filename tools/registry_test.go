@@ -25,6 +25,7 @@ func specNames(specs []llm.ToolSpec) []string {
 // deferred; DeferredSpecs and DeferredNames list only the enabled deferred
 // ones; unregistering forgets the mark.
 func TestRegistryDeferred(t *testing.T) {
+	t.Parallel()
 	r := NewRegistry()
 	for _, tl := range []Tool{&plTool{name: "A"}, &plTool{name: "B"}} {
 		if err := r.Register(tl); err != nil {

@@ -30,6 +30,7 @@ func rememberPipeline(t *testing.T, novaHome string) (*Pipeline, *Env) {
 }
 
 func TestRemember(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		input   string
@@ -85,6 +86,7 @@ func TestRemember(t *testing.T) {
 }
 
 func TestRememberPermission(t *testing.T) {
+	t.Parallel()
 	r := &Remember{NovaHome: t.TempDir()}
 	req := requestFor(r, json.RawMessage(`{"memory": "x"}`), NewEnv(t.TempDir()))
 	if req.Kind != permission.KindOther || len(req.Paths) != 0 || r.Kind() != permission.KindOther {

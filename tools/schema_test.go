@@ -29,6 +29,7 @@ type schemaSource interface {
 // go test ./tools -run TestToolSchemasGolden -update to write it, and
 // review it. A new tool's schema is added the same way.
 func TestToolSchemasGolden(t *testing.T) {
+	t.Parallel()
 	builtin := append(Builtin(), &Remember{}, &Skill{}, &Agent{})
 	src, err := generateSchemas(builtin)
 	if err != nil {
@@ -114,6 +115,7 @@ func prebuiltSchema(v any) json.RawMessage {
 // bytes (properties in field order, never in map order): the tool list is
 // part of the prompt prefix providers cache.
 func TestInferredSchemaIsStable(t *testing.T) {
+	t.Parallel()
 	for _, tl := range append(Builtin(), &Remember{}, &Skill{}, &Agent{}) {
 		src, ok := tl.(schemaSource)
 		if !ok {

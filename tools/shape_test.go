@@ -35,6 +35,7 @@ func shEmitter(output string, paths ...string) *plTool {
 }
 
 func TestShapeSpillsLargeResults(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		size      int
@@ -90,6 +91,7 @@ func TestShapeSpillsLargeResults(t *testing.T) {
 }
 
 func TestShapeNeverRespillsASpilledFile(t *testing.T) {
+	t.Parallel()
 	full := shBig(80_000)
 	// First the big result is spilled; then a read of that file returns the
 	// same text, which must reach the model whole (the model asked for it).
@@ -122,6 +124,7 @@ func TestShapeNeverRespillsASpilledFile(t *testing.T) {
 }
 
 func TestShapeWithoutSpillDirCutsHeadAndTail(t *testing.T) {
+	t.Parallel()
 	full := shBig(120_000)
 	p, env := newPlPipeline(t, &plChecker{}, shEmitter(full))
 	env.SpillDir = ""
@@ -138,6 +141,7 @@ func TestShapeWithoutSpillDirCutsHeadAndTail(t *testing.T) {
 }
 
 func TestShapeKeepsUTF8AndSafeNames(t *testing.T) {
+	t.Parallel()
 	// Multi-byte runes across the cut points, and a call id that would
 	// climb out of the spill dir.
 	full := strings.Repeat("é✓", 30_000)
@@ -152,6 +156,7 @@ func TestShapeKeepsUTF8AndSafeNames(t *testing.T) {
 }
 
 func TestBudgetSpillsLargestFirst(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		sizes     []int
@@ -195,6 +200,7 @@ func TestBudgetSpillsLargestFirst(t *testing.T) {
 }
 
 func TestBudgetLeavesSpilledResultsAlone(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t.TempDir())
 	env.SpillDir = t.TempDir()
 	preview := shBig(40_000) // as if already a preview
@@ -214,6 +220,7 @@ func TestBudgetLeavesSpilledResultsAlone(t *testing.T) {
 // TestBudgetCarriesOver fits results one group after another: what the
 // first group used is gone for the next.
 func TestBudgetCarriesOver(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t.TempDir())
 	env.SpillDir = t.TempDir()
 	b := NewBudget(env, 50_000)

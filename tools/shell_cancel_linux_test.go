@@ -65,6 +65,7 @@ func bwrapEnv(t *testing.T) *Env {
 // not yet reached the command: nothing the command started may survive,
 // whether the test finds it by the run marker or by its command line.
 func TestBashCancelAtSpawnLeavesNothing(t *testing.T) {
+	t.Parallel()
 	for _, sandboxed := range []bool{true, false} {
 		t.Run(fmt.Sprintf("sandboxed=%v", sandboxed), func(t *testing.T) {
 			var env *Env

@@ -73,6 +73,7 @@ func outputHas(s string) func(string, string) bool {
 }
 
 func TestBashOutputReadsInPiecesWithFilter(t *testing.T) {
+	t.Parallel()
 	env := newShellEnv(t)
 	id := startBackground(t, env, `echo first
 while [ ! -e go1 ]; do sleep 0.01; done
@@ -113,6 +114,7 @@ echo match-last; echo tail-line`)
 }
 
 func TestBashOutputBackgroundSeesShellState(t *testing.T) {
+	t.Parallel()
 	env := newShellEnv(t)
 	if err := os.Mkdir(filepath.Join(env.Workdir, "sub"), 0o755); err != nil {
 		t.Fatal(err)
@@ -133,6 +135,7 @@ func TestBashOutputBackgroundSeesShellState(t *testing.T) {
 }
 
 func TestKillShellKillsProcessGroup(t *testing.T) {
+	t.Parallel()
 	env := newShellEnv(t)
 	id := startBackground(t, env, "echo pid=$$; sleep 30 & sleep 30 & echo started; wait")
 	out, _ := readUntil(t, env, id, "", outputHas("started"))
@@ -156,6 +159,7 @@ func TestKillShellKillsProcessGroup(t *testing.T) {
 }
 
 func TestShellUnknownIDs(t *testing.T) {
+	t.Parallel()
 	env := newShellEnv(t)
 	tests := []struct {
 		name  string
@@ -182,6 +186,7 @@ func TestShellUnknownIDs(t *testing.T) {
 }
 
 func TestShellCloseKillsBackgroundShells(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t.TempDir())
 	var pgids []int
 	for range 2 {
@@ -209,6 +214,7 @@ func TestShellCloseKillsBackgroundShells(t *testing.T) {
 }
 
 func TestShellHeadTailBuffer(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		writes []string
@@ -235,6 +241,7 @@ func TestShellHeadTailBuffer(t *testing.T) {
 }
 
 func TestShellBackgroundBufferCap(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		writes      []int

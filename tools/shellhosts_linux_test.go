@@ -112,6 +112,7 @@ func (w *proxiedWorld) bash(t *testing.T, command string) Outcome {
 // others: an allowed host's body reaches the command through the proxy,
 // so a sandbox that cut everything would fail here.
 func TestProxyAllowedHostReachesCommand(t *testing.T) {
+	t.Parallel()
 	allowedURL, hits := hostServer(t, "127.0.0.2")
 	w := newProxiedWorld(t, []string{"127.0.0.2"}, nil)
 	out := w.bash(t, "curl -sS "+allowedURL+"/pkg")
@@ -137,6 +138,7 @@ func TestProxyAllowedHostReachesCommand(t *testing.T) {
 // allowed gets no connection, and the model reads the host and the two
 // ways to allow it.
 func TestProxyPrintModeRefusesNamingHost(t *testing.T) {
+	t.Parallel()
 	allowedURL, allowedHits := hostServer(t, "127.0.0.2")
 	otherURL, otherHits := hostServer(t, "127.0.0.3")
 	w := newProxiedWorld(t, []string{"127.0.0.2"}, nil)
@@ -157,6 +159,7 @@ func TestProxyPrintModeRefusesNamingHost(t *testing.T) {
 // TestProxyAskYesLetsThrough: a person who answers yes lets the request
 // through, and was asked the network question of the Bash call.
 func TestProxyAskYesLetsThrough(t *testing.T) {
+	t.Parallel()
 	otherURL, hits := hostServer(t, "127.0.0.3")
 	a := &hostAsker{ans: Approval{Allow: true}}
 	w := newProxiedWorld(t, nil, a)
@@ -179,6 +182,7 @@ func TestProxyAskYesLetsThrough(t *testing.T) {
 
 // TestProxyAskNoRefuses: no is a refusal; nothing reaches the host.
 func TestProxyAskNoRefuses(t *testing.T) {
+	t.Parallel()
 	otherURL, hits := hostServer(t, "127.0.0.3")
 	a := &hostAsker{ans: Approval{}}
 	w := newProxiedWorld(t, nil, a)
@@ -191,6 +195,7 @@ func TestProxyAskNoRefuses(t *testing.T) {
 // TestProxyAskAlwaysAddsRule: always writes WebFetch(domain:HOST), and
 // the next command reaches the host unasked.
 func TestProxyAskAlwaysAddsRule(t *testing.T) {
+	t.Parallel()
 	otherURL, hits := hostServer(t, "127.0.0.3")
 	a := &hostAsker{ans: Approval{Allow: true, Rule: "WebFetch(domain:127.0.0.3)"}}
 	w := newProxiedWorld(t, nil, a)
@@ -213,6 +218,7 @@ func TestProxyAskAlwaysAddsRule(t *testing.T) {
 // a user's everyday `npm install` does. It skips, saying so, where npm is
 // missing or the registry cannot be reached.
 func TestProxyNpmInstallFromConfiguredRegistry(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Skip("npm is not installed")
 	}

@@ -74,6 +74,7 @@ func hostsFor(t *testing.T, c *hostsChecker, ask Asker) *callHosts {
 }
 
 func TestCallHostsAllowedGoThroughUnasked(t *testing.T) {
+	t.Parallel()
 	a := &hostAsker{}
 	h := hostsFor(t, newHostsChecker(t, []string{"*.example.com"}), a)
 	if err := h.decide("api.example.com", 443); err != nil {
@@ -85,6 +86,7 @@ func TestCallHostsAllowedGoThroughUnasked(t *testing.T) {
 }
 
 func TestCallHostsPrintModeRefusesNamingHostAndHowToAllow(t *testing.T) {
+	t.Parallel()
 	h := hostsFor(t, newHostsChecker(t, nil), nil) // print mode: no Asker
 	err := h.decide("evil.example.org", 443)
 	if err == nil {
@@ -98,6 +100,7 @@ func TestCallHostsPrintModeRefusesNamingHostAndHowToAllow(t *testing.T) {
 }
 
 func TestCallHostsDenyRuleRefusesUnasked(t *testing.T) {
+	t.Parallel()
 	a := &hostAsker{ans: Approval{Allow: true}}
 	h := hostsFor(t, newHostsChecker(t, []string{"example.org"}, "WebFetch(domain:example.org)"), a)
 	if err := h.decide("example.org", 80); err == nil || !strings.Contains(err.Error(), "denies") {
@@ -109,6 +112,7 @@ func TestCallHostsDenyRuleRefusesUnasked(t *testing.T) {
 }
 
 func TestCallHostsAsksOnceForConcurrentRequests(t *testing.T) {
+	t.Parallel()
 	a := &hostAsker{ans: Approval{Allow: true}, gate: make(chan struct{}), started: make(chan struct{})}
 	h := hostsFor(t, newHostsChecker(t, nil), a)
 	var wg sync.WaitGroup
@@ -144,6 +148,7 @@ func TestCallHostsAsksOnceForConcurrentRequests(t *testing.T) {
 }
 
 func TestCallHostsNoIsRememberedForTheCommand(t *testing.T) {
+	t.Parallel()
 	a := &hostAsker{ans: Approval{}}
 	h := hostsFor(t, newHostsChecker(t, nil), a)
 	for range 2 {
@@ -157,6 +162,7 @@ func TestCallHostsNoIsRememberedForTheCommand(t *testing.T) {
 }
 
 func TestCallHostsAlwaysAddsTheRule(t *testing.T) {
+	t.Parallel()
 	c := newHostsChecker(t, nil)
 	a := &hostAsker{ans: Approval{Allow: true, Rule: "WebFetch(domain:pkg.example.net)"}}
 	if err := hostsFor(t, c, a).decide("pkg.example.net", 443); err != nil {
@@ -173,6 +179,7 @@ func TestCallHostsAlwaysAddsTheRule(t *testing.T) {
 }
 
 func TestCallHostsAlwaysWithAnotherRuleSavesNothing(t *testing.T) {
+	t.Parallel()
 	c := newHostsChecker(t, nil)
 	a := &hostAsker{ans: Approval{Allow: true, Rule: "Bash"}}
 	if err := hostsFor(t, c, a).decide("pkg.example.net", 443); err != nil {
@@ -184,6 +191,7 @@ func TestCallHostsAlwaysWithAnotherRuleSavesNothing(t *testing.T) {
 }
 
 func TestCallHostsBackgroundAsksNobody(t *testing.T) {
+	t.Parallel()
 	a := &hostAsker{ans: Approval{Allow: true}}
 	h := hostsFor(t, newHostsChecker(t, nil), a).unasked()
 	if err := h.decide("x.example.net", 443); err == nil {

@@ -45,6 +45,7 @@ func TestBashSandboxEnv(t *testing.T) {
 // outside the sandbox and says so to the check; the retry of a command
 // that failed inside tells the check what it hit.
 func TestBashLeaveSandbox(t *testing.T) {
+	t.Parallel()
 	env := newShellEnv(t)
 	env.Sandbox = &prefixSandbox{}
 	env.SandboxExcluded = []string{"printenv:*"}

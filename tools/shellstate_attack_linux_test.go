@@ -21,6 +21,7 @@ import (
 // next command only as a value, quoted, for the permission check to judge.
 // The control: an export made inside the sandbox does carry over.
 func TestSandboxedCommandCannotPlantCodeForLaterCommands(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		t.Skip("bwrap not installed")
 	}

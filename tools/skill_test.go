@@ -14,6 +14,7 @@ func (f *fakeLoader) LoadSkill(_ context.Context, name, args string, _ *Env) (Re
 }
 
 func TestSkillTool(t *testing.T) {
+	t.Parallel()
 	l := &fakeLoader{}
 	res := ftRun(t, &Skill{Loader: l}, NewEnv(t.TempDir()), map[string]any{"skill": "deploy", "args": "staging now"})
 	if res.IsError || l.name != "deploy" || l.args != "staging now" || res.Output != "Base directory for this skill: /s/deploy\n\nbody" {
@@ -32,6 +33,7 @@ func TestSkillTool(t *testing.T) {
 }
 
 func TestRunScope(t *testing.T) {
+	t.Parallel()
 	if RunScopeOf(context.Background()).AtEnd(func() {}) {
 		t.Error("AtEnd outside a run kept the function")
 	}

@@ -10,6 +10,7 @@ import (
 )
 
 func TestTodoWrite(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t.TempDir())
 	var notices []*display.Display
 	env.Notify = func(_ context.Context, d *display.Display) { notices = append(notices, d) }
@@ -67,6 +68,7 @@ func TestTodoWrite(t *testing.T) {
 }
 
 func TestTodoWriteRejects(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t.TempDir())
 	cases := []struct {
 		todos []map[string]any

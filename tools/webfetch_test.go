@@ -81,6 +81,7 @@ func webFetchServers(t *testing.T) (*httptest.Server, *atomic.Int64, chan struct
 }
 
 func TestWebFetch(t *testing.T) {
+	t.Parallel()
 	srv, otherHits, _ := webFetchServers(t)
 	env := NewEnv(t.TempDir())
 	cases := []struct {
@@ -138,6 +139,7 @@ func ftHead(s string) string {
 }
 
 func TestWebFetchBadURLs(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t.TempDir())
 	for _, u := range []string{"ftp://example.com/x", "not a url", "http://", "file:///etc/passwd"} {
 		res := ftRun(t, &WebFetch{}, env, map[string]any{"url": u, "prompt": "q"})
@@ -148,6 +150,7 @@ func TestWebFetchBadURLs(t *testing.T) {
 }
 
 func TestWebFetchCancelled(t *testing.T) {
+	t.Parallel()
 	srv, _, _ := webFetchServers(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -159,6 +162,7 @@ func TestWebFetchCancelled(t *testing.T) {
 }
 
 func TestWebFetchPermission(t *testing.T) {
+	t.Parallel()
 	req := (&WebFetch{}).Permission(json.RawMessage(`{"url":"https://Docs.Example.com:8443/a?b=c","prompt":"q"}`), NewEnv("/w"))
 	if req.Kind != "fetch" || req.Domain != "docs.example.com" || req.Tool != "WebFetch" {
 		t.Errorf("Permission = %+v", req)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestWildmatch(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		pattern, text string
 		want          bool
@@ -51,6 +52,7 @@ func TestWildmatch(t *testing.T) {
 // tree of paths, and git check-ignore's verdict on every path must be
 // nova's.
 func TestWildmatchMatchesGit(t *testing.T) {
+	t.Parallel()
 	git, err := exec.LookPath("git")
 	if err != nil {
 		t.Skip("git not installed: patterns are checked against git check-ignore")

@@ -9,6 +9,7 @@ import (
 )
 
 func TestWrite(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		existing string // "" for no file
@@ -81,6 +82,7 @@ func TestWrite(t *testing.T) {
 }
 
 func TestWriteDisplayDiff(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t.TempDir())
 	putFile(t, env.Abs("f.txt"), "a\nb\nc\n", 0o644)
 	callFileTool(t, &Read{}, env, map[string]any{"file_path": "f.txt"})
@@ -96,6 +98,7 @@ func TestWriteDisplayDiff(t *testing.T) {
 }
 
 func TestWriteThroughSymlink(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t.TempDir())
 	target := env.Abs("real.txt")
 	putFile(t, target, "old\n", 0o640)
@@ -118,6 +121,7 @@ func TestWriteThroughSymlink(t *testing.T) {
 }
 
 func TestWritePermission(t *testing.T) {
+	t.Parallel()
 	env := NewEnv("/w")
 	req := requestFor(&Write{}, json.RawMessage(`{"file_path":"../x.txt","content":""}`), env)
 	if req.Kind != permission.KindEdit || len(req.Paths) != 1 || req.Paths[0] != (permission.Access{Path: "/x.txt", Write: true}) {
@@ -126,6 +130,7 @@ func TestWritePermission(t *testing.T) {
 }
 
 func TestWriteEditToolsPermission(t *testing.T) {
+	t.Parallel()
 	env := NewEnv("/w")
 	tests := []struct {
 		tool  Tool

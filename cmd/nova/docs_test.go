@@ -121,6 +121,7 @@ func isPrintOnly(f *pflag.Flag) bool { _, ok := f.Annotations[printOnly]; return
 // commands are the same set, so a flag cannot be added undocumented nor
 // removed and still documented.
 func TestDocsFlagTables(t *testing.T) {
+	t.Parallel()
 	f := &Factory{IOStreams: &IOStreams{}}
 	root := newRootCmd(f, nil)
 	root.InitDefaultHelpFlag()
@@ -135,6 +136,7 @@ func TestDocsFlagTables(t *testing.T) {
 // TestDocsNameEveryFlag: every flag of every subcommand is named
 // somewhere in the docs, by its long name or its shorthand.
 func TestDocsNameEveryFlag(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join(docsDir, "*.md"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("docs: %v %v", files, err)
@@ -148,9 +150,7 @@ func TestDocsNameEveryFlag(t *testing.T) {
 		docs.Write(data)
 	}
 	text := docs.String()
-	named := func(flag string) bool {
-		return regexp.MustCompile("(^|[\\s`(])" + regexp.QuoteMeta(flag) + `\b`).MatchString(text)
-	}
+	named := func(flag string) bool { return namedIn(text, flag) }
 	var walk func(cmd *cobra.Command)
 	walk = func(cmd *cobra.Command) {
 		cmd.LocalFlags().VisitAll(func(f *pflag.Flag) {
@@ -166,4 +166,46 @@ func TestDocsNameEveryFlag(t *testing.T) {
 		}
 	}
 	walk(newRootCmd(&Factory{IOStreams: &IOStreams{}}, nil))
+}
+
+// namedIn reports whether text names flag as the regexp
+// (^|[\s`(])FLAG\b would find it: at the start or after white space, a
+// backquote or a parenthesis, and not running on into more of a word. A
+// literal search does it: a regexp per flag over all of docs/ took
+// seconds under -race.
+func namedIn(text, flag string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], flag)
+		if j < 0 {
+			return false
+		}
+		at, end := i+j, i+j+len(flag)
+		before := at == 0 || strings.ContainsRune("\t\n\f\r `(", rune(text[at-1]))
+		after := end < len(text) && isWordByte(text[end])
+		if before && flag != "" && isWordByte(flag[len(flag)-1]) != after {
+			return true
+		}
+		i = at + 1
+	}
+}
+
+// isWordByte is \w of package regexp: an ASCII letter, digit or underscore.
+func isWordByte(b byte) bool {
+	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
+}
+
+// TestNamedInIsTheRegexp holds namedIn to the regexp it replaced, on the
+// edges: start of text, each boundary before, a longer flag after.
+func TestNamedInIsTheRegexp(t *testing.T) {
+	t.Parallel()
+	texts := []string{"--model x", "a --model", "`--model`", "(--model)", "x--model", "--models", "--model-id", "--model_x",
+		"\t--model\n", "é--model", "--mode --model", "--modelx --model.", "-p", "a -p b", "-pq", "", "--"}
+	for _, text := range texts {
+		for _, flag := range []string{"--model", "-p", "--mode"} {
+			want := regexp.MustCompile("(^|[\\s`(])" + regexp.QuoteMeta(flag) + `\b`).MatchString(text)
+			if got := namedIn(text, flag); got != want {
+				t.Errorf("namedIn(%q, %q) = %v, the regexp says %v", text, flag, got, want)
+			}
+		}
+	}
 }
