@@ -405,25 +405,16 @@ func (a *Agent) summarise(ctx context.Context, msgs []llm.Message, instructions 
 	if req.MaxTokens <= 0 {
 		req.MaxTokens = SummaryReserve
 	}
-	var text strings.Builder
-	var usage llm.Usage
-	err := a.cfg.Client.Stream(ctx, req, func(ev llm.StreamEvent) {
-		switch ev.Type {
-		case llm.EventTextDelta:
-			text.WriteString(ev.Text)
-		case llm.EventUsage:
-			usage = *ev.Usage
-		case llm.EventRetry:
-			a.send(Event{Type: EventRetry, Retry: ev.Retry, Text: "compaction: " + ev.Retry.String()})
-		}
+	text, usage, err := a.completeText(ctx, req, func(r *llm.RetryInfo) {
+		a.send(Event{Type: EventRetry, Retry: r, Text: "compaction: " + r.String()})
 	})
 	if err != nil {
 		return "", usage, err
 	}
-	if strings.TrimSpace(text.String()) == "" {
+	if strings.TrimSpace(text) == "" {
 		return "", usage, errors.New("the model returned an empty summary")
 	}
-	return text.String(), usage, nil
+	return text, usage, nil
 }
 
 // mergeRoles joins consecutive messages of the same role into one, since

@@ -53,23 +53,12 @@ func (a *Agent) Title(ctx context.Context) (string, error) {
 		Messages:  []llm.Message{llm.UserText(b.String())},
 		MaxTokens: titleMaxTokens,
 	}
-	var text strings.Builder
-	var usage llm.Usage
-	err := a.cfg.Client.Stream(ctx, req, func(ev llm.StreamEvent) {
-		switch ev.Type {
-		case llm.EventTextDelta:
-			text.WriteString(ev.Text)
-		case llm.EventUsage:
-			if ev.Usage != nil {
-				usage = *ev.Usage
-			}
-		}
-	})
+	text, usage, err := a.completeText(ctx, req, nil)
 	a.count(usage)
 	if err != nil {
 		return "", fmt.Errorf("title: %w", err)
 	}
-	title := cleanTitle(text.String())
+	title := cleanTitle(text)
 	if title == "" {
 		return "", errors.New("title: the model returned no title")
 	}
