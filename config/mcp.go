@@ -371,7 +371,8 @@ func describeAt(data []byte, raw json.RawMessage, err error) string {
 	if !errors.As(err, &te) {
 		return err.Error()
 	}
-	msg := fmt.Sprintf("want %s, not %s", jsonKind(te.Type), jsonValueName(te.Value))
+	want, got := JSONTypeMismatch(te)
+	msg := fmt.Sprintf("want %s, not %s", want, got)
 	if te.Field != "" {
 		msg = te.Field + ": " + msg
 	}
@@ -382,8 +383,18 @@ func describeAt(data []byte, raw json.RawMessage, err error) string {
 	return msg
 }
 
+// JSONTypeMismatch says in words what a JSON value that did not decode
+// should have been and what it was ("a list", "a string"): the one
+// wording of every such error nova reports, in files and on the wire.
+func JSONTypeMismatch(te *json.UnmarshalTypeError) (want, got string) {
+	return jsonKind(te.Type), jsonValueName(te.Value)
+}
+
 // jsonKind names, for people, the JSON a Go type decodes from.
 func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
 	switch t.Kind() {
 	case reflect.Map, reflect.Struct:
 		return "an object"
@@ -393,7 +404,7 @@ func jsonKind(t reflect.Type) string {
 		return "a string"
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "a whole number"
+		return "an integer"
 	case reflect.Bool:
 		return "true or false"
 	}

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/nova-dev/nova/agent"
+	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/live"
 	"github.com/nova-dev/nova/llm"
 )
@@ -444,20 +444,11 @@ func decodeDetail(err error) string {
 	if !errors.As(err, &te) {
 		return "the message is not JSON: " + err.Error()
 	}
+	want, got := config.JSONTypeMismatch(te)
 	if te.Field == "" {
-		return "a message is a JSON object, not " + te.Value
+		return "a message is a JSON object, not " + got
 	}
-	want := map[reflect.Kind]string{reflect.Bool: "true or false", reflect.String: "a string", reflect.Int64: "an integer",
-		reflect.Slice: "a list", reflect.Struct: "an object"}
-	t := te.Type
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	w := want[t.Kind()]
-	if w == "" {
-		w = t.String()
-	}
-	return fmt.Sprintf("%s must be %s, not %s", te.Field, w, te.Value)
+	return fmt.Sprintf("%s must be %s, not %s", te.Field, want, got)
 }
 
 // sessionID is the message's session_id, which must name a session.
