@@ -181,15 +181,24 @@ func (rt *Runtime) CreateAgentFile(name string, user bool) (string, error) {
 // model and mode are the session's unless the command line named them,
 // its tools are the built-in tools kept, its disallowed tools are denied.
 // The type is looked up as the Agent tool would (the Agent SDK's and
-// --agents' types, the agent files, the agents API, the built-in ones);
-// a plugin's agents are not among them, as plugins load later.
+// --agents' types, the agent files, the plugins' agents, the agents API,
+// the built-in ones): the plugins are loaded here once more for it, as
+// the session's own load comes after the model is chosen.
 func (o Options) asAgent() (Options, error) {
 	ts, err := ResolveTrust(o.NovaHome, o.projectDir(), o.Trust)
 	if err != nil {
 		return o, configErr("--agent: %v", err)
 	}
+	st, _, err := config.LoadSettingsLayers(o.NovaHome, o.projectDir(), o.Home, ts.Trusted, o.layers())
+	if err != nil {
+		return o, configErr("--agent: %v", err)
+	}
+	pl, err := loadPlugins(o, st)
+	if err != nil {
+		return o, err
+	}
 	rt := &Runtime{NovaHome: o.NovaHome, extraAgents: o.ExtraAgents,
-		Skills: &skills.Manager{Dirs: skills.Dirs{NovaHome: o.NovaHome, ClaudeHome: o.claudeHome(), Workdir: o.Workdir, Trusted: ts.Trusted}}}
+		Skills: &skills.Manager{Dirs: skills.Dirs{NovaHome: o.NovaHome, ClaudeHome: o.claudeHome(), Workdir: o.Workdir, Trusted: ts.Trusted, Plugins: pluginRoots(pl)}}}
 	types := rt.subagentTypes()
 	i := slices.IndexFunc(types, func(t agent.SubagentType) bool { return t.Name == o.Agent })
 	if i < 0 {
