@@ -10,21 +10,11 @@ import (
 	"github.com/nova-dev/nova/config"
 )
 
-// AgentCreateRequest is the body of POST /api/agents.
-type AgentCreateRequest struct {
-	// Key must match ^[a-z0-9-]{3,32}$.
-	Key         string `json:"key"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Model       string `json:"model"`
-	Provider    string `json:"provider"`
-	// Tools names the tools the agent may use; null means every tool.
-	Tools []string `json:"tools"`
-	// WorkspaceDir is canonicalised like GET /api/fs/list's path and must
-	// be a directory; null or "" means none.
-	WorkspaceDir *string  `json:"workspace_dir"`
-	ParentIDs    []string `json:"parent_ids"`
-}
+// AgentCreateRequest is the body of POST /api/agents: the agent's
+// definition itself. Key must match ^[a-z0-9-]{3,32}$; WorkspaceDir is
+// canonicalised like GET /api/fs/list's path and must be a directory
+// (null or "" means none); Tools null means every tool.
+type AgentCreateRequest = config.Agent
 
 // AgentUpdateRequest is the body of PATCH /api/agents/{key}.
 type AgentUpdateRequest struct {
@@ -76,10 +66,8 @@ func (s *Server) handleCreateAgent(w http.ResponseWriter, r *http.Request) {
 		writeError(w, bodyStatus(err), err.Error())
 		return
 	}
-	a := config.Agent{
-		Key: req.Key, Name: strings.TrimSpace(req.Name), Description: req.Description,
-		Model: req.Model, Provider: req.Provider, Tools: req.Tools, ParentIDs: req.ParentIDs,
-	}
+	a := req
+	a.Name, a.WorkspaceDir = strings.TrimSpace(req.Name), nil
 	if !config.ValidAgentKey(a.Key) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("key %q is not an agent key: use 3 to 32 lower-case letters, digits or '-' (^[a-z0-9-]{3,32}$)", a.Key))
 		return
