@@ -5,6 +5,7 @@ package gitwork
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,6 +16,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
 
 	"github.com/nova-dev/nova/permission"
 )
@@ -107,6 +111,16 @@ func Add(ctx context.Context, root, workdir, name, branch string) (*Worktree, er
 	if err != nil {
 		return nil, err
 	}
+	// One worktree is added to a repository at a time, by every nova: git
+	// reads each existing worktree's metadata while it adds one, and one
+	// half made by a parallel subagent fails it ("failed to read
+	// .git/worktrees/<name>/commondir"). flock(2) holds between the open
+	// files of one process too.
+	lock := flock.New(filepath.Join(parent, ".add.lock"))
+	if ok, err := lock.TryLockContext(ctx, 20*time.Millisecond); err != nil || !ok {
+		return nil, fmt.Errorf("wait for the lock on %s's worktrees: %v", repo, cmp.Or(err, ctx.Err()))
+	}
+	defer lock.Unlock()
 	w := &Worktree{Repo: repo, Path: filepath.Join(parent, name), Branch: branch, Base: head}
 	if _, err := os.Lstat(w.Path); err == nil {
 		return nil, pathTaken(ctx, repo, w.Path)
