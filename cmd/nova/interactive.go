@@ -208,36 +208,43 @@ func (b *interactiveBackend) waitTitle() { b.runtime().WaitTitle() }
 // Rules implements tui.RuleEditor: the rules the session's checker
 // enforces (live.Controller.Rules), each source shortened for people.
 func (b *interactiveBackend) Rules() ([]tui.RuleInfo, error) {
-	rt := b.runtime()
 	var out []tui.RuleInfo
 	for _, r := range b.ctl.Rules() {
-		info := tui.RuleInfo{Behavior: r.Behavior, Rule: r.Rule, Source: r.Source, Removable: r.Removable}
-		switch {
-		case r.ClaudeCode:
-			// Shown with their layer, never edited: Claude Code's files,
-			// which nova only reads.
-			info.Source = r.Layer + " (Claude Code) " + displayPath(r.Source, rt.Workdir, rt.Home)
-		case r.Layer != "" && filepath.IsAbs(r.Source):
-			info.Source = r.Layer + " " + displayPath(r.Source, rt.Workdir, rt.Home)
-		}
-		if r.Removable {
-			info.Path = r.Source
-		}
-		out = append(out, info)
+		out = append(out, b.ruleInfo(r))
 	}
 	return out, nil
 }
 
+// ruleInfo is r as the terminal's rule list shows it.
+func (b *interactiveBackend) ruleInfo(r live.Rule) tui.RuleInfo {
+	rt := b.runtime()
+	info := tui.RuleInfo{Behavior: r.Behavior, Rule: r.Rule, Source: r.Source, Removable: r.Removable}
+	switch {
+	case r.ClaudeCode:
+		// Shown with their layer, never edited: Claude Code's files,
+		// which nova only reads.
+		info.Source = r.Layer + " (Claude Code) " + displayPath(r.Source, rt.Workdir, rt.Home)
+	case r.Layer != "" && filepath.IsAbs(r.Source):
+		info.Source = r.Layer + " " + displayPath(r.Source, rt.Workdir, rt.Home)
+	}
+	if r.Removable {
+		info.Path = r.Source
+	}
+	return info
+}
+
 // RemoveRule implements tui.RuleEditor (live.Controller.RemoveRule: the
 // session carries on, its mode kept, with a checker built without it).
+// The rule shown is found among those in force, so the controller alone
+// decides what may be removed (Claude Code's files and the command line's
+// rules may not).
 func (b *interactiveBackend) RemoveRule(r tui.RuleInfo) error {
-	switch {
-	case strings.Contains(r.Source, "(Claude Code)"):
-		return fmt.Errorf("%s is in Claude Code's settings (%s), which nova only reads: remove it there", r.Rule, r.Source)
-	case !r.Removable || r.Path == "":
-		return fmt.Errorf("%s comes from %s, not a settings file: start nova without it to drop it", r.Rule, r.Source)
+	for _, lr := range b.ctl.Rules() {
+		if b.ruleInfo(lr) == r {
+			return b.ctl.RemoveRule(lr)
+		}
 	}
-	return b.ctl.RemoveRule(live.Rule{Behavior: r.Behavior, Rule: r.Rule, Source: r.Path, Removable: true})
+	return fmt.Errorf("%s (%s) is no longer a rule in force", r.Rule, r.Source)
 }
 
 // displayPath shortens a settings file's path for people: relative to
