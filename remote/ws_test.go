@@ -590,15 +590,15 @@ func TestWSBadMessages(t *testing.T) {
 	sid := c.next().SessionID
 	c.until(func(m wsMsg) bool { return m.Type == "ok" })
 	c.send(fmt.Sprintf(`{"type":"prompt","session_id":%q,"text":"again","id":20}`, sid))
-	m, _ := c.until(func(m wsMsg) bool { return m.Type != "event" })
+	// The hanging run's own "run" message may come first (its watcher
+	// started with the prompt's ok): only the answer to id 20 matters.
+	m, _ := c.until(func(m wsMsg) bool { return m.Type != "event" && m.Type != "run" })
 	code, body, _ := e.do("POST", "/api/chat", fmt.Sprintf(`{"session_id":%q,"message":"again"}`, sid))
 	if !m.is("error", "20") || code != 409 || !strings.Contains(body, m.Detail) || !strings.HasPrefix(m.Detail, "Session is busy: "+sid) {
 		t.Errorf("busy: %s; HTTP %d %s", m.raw, code, body)
 	}
 
 	// After all that the connection still works.
-	// The hanging run's own "run" message may still be on its way (its
-	// watcher started with the prompt's ok): only the answer matters.
 	c.send(fmt.Sprintf(`{"type":"subscribe","session_id":%q,"id":21}`, sid))
 	if m, _ := c.until(func(m wsMsg) bool { return m.Type != "event" && m.Type != "run" }); !m.is("ok", "21") {
 		t.Errorf("subscribe after the errors: %s", m.raw)
