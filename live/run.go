@@ -61,49 +61,15 @@ func (r *RunRef) Events(ctx context.Context) <-chan agent.Event {
 	return out
 }
 
-// relay sends the frames of replay and sub to out, in order, following
-// the run's log again after the last frame sent whenever the subscriber
-// fell behind and was let go; it returns when the log ends or ctx does.
+// relay sends the frames of replay and sub to out, in order, until the
+// run's log ends or ctx does (see Tail).
 func (r *RunRef) relay(ctx context.Context, sub *Sub[agent.Event], replay []Frame[agent.Event], out chan<- agent.Event) {
-	var last int64
-	send := func(f Frame[agent.Event]) bool {
-		if f.Seq <= last && last != 0 {
-			return true
-		}
+	Tail(ctx, sub, replay, func(f Frame[agent.Event], _ bool) bool {
 		select {
 		case out <- f.Value:
-			last = f.Seq
 			return true
 		case <-ctx.Done():
 			return false
 		}
-	}
-	for {
-		for _, f := range replay {
-			if !send(f) {
-				sub.Close()
-				return
-			}
-		}
-	frames:
-		for {
-			select {
-			case f, open := <-sub.C():
-				if !open {
-					break frames
-				}
-				if !send(f) {
-					sub.Close()
-					return
-				}
-			case <-ctx.Done():
-				sub.Close()
-				return
-			}
-		}
-		if !sub.Dropped() {
-			return
-		}
-		sub, replay, _, _ = r.Subscribe(last)
-	}
+	})
 }

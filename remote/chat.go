@@ -221,53 +221,26 @@ func (st *streams) begin(sess *live.Session, sub *live.Sub[agent.Event], replay 
 	}
 	go func() {
 		defer close(cs.relayed)
-		relay(sess, sub, replay, enc, cs.log)
+		relay(sub, replay, enc, cs.log)
 	}()
 	return cs, first - 1
 }
 
-// relay encodes a run's events into the stream until the run ends. If it
-// ever falls behind and is dropped, it follows again from the last event
-// it encoded.
-func relay(sess *live.Session, sub *live.Sub[agent.Event], replay []live.Frame[agent.Event], enc *uiEncoder, out *live.Log[[]byte]) {
+// relay encodes a run's events into the stream until the run ends,
+// following again if it ever falls behind (live.Tail).
+func relay(sub *live.Sub[agent.Event], replay []live.Frame[agent.Event], enc *uiEncoder, out *live.Log[[]byte]) {
 	defer out.End()
-	var last int64
-	for _, f := range replay {
-		last = f.Seq
-		for _, c := range enc.event(f.Value) {
-			out.Append(encodeChunk(c))
-		}
-	}
-	for {
-		for f := range sub.C() {
-			last = f.Seq
-			for _, c := range enc.event(f.Value) {
-				out.Append(encodeChunk(c))
-			}
-		}
-		if !sub.Dropped() {
-			return
-		}
-		next, replay, resync, ok := sess.Follow(last)
-		if !ok {
-			return
-		}
-		if resync {
+	live.Tail(context.Background(), sub, replay, func(f live.Frame[agent.Event], lost bool) bool {
+		if lost {
 			// Events were evicted before the relay read them: say so
 			// rather than pretend the stream is whole.
 			out.Append(encodeChunk(uiChunk{Type: "data-nova-notice", Data: mustJSON(map[string]string{"text": "part of this run's stream was lost; reload the session to see all of it"})}))
 		}
-		for _, f := range replay {
-			if f.Seq <= last {
-				continue
-			}
-			last = f.Seq
-			for _, c := range enc.event(f.Value) {
-				out.Append(encodeChunk(c))
-			}
+		for _, c := range enc.event(f.Value) {
+			out.Append(encodeChunk(c))
 		}
-		sub = next
-	}
+		return true
+	})
 }
 
 // status is a session's stream status (D3): the run slot as the session

@@ -83,66 +83,34 @@ func (wc *wsConn) follow(ctx context.Context, w *wsWatch, id string, r *live.Run
 // longer holds what follows cursor, a resync message naming the first
 // frame that comes goes before it.
 func (wc *wsConn) relay(ctx context.Context, id string, r *live.RunRef, cursor int64, resync bool) bool {
-	last := cursor
-	for {
-		sub, replay, lost, ok := r.Subscribe(last)
-		if !ok { // the placeholder before the session's first run
-			if resync {
-				return wc.send(ctx, wsOut{Type: "resync", SessionID: id, FromSeq: r.LastSeq() + 1})
-			}
-			return true
+	sub, replay, lost, ok := r.Subscribe(cursor)
+	if !ok { // the placeholder before the session's first run
+		if resync {
+			return wc.send(ctx, wsOut{Type: "resync", SessionID: id, FromSeq: r.LastSeq() + 1})
 		}
-		pending := resync || lost
-		resync = false
-		first := r.FirstSeq()
-		emit := func(f live.Frame[agent.Event]) bool {
-			if pending {
-				if !wc.send(ctx, wsOut{Type: "resync", SessionID: id, Run: r.ID(), FromSeq: f.Seq}) {
-					return false
-				}
-				pending = false
-			}
-			if f.Seq == first && !wc.send(ctx, wsOut{Type: "run", SessionID: id, Run: r.ID(), FromSeq: f.Seq, Prompt: promptOf(r.Input())}) {
-				return false
-			}
-			if !wc.enqueue(ctx, encodeFrame(id, r.ID(), f)) {
-				return false
-			}
-			last = f.Seq
-			return true
-		}
-		for _, f := range replay {
-			if !emit(f) {
-				sub.Close()
-				return false
-			}
-		}
-	frames:
-		for {
-			select {
-			case f, open := <-sub.C():
-				if !open {
-					break frames
-				}
-				if !emit(f) {
-					sub.Close()
-					return false
-				}
-			case <-ctx.Done():
-				sub.Close()
-				return false
-			}
-		}
-		if !sub.Dropped() {
-			if pending { // the run ended with nothing more to send
-				return wc.send(ctx, wsOut{Type: "resync", SessionID: id, Run: r.ID(), FromSeq: r.LastSeq() + 1})
-			}
-			return true
-		}
-		// live let the subscription go: it fell a subscriber buffer behind
-		// while the client's queue was full. Join again after the last
-		// frame sent (see wsConn.out).
+		return true
 	}
+	// live lets a subscription go when it falls a subscriber buffer behind
+	// while the client's queue is full (see wsConn.out); Tail joins again
+	// after the last frame sent, and says when frames were lost.
+	pending := resync || lost
+	first := r.FirstSeq()
+	ended := live.Tail(ctx, sub, replay, func(f live.Frame[agent.Event], lost bool) bool {
+		if pending || lost {
+			if !wc.send(ctx, wsOut{Type: "resync", SessionID: id, Run: r.ID(), FromSeq: f.Seq}) {
+				return false
+			}
+			pending = false
+		}
+		if f.Seq == first && !wc.send(ctx, wsOut{Type: "run", SessionID: id, Run: r.ID(), FromSeq: f.Seq, Prompt: promptOf(r.Input())}) {
+			return false
+		}
+		return wc.enqueue(ctx, encodeFrame(id, r.ID(), f))
+	})
+	if ended && pending { // the run ended with nothing more to send
+		return wc.send(ctx, wsOut{Type: "resync", SessionID: id, Run: r.ID(), FromSeq: r.LastSeq() + 1})
+	}
+	return ended
 }
 
 // encodeFrame is a frame's JSON. An event always marshals but for a tool
