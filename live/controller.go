@@ -191,6 +191,13 @@ func (c *Controller) Resume(id string) error {
 	return c.rebuild(o, "resume")
 }
 
+// Reload builds the current session again in place, its history kept:
+// settings, plugins, skills, agents and hooks changed since it was built
+// are read anew (a plugin installed from the terminal UI loads at once).
+func (c *Controller) Reload() error {
+	return c.rebuild(c.current(), "other")
+}
+
 // Fork carries on from the current session's history in a new session,
 // leaving the current one as it was.
 func (c *Controller) Fork() error {

@@ -50,6 +50,7 @@ func (m *Model) commandList() []command {
 	}
 	cs = append(cs, hooksCommand(m.b)...)
 	cs = append(cs, agentsCommand(m.b)...)
+	cs = append(cs, pluginCommand(m.b)...)
 	cs = append(cs, m.remoteCommands()...)
 	cs = append(cs, m.promptCommands()...)
 	cs = append(cs, m.skillCommands(cs)...)

@@ -93,6 +93,7 @@ type (
 		text   string
 		err    error
 		reload bool // the session changed: rebuild the transcript
+		info   bool // text is a command's output (an info entry), not a notice
 		// loginURL is an MCP login's URL: shown, and its end awaited.
 		loginURL *mcpLoginURLMsg
 	}
@@ -179,6 +180,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if msg.err != nil {
 			m.tr.add(&entry{kind: entryError, text: msg.err.Error()})
+		} else if msg.info {
+			m.info(msg.text, nil)
 		} else if msg.text != "" {
 			m.tr.add(&entry{kind: entryNotice, text: msg.text})
 		}

@@ -19,16 +19,7 @@ import (
 // lacks fails to install with the path that is missing.
 func TestPublicMarketplace(t *testing.T) {
 	w := newPluginWorld(t)
-	served := filepath.Dir(w.market)
-	repo := filepath.Join(served, "agents.git")
-	copyDir(t, filepath.Join("..", "..", "plugins", "testdata", "public", "wshobson-agents"), repo)
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "copy"}} {
-		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
-		cmd.Env = w.env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	w.servePublicMarket()
 
 	for _, args := range [][]string{
 		{"plugin", "marketplace", "add", gitHost + "agents.git"},
@@ -116,4 +107,51 @@ func TestPublicMarketplace(t *testing.T) {
 	if got := toolResults(t, w.srv.Requests()[before:])["toolu_d"]; !strings.Contains(got, "computed before the discount") {
 		t.Errorf("the agent's answer did not reach the model: %q", got)
 	}
+}
+
+// servePublicMarket serves plugins/testdata/public/wshobson-agents as the
+// git repository gitHost+"agents.git".
+func (w *pluginWorld) servePublicMarket() {
+	w.t.Helper()
+	repo := filepath.Join(filepath.Dir(w.market), "agents.git")
+	copyDir(w.t, filepath.Join("..", "..", "plugins", "testdata", "public", "wshobson-agents"), repo)
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "copy"}} {
+		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		cmd.Env = w.env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			w.t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// TestTUIPluginInstallLoadsNow: /plugin in the terminal UI adds the public
+// marketplace and installs from it, and the plugin's command works in the
+// same session, with no restart, as after Claude Code's /plugin install.
+func TestTUIPluginInstallLoadsNow(t *testing.T) {
+	w := newPluginWorld(t, llmtest.Turn{Text: "Looking into it."})
+	w.servePublicMarket()
+	tm := w.startTUI()
+	tm.waitFor("Ask nova anything")
+	tm.typeText("/plugin marketplace add " + gitHost + "agents.git")
+	tm.keys("Enter")
+	tm.waitFor("Added marketplace claude-code-workflows")
+	tm.typeText("/plugin install debugging-toolkit@claude-code-workflows")
+	tm.keys("Enter")
+	tm.waitFor("Reloaded the session")
+	tm.typeText("/debugging-toolkit:smart-debug TypeError in checkout.js")
+	tm.keys("Enter")
+	tm.waitFor("Looking into it.")
+	reqs := w.srv.Requests()
+	if len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), "Process issue from: TypeError in checkout.js") {
+		t.Fatalf("the plugin's command did not reach the model in the same session: %d requests", len(reqs))
+	}
+	tm.typeText("/plugin")
+	tm.keys("Enter")
+	tm.waitFor("/plugin marketplace add <git URL")
+	if sc := tm.scrollback(); !strings.Contains(sc, "debugging-toolkit@claude-code-workflows") {
+		t.Errorf("/plugin does not list the installed plugin:\n%s", sc)
+	}
+	tm.typeText("/exit")
+	tm.keys("Enter")
+	tm.waitExit()
 }
