@@ -55,6 +55,8 @@ type Controller struct {
 	menu skillMenu
 	// branch is the workspace's git branch last read (ops_more_status.go).
 	branch branchCache
+	// changed tells watchers of a model or mode change (changes.go).
+	changed changes
 }
 
 // NewController builds the first runtime from o with build (nil: Build).
@@ -166,6 +168,7 @@ func (c *Controller) rebuild(o Options, endReason string) error {
 	c.made = (same && c.made) || o.Resume == ""
 	c.rt = rt
 	c.base.Model = o.Model
+	c.changed.tell()
 	return nil
 }
 

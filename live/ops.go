@@ -53,6 +53,7 @@ func (c *Controller) SetMode(mode string, remote bool) (permission.Mode, error) 
 		}
 	}
 	rt.Checker.SetMode(m)
+	c.changed.tell()
 	return m, nil
 }
 
@@ -86,6 +87,7 @@ func (c *Controller) CycleMode() permission.Mode {
 		}
 	}
 	rt.Checker.SetMode(next)
+	c.changed.tell()
 	return next
 }
 

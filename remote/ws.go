@@ -347,6 +347,10 @@ type wsOut struct {
 	Result any `json:"result,omitempty"`
 	// Known are the models a set_model could name, in its error.
 	Known []string `json:"known,omitempty"`
+	// Model and PermissionMode are a state message's: what the session
+	// runs with after a change made anywhere.
+	Model          string `json:"model,omitempty"`
+	PermissionMode string `json:"permission_mode,omitempty"`
 }
 
 // wsPrompt is the prompt of a run: its text and its attached images as

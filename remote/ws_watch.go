@@ -42,13 +42,45 @@ func (wc *wsConn) watch(sess *live.Session, r *live.RunRef, cursor int64, resync
 	wc.mu.Unlock()
 	wc.watchers.Add(1)
 	release := sess.Watch() // a followed session is not closed for being idle
+	states := make(chan struct{})
+	go func() {
+		defer close(states)
+		wc.followState(ctx, sess.ID())
+	}()
 	go func() {
 		defer wc.watchers.Done()
 		defer close(w.done)
+		defer func() { <-states }()
 		defer cancel()
 		defer release()
 		wc.follow(ctx, w, sess.ID(), r, cursor, resync)
 	}()
+}
+
+// followState tells the client the session's model and permission mode
+// once it follows the session, then each time they change through its controller (the terminal's shift+tab
+// or /model when it is shared, another client's set_mode), until ctx
+// ends: a page shows what the session runs with, not what it last set.
+func (wc *wsConn) followState(ctx context.Context, id string) {
+	c, err := wc.srv.o.Sessions.Controller(ctx, id)
+	if err != nil {
+		return // no operations here: nothing can change them
+	}
+	changed, stop := c.Changes()
+	defer stop()
+	// The first state is the one the subscription starts from: a change
+	// made between the subscription's ok and this watch is not missed.
+	for {
+		st := c.State()
+		if !wc.send(ctx, wsOut{Type: "state", SessionID: id, Model: st.Model, PermissionMode: st.PermissionMode}) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		}
+	}
 }
 
 // follow sends the session's frames, run after run, until ctx ends or

@@ -385,7 +385,7 @@ async function phone(browser) {
   assert.equal(await page.locator('#session-mode').inputValue(), 'plan');
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-phone-ops.png') });
 
-  step("a fresh page shows the session's real model and mode, and another frontend's change on reload");
+  step("a fresh page shows the session's real model and mode, and another frontend's change at once");
   const sessionPath = new URL(page.url()).pathname;
   const sessionId = decodeURIComponent(sessionPath.replace(/^\/s\//, ''));
   // A new context: nothing of the first page's tab storage.
@@ -397,21 +397,23 @@ async function phone(browser) {
   await fresh.waitForFunction(() => document.getElementById('session-mode').value === 'plan', null, { timeout: TIMEOUT })
     .catch(async () => assert.fail(`a fresh page shows mode ${await fresh.locator('#session-mode').inputValue()}, the session is in plan`));
   assert.equal(await fresh.locator('#session-model').inputValue(), 'anthropic:claude-haiku-4-5', "a fresh page does not show the session's model");
-  // Another frontend (the terminal, a script) changes the mode: the
-  // page shows it once it reads the session again.
+  // Another frontend (the terminal, a script) changes the mode: both
+  // pages show it at once, told over the WebSocket, with no reload.
   const r = await fetch(`${NOVA_URL}/api/sessions/${encodeURIComponent(sessionId)}/mode`, {
     method: 'POST', headers: { Authorization: `Bearer ${NOVA_TOKEN}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ mode: 'acceptEdits' }),
   });
   assert.equal(r.status, 200, `POST mode acceptEdits: ${r.status} ${await r.text()}`);
-  await fresh.reload();
-  await connected(fresh);
-  await fresh.waitForFunction(() => document.getElementById('session-mode').value === 'acceptEdits', null, { timeout: TIMEOUT })
-    .catch(async () => assert.fail(`after another frontend's change the page shows mode ${await fresh.locator('#session-mode').inputValue()}`));
+  for (const [p, which] of [[fresh, 'the fresh page'], [page, 'the first page']]) {
+    await p.waitForFunction(() => document.getElementById('session-mode').value === 'acceptEdits', null, { timeout: TIMEOUT })
+      .catch(async () => assert.fail(`after another frontend's change ${which} shows mode ${await p.locator('#session-mode').inputValue()} without a reload`));
+  }
   await other.close();
   const back = await fetch(`${NOVA_URL}/api/sessions/${encodeURIComponent(sessionId)}/mode`, {
     method: 'POST', headers: { Authorization: `Bearer ${NOVA_TOKEN}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ mode: 'plan' }),
   });
   assert.equal(back.status, 200);
+  await page.waitForFunction(() => document.getElementById('session-mode').value === 'plan', null, { timeout: TIMEOUT })
+    .catch(async () => assert.fail(`the page shows mode ${await page.locator('#session-mode').inputValue()} after the switch back to plan`));
 
   step('phone: the rules view shows each rule with its source');
   await page.locator('#rules').click();

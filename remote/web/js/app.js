@@ -479,6 +479,9 @@ function onMessage(msg) {
     case 'run':
       onRun(msg);
       break;
+    case 'state':
+      bar.apply(msg.session_id, msg);
+      break;
     case 'unsubscribed':
       // The server closed the session (idle, deleted, or reopened in
       // another workspace): load it again, which opens it, or says it

@@ -105,6 +105,23 @@ export class SessionBar {
     this.els.mode.dataset.value = mode;
   }
 
+  // apply takes a state message: the session's model and mode after a
+  // change made elsewhere (the terminal's shift+tab or /model, another
+  // browser), shown at once.
+  apply(id, { model, permission_mode: mode }) {
+    const fields = {};
+    if (model) {
+      fields.model = model;
+      remember('model', id, model);
+    }
+    if (mode) {
+      fields.permission_mode = mode;
+      remember('mode', id, mode);
+    }
+    this.hooks.update(id, fields);
+    if (this.hooks.current() === id) this.show(id);
+  }
+
   async pickModel() {
     const id = this.hooks.current();
     const sel = this.els.model;
