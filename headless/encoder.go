@@ -17,6 +17,9 @@ type encoder struct {
 	now     func() time.Time
 	// debug, when set, gets nova's own events as JSON lines (-d).
 	debug *writer
+	// hooks, when set, writes the hooks' runs; it is told as each tool
+	// call's assistant message is out, for the messages of its hooks.
+	hooks *HookEvents
 
 	// main is the run's own model response; subs are its subagents'
 	// (Agent tool calls at work), by the id of the call each works for.
@@ -264,6 +267,7 @@ func (e *encoder) toolCall(r *modelResponse, c *llm.ToolCall) {
 	e.stream(r, contentBlockDeltaEvent{Type: "content_block_delta", Index: r.index,
 		Delta: inputJSONDelta{Type: "input_json_delta", PartialJSON: string(input)}})
 	e.assistant(r, toolUseBlock{Type: "tool_use", ID: c.ID, Name: c.Name, Input: input}, false)
+	e.hooks.called(c.ID)
 	e.stream(r, contentBlockStopEvent{Type: "content_block_stop", Index: r.index})
 	r.index++
 }

@@ -309,3 +309,33 @@ type novaDecision struct {
 	Reason   string              `json:"reason"`
 	Rule     string              `json:"rule,omitempty"`
 }
+
+// sdkHookStartedMessage is the SDK's SDKHookStartedMessage: a hook began
+// (--include-hook-events). Claude Code's own were never recorded; the
+// shape is the SDK's type.
+type sdkHookStartedMessage struct {
+	Type      string `json:"type"`    // system
+	Subtype   string `json:"subtype"` // hook_started
+	HookID    string `json:"hook_id"`
+	HookName  string `json:"hook_name"`
+	HookEvent string `json:"hook_event"`
+	UUID      string `json:"uuid"`
+	SessionID string `json:"session_id"`
+}
+
+// sdkHookResponseMessage is the SDK's SDKHookResponseMessage: the hook
+// ended, with what it wrote and how it went.
+type sdkHookResponseMessage struct {
+	Type      string `json:"type"`    // system
+	Subtype   string `json:"subtype"` // hook_response
+	HookID    string `json:"hook_id"`
+	HookName  string `json:"hook_name"`
+	HookEvent string `json:"hook_event"`
+	Output    string `json:"output"`
+	Stdout    string `json:"stdout"`
+	Stderr    string `json:"stderr"`
+	ExitCode  *int   `json:"exit_code,omitempty"`
+	Outcome   string `json:"outcome"` // success, error or cancelled
+	UUID      string `json:"uuid"`
+	SessionID string `json:"session_id"`
+}

@@ -45,6 +45,7 @@ type protocolCase struct {
 func TestProtocolGolden(t *testing.T) {
 	parent := "toolu_agent"
 	stop := "end_turn"
+	exitZero := 0
 	msg := apiMessage{ID: "msg_1", Type: "message", Role: "assistant", Model: "claude-test", Content: []any{}}
 	withContent := func(block any) apiMessage { m := msg; m.Content = []any{block}; return m }
 	hdr := func(sub string) systemHeader {
@@ -131,6 +132,10 @@ func TestProtocolGolden(t *testing.T) {
 			sdkType: "SDKControlInitializeResponse", novaOnly: []string{"current_permission_mode"}},
 		{name: "interrupt response", value: interruptResponse{StillQueued: []string{}}, sdkType: "SDKControlInterruptResponse"},
 		{name: "set_permission_mode response", value: setPermissionModeResponse{Mode: "plan"}, sdkType: "SDKControlSetPermissionModeResponse"},
+		{name: "system/hook_started", value: sdkHookStartedMessage{Type: "system", Subtype: "hook_started", HookID: "h", HookName: "PreToolUse:Bash",
+			HookEvent: "PreToolUse", UUID: "U", SessionID: "S"}, sdkType: "SDKHookStartedMessage"},
+		{name: "system/hook_response", value: sdkHookResponseMessage{Type: "system", Subtype: "hook_response", HookID: "h", HookName: "PreToolUse:Bash",
+			HookEvent: "PreToolUse", Output: "o", Stdout: "o", ExitCode: &exitZero, Outcome: "success", UUID: "U", SessionID: "S"}, sdkType: "SDKHookResponseMessage"},
 		{name: "mcp_status response", value: mcpStatusResponse{MCPServers: []MCPServer{}}, sdkType: "SDKControlMcpStatusResponse"},
 	}
 	types, err := os.ReadFile(sdkTypes)

@@ -65,7 +65,10 @@ type SDKOptions struct {
 	Debug io.Writer
 	// Structured, when set, holds each turn's answer to its JSON schema
 	// (--json-schema, initialize's jsonSchema), as print mode's does.
-	Structured     *StructuredOutput
+	Structured *StructuredOutput
+	// HookEvents, when set, writes the hooks' runs (--include-hook-events),
+	// from the first turn's init message on.
+	HookEvents     *HookEvents
 	Stdout, Stderr io.Writer
 }
 
@@ -181,6 +184,8 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 	if o.Debug != nil {
 		s.enc.debug = &writer{w: o.Debug}
 	}
+	s.enc.hooks = o.HookEvents
+	defer o.HookEvents.end()
 	if in.init != nil {
 		s.initialize(in.init)
 	}
@@ -226,19 +231,19 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 	}()
 	eof, interrupted := false, false
 	for {
-		if w.broken && s.running && s.cancelRun != nil {
+		if w.isBroken() && s.running && s.cancelRun != nil {
 			// Nobody reads the output any more: stop the turn.
 			s.cancelRun()
 		}
-		if !interrupted && !w.broken {
+		if !interrupted && !w.isBroken() {
 			s.startHeldModel()
 		}
-		if !s.running && !interrupted && len(s.queue) > 0 && !w.broken && s.mcpWait == nil && s.modelSet == nil {
+		if !s.running && !interrupted && len(s.queue) > 0 && !w.isBroken() && s.mcpWait == nil && s.modelSet == nil {
 			s.start(ctx)
 		}
 		// At the end of input, queued turns still wait for the in-process
 		// servers' handshakes (which fail now, unanswered).
-		if !s.running && s.modelSet == nil && (interrupted || w.broken || (eof && (s.mcpWait == nil || len(s.queue) == 0))) {
+		if !s.running && s.modelSet == nil && (interrupted || w.isBroken() || (eof && (s.mcpWait == nil || len(s.queue) == 0))) {
 			break
 		}
 		var ctxDone <-chan struct{}
@@ -257,13 +262,13 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 			}
 			s.handle(m)
 		case c := <-hookCalls:
-			if eof || w.broken {
+			if eof || w.isBroken() {
 				c.reply <- hookReply{err: errors.New("the SDK closed nova's input: nobody can answer the hook")}
 				continue
 			}
 			s.hookCallback(c)
 		case c := <-mcpCalls:
-			if eof || w.broken {
+			if eof || w.isBroken() {
 				c.reply <- mcpReply{err: errors.New("the SDK closed nova's input: nobody runs the in-process MCP server")}
 				continue
 			}
@@ -287,8 +292,8 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 		}
 	}
 	switch {
-	case w.err != nil:
-		fmt.Fprintf(o.Stderr, "nova: %v\n", w.err)
+	case w.failure() != nil:
+		fmt.Fprintf(o.Stderr, "nova: %v\n", w.failure())
 		return ExitFailed
 	case interrupted:
 		return ExitInterrupted
@@ -432,6 +437,7 @@ func (s *server) start(ctx context.Context) {
 	s.running, s.cancelRun, s.runStart, s.done = true, cancel, time.Now(), nil
 	s.state("running")
 	s.enc.init()
+	s.o.HookEvents.begin(s.w, s.o.Session.SessionID)
 	for _, warn := range s.o.Warnings {
 		s.enc.informational(nil, "warning", warn)
 	}

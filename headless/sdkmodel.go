@@ -69,6 +69,7 @@ func (s *server) modelSwitched(res modelSwitch) {
 	if s.o.CurrentSession != nil {
 		// The runtime, maybe the session, changed: later messages name them.
 		*s.o.Session = *s.o.CurrentSession()
+		s.o.HookEvents.setSession(s.o.Session.SessionID)
 	}
 	s.o.Warnings = append(s.o.Warnings, res.warnings...)
 	if res.err != nil {
