@@ -136,6 +136,13 @@ func TestProtocolGolden(t *testing.T) {
 			HookEvent: "PreToolUse", UUID: "U", SessionID: "S"}, sdkType: "SDKHookStartedMessage"},
 		{name: "system/hook_response", value: sdkHookResponseMessage{Type: "system", Subtype: "hook_response", HookID: "h", HookName: "PreToolUse:Bash",
 			HookEvent: "PreToolUse", Output: "o", Stdout: "o", ExitCode: &exitZero, Outcome: "success", UUID: "U", SessionID: "S"}, sdkType: "SDKHookResponseMessage"},
+		// What nova reads of the SDK's requests: each field it reads is
+		// the SDK's (the subtype it routes by, controlSubtype, apart).
+		{name: "set_permission_mode request", value: setPermissionModeRequest{Mode: "plan"}, sdkType: "SDKControlSetPermissionModeRequest",
+			optional: []string{"subtype"}},
+		{name: "set_model request", value: setModelRequest{Model: "haiku"}, sdkType: "SDKControlSetModelRequest", optional: []string{"subtype"}},
+		{name: "mcp_message request (read)", value: mcpMessageRequest{Subtype: "mcp_message", ServerName: "s", Message: json.RawMessage(`{}`)},
+			sdkType: "SDKControlMcpMessageRequest"},
 		{name: "mcp_status response", value: mcpStatusResponse{MCPServers: []MCPServer{}}, sdkType: "SDKControlMcpStatusResponse"},
 	}
 	types, err := os.ReadFile(sdkTypes)
