@@ -17,6 +17,9 @@ type encoder struct {
 	now     func() time.Time
 	// debug, when set, gets nova's own events as JSON lines (-d).
 	debug *writer
+	// hooks, when set, writes the hooks' runs; it is told as each tool
+	// call's assistant message is out, for the messages of its hooks.
+	hooks *HookEvents
 
 	// main is the run's own model response; subs are its subagents'
 	// (Agent tool calls at work), by the id of the call each works for.
@@ -76,26 +79,25 @@ func (e *encoder) responseOf(ev agent.Event) *modelResponse {
 	return r
 }
 
-// system writes a system message of nova's own: fields merged beside
-// type, subtype, session_id and uuid (and a subagent's
-// parent_tool_use_id).
-func (e *encoder) system(r *modelResponse, subtype string, fields map[string]any) {
-	m := map[string]any{"type": "system", "subtype": subtype, "session_id": e.s.SessionID, "uuid": newUUID()}
+// header opens a system message of subtype: the session's, and the
+// subagent's of r when r is one's.
+func (e *encoder) header(r *modelResponse, subtype string) systemHeader {
+	h := systemHeader{Type: "system", Subtype: subtype, SessionID: e.s.SessionID, UUID: newUUID()}
 	if r != nil && r.parent != nil {
-		m["parent_tool_use_id"] = *r.parent
-		if r.agentID != "" {
-			m["agent_id"] = r.agentID
-		}
+		h.ParentToolUseID = r.parent
+		h.AgentID = r.agentID
 	}
-	for k, v := range fields {
-		m[k] = v
-	}
-	e.w.json(m)
+	return h
+}
+
+// informational writes a line for the host to show at level.
+func (e *encoder) informational(r *modelResponse, level, content string) {
+	e.w.json(sdkInformationalMessage{systemHeader: e.header(r, "informational"), Content: content, Level: level})
 }
 
 // init writes the system/init message.
 func (e *encoder) init() {
-	e.w.json(initMessage{
+	e.w.json(sdkSystemMessage{
 		Type: "system", Subtype: "init", Cwd: e.s.Cwd, SessionID: e.s.SessionID, Tools: e.s.tools(),
 		MCPServers: e.s.mcpServers(), Model: e.s.Model, PermissionMode: e.s.mode(), SlashCommands: e.s.slashCommands(),
 		APIKeySource: "none", ClaudeCodeVersion: e.s.Version, OutputStyle: "default",
@@ -107,7 +109,7 @@ func (e *encoder) stamp() string { return e.now().UTC().Format("2006-01-02T15:04
 
 func (e *encoder) stream(r *modelResponse, ev any) {
 	if e.partial {
-		e.w.json(streamEvent{Type: "stream_event", Event: ev, ParentToolUseID: r.parent, SessionID: e.s.SessionID, UUID: newUUID()})
+		e.w.json(sdkPartialAssistantMessage{Type: "stream_event", Event: ev, ParentToolUseID: r.parent, SessionID: e.s.SessionID, UUID: newUUID()})
 	}
 }
 
@@ -149,23 +151,22 @@ func (e *encoder) event(ev agent.Event) {
 		e.progress(r, ev)
 	case agent.EventTodos:
 		if !sub {
-			e.system(r, "nova_todos", map[string]any{"todos": ev.Todos})
+			e.w.json(novaTodosMessage{systemHeader: e.header(r, "nova_todos"), Todos: ev.Todos})
 		}
 	case agent.EventContext:
 		if ev.Context != nil && !sub {
-			e.system(r, "nova_context", map[string]any{"used": ev.Context.Used, "limit": ev.Context.Limit,
-				"percent": ev.Context.Percent, "message_count": ev.Context.MessageCount})
+			e.w.json(novaContextMessage{systemHeader: e.header(r, "nova_context"), ContextUsage: *ev.Context})
 		}
 	case agent.EventCompaction:
 		if ev.Compaction != nil {
-			e.system(r, "compact_boundary", map[string]any{"compact_metadata": map[string]any{
-				"trigger": "auto", "pre_tokens": ev.Compaction.Before, "post_tokens": ev.Compaction.After}})
+			e.w.json(sdkCompactBoundaryMessage{systemHeader: e.header(r, "compact_boundary"),
+				CompactMetadata: compactMetadata{Trigger: "auto", PreTokens: ev.Compaction.Before, PostTokens: ev.Compaction.After}})
 		}
 	case agent.EventNotice:
-		e.system(r, "informational", map[string]any{"content": ev.Text, "level": "notice"})
+		e.informational(r, "notice", ev.Text)
 	case agent.EventError:
 		e.endResponse(r, "", nil)
-		e.system(r, "informational", map[string]any{"content": ev.Text, "level": "warning"})
+		e.informational(r, "warning", ev.Text)
 	case agent.EventDone:
 		if sub {
 			return // a subagent's work ends with its call's result
@@ -191,7 +192,7 @@ func (e *encoder) startResponse(r *modelResponse) {
 	r.streaming, r.block, r.index, r.toolUse = true, "", 0, false
 	r.apiStart = e.now()
 	r.attempt = nil
-	e.stream(r, map[string]any{"type": "message_start", "message": e.apiMessage(r, nil)})
+	e.stream(r, messageStartEvent{Type: "message_start", Message: e.apiMessage(r, nil)})
 }
 
 func (e *encoder) apiMessage(r *modelResponse, content []any) apiMessage {
@@ -211,16 +212,16 @@ func (e *encoder) delta(r *modelResponse, kind, text string) {
 		r.block = kind
 		r.blockText.Reset()
 		if kind == "text" {
-			e.stream(r, map[string]any{"type": "content_block_start", "index": r.index, "content_block": textBlock{Type: "text"}})
+			e.stream(r, contentBlockStartEvent{Type: "content_block_start", Index: r.index, ContentBlock: textBlock{Type: "text"}})
 		} else {
-			e.stream(r, map[string]any{"type": "content_block_start", "index": r.index, "content_block": thinkingBlock{Type: "thinking"}})
+			e.stream(r, contentBlockStartEvent{Type: "content_block_start", Index: r.index, ContentBlock: thinkingBlock{Type: "thinking"}})
 		}
 	}
 	r.blockText.WriteString(text)
 	if kind == "text" {
-		e.stream(r, map[string]any{"type": "content_block_delta", "index": r.index, "delta": map[string]any{"type": "text_delta", "text": text}})
+		e.stream(r, contentBlockDeltaEvent{Type: "content_block_delta", Index: r.index, Delta: textDelta{Type: "text_delta", Text: text}})
 	} else {
-		e.stream(r, map[string]any{"type": "content_block_delta", "index": r.index, "delta": map[string]any{"type": "thinking_delta", "thinking": text}})
+		e.stream(r, contentBlockDeltaEvent{Type: "content_block_delta", Index: r.index, Delta: thinkingDelta{Type: "thinking_delta", Thinking: text}})
 	}
 }
 
@@ -236,7 +237,7 @@ func (e *encoder) endBlock(r *modelResponse, aborted bool) {
 	} else {
 		e.assistant(r, thinkingBlock{Type: "thinking", Thinking: r.blockText.String()}, aborted)
 	}
-	e.stream(r, map[string]any{"type": "content_block_stop", "index": r.index})
+	e.stream(r, contentBlockStopEvent{Type: "content_block_stop", Index: r.index})
 	r.block = ""
 	r.blockText.Reset()
 	r.index++
@@ -245,7 +246,7 @@ func (e *encoder) endBlock(r *modelResponse, aborted bool) {
 func (e *encoder) assistant(r *modelResponse, block any, aborted bool) {
 	id := newUUID()
 	r.attempt = append(r.attempt, id)
-	e.w.json(assistantMessage{Type: "assistant", Message: e.apiMessage(r, []any{block}), ParentToolUseID: r.parent,
+	e.w.json(sdkAssistantMessage{Type: "assistant", Message: e.apiMessage(r, []any{block}), ParentToolUseID: r.parent,
 		SessionID: e.s.SessionID, UUID: id, Timestamp: e.stamp(), Supersedes: r.supersedes, Aborted: aborted})
 	r.supersedes = nil
 }
@@ -261,12 +262,13 @@ func (e *encoder) toolCall(r *modelResponse, c *llm.ToolCall) {
 	r.toolUse = true
 	e.calls[c.ID] = callInfo{name: c.Name, start: e.now()}
 	input := llm.SafeInput(c.Input)
-	e.stream(r, map[string]any{"type": "content_block_start", "index": r.index,
-		"content_block": toolUseBlock{Type: "tool_use", ID: c.ID, Name: c.Name, Input: json.RawMessage(`{}`)}})
-	e.stream(r, map[string]any{"type": "content_block_delta", "index": r.index,
-		"delta": map[string]any{"type": "input_json_delta", "partial_json": string(input)}})
+	e.stream(r, contentBlockStartEvent{Type: "content_block_start", Index: r.index,
+		ContentBlock: toolUseBlock{Type: "tool_use", ID: c.ID, Name: c.Name, Input: json.RawMessage(`{}`)}})
+	e.stream(r, contentBlockDeltaEvent{Type: "content_block_delta", Index: r.index,
+		Delta: inputJSONDelta{Type: "input_json_delta", PartialJSON: string(input)}})
 	e.assistant(r, toolUseBlock{Type: "tool_use", ID: c.ID, Name: c.Name, Input: input}, false)
-	e.stream(r, map[string]any{"type": "content_block_stop", "index": r.index})
+	e.hooks.called(c.ID)
+	e.stream(r, contentBlockStopEvent{Type: "content_block_stop", Index: r.index})
 	r.index++
 }
 
@@ -281,17 +283,17 @@ func (e *encoder) endResponse(r *modelResponse, stop llm.StopReason, usage *llm.
 	}
 	// A response that ends with no reason and no call broke off.
 	e.endBlock(r, stop == "")
-	var reason any
+	var reason *string
 	if stop != "" {
-		reason = string(stop)
+		s := string(stop)
+		reason = &s
 	}
 	var u llm.Usage
 	if usage != nil {
 		u = *usage
 	}
-	e.stream(r, map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": reason, "stop_sequence": nil},
-		"usage": usageOf(u)})
-	e.stream(r, map[string]any{"type": "message_stop"})
+	e.stream(r, messageDeltaEvent{Type: "message_delta", Delta: messageDeltaBody{StopReason: reason}, Usage: usageOf(u)})
+	e.stream(r, messageStopEvent{Type: "message_stop"})
 	e.apiTime += e.now().Sub(r.apiStart)
 	r.streaming = false
 }
@@ -300,21 +302,14 @@ func (e *encoder) toolResult(r *modelResponse, res *agent.ToolResult) {
 	if res == nil {
 		return
 	}
-	decision := map[string]any{"behavior": res.Decision.Behavior, "layer": res.Decision.Layer, "reason": res.Decision.Reason}
-	if res.Decision.Rule != "" {
-		decision["rule"] = res.Decision.Rule
-	}
 	if res.Denied {
-		e.system(r, "permission_denied", map[string]any{"tool_name": res.Name, "tool_use_id": res.ID,
-			"decision_reason_type": res.Decision.Layer, "decision_reason": res.Decision.Reason, "message": res.Output})
+		e.w.json(sdkPermissionDeniedMessage{systemHeader: e.header(r, "permission_denied"), ToolName: res.Name, ToolUseID: res.ID,
+			DecisionReasonType: res.Decision.Layer, DecisionReason: res.Decision.Reason, Message: res.Output})
 	}
-	meta := map[string]any{"tool_use_id": res.ID, "tool_name": res.Name, "is_error": res.IsError, "denied": res.Denied,
-		"decision": decision, "duration_ms": res.DurationMS}
-	if res.SpillPath != "" {
-		meta["spill_path"] = res.SpillPath
-	}
-	e.system(r, "nova_tool_result", meta)
-	e.w.json(userMessage{Type: "user", Message: userContent{Role: "user", Content: []any{
+	e.w.json(novaToolResultMessage{systemHeader: e.header(r, "nova_tool_result"), ToolUseID: res.ID, ToolName: res.Name,
+		IsError: res.IsError, Denied: res.Denied, DurationMS: res.DurationMS, SpillPath: res.SpillPath,
+		Decision: novaDecision{Behavior: res.Decision.Behavior, Layer: res.Decision.Layer, Reason: res.Decision.Reason, Rule: res.Decision.Rule}})
+	e.w.json(sdkUserMessage{Type: "user", Message: apiUserMessage{Role: "user", Content: []any{
 		toolResultBlock{Type: "tool_result", ToolUseID: res.ID, Content: res.Output, IsError: res.IsError}}},
 		ParentToolUseID: r.parent, SessionID: e.s.SessionID, UUID: newUUID(), Timestamp: e.stamp()})
 	delete(e.calls, res.ID)
@@ -326,7 +321,7 @@ func (e *encoder) toolResult(r *modelResponse, res *agent.ToolResult) {
 func (e *encoder) retry(r *modelResponse, ev agent.Event) {
 	ri := ev.Retry
 	if ri == nil {
-		e.system(r, "api_retry", map[string]any{"text": ev.Text})
+		e.w.json(apiRetryNote{systemHeader: e.header(r, "api_retry"), Text: ev.Text})
 		return
 	}
 	if ri.DiscardPartial {
@@ -336,9 +331,8 @@ func (e *encoder) retry(r *modelResponse, ev agent.Event) {
 		r.supersedes = append(r.supersedes, r.attempt...)
 		r.attempt = nil
 	}
-	e.system(r, "api_retry", map[string]any{"attempt": ri.Attempt, "max_retries": ri.MaxAttempts,
-		"retry_delay_ms": ri.Delay.Milliseconds(), "error_status": nil, "error": retryError(ri.Kind),
-		"discard_partial": ri.DiscardPartial, "text": ev.Text})
+	e.w.json(sdkAPIRetryMessage{systemHeader: e.header(r, "api_retry"), Attempt: ri.Attempt, MaxRetries: ri.MaxAttempts,
+		RetryDelayMS: ri.Delay.Milliseconds(), Error: retryError(ri.Kind), DiscardPartial: ri.DiscardPartial, Text: ev.Text})
 }
 
 // retryError is Claude Code's word for what failed.
@@ -366,15 +360,8 @@ func (e *encoder) progress(r *modelResponse, ev agent.Event) {
 	if !c.start.IsZero() {
 		elapsed = e.now().Sub(c.start).Seconds()
 	}
-	m := map[string]any{"type": "tool_progress", "tool_use_id": p.CallID, "tool_name": c.name, "parent_tool_use_id": r.parent,
-		"elapsed_time_seconds": elapsed, "progress": p.Progress, "session_id": e.s.SessionID, "uuid": newUUID()}
-	if p.Total > 0 {
-		m["total"] = p.Total
-	}
-	if p.Message != "" {
-		m["message"] = p.Message
-	}
-	e.w.json(m)
+	e.w.json(sdkToolProgressMessage{Type: "tool_progress", ToolUseID: p.CallID, ToolName: c.name, ParentToolUseID: r.parent,
+		ElapsedTimeSeconds: elapsed, Progress: p.Progress, Total: p.Total, Message: p.Message, SessionID: e.s.SessionID, UUID: newUUID()})
 }
 
 // result builds the result message of a run that took d since start.

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/nova-dev/nova/agent"
@@ -67,7 +68,10 @@ type Options struct {
 	IgnoredProjectSettings []IgnoredSetting
 	// Structured, when set, holds the answer to its JSON schema: the run
 	// ends with the model's call of its tool, and the result carries it.
-	Structured     *StructuredOutput
+	Structured *StructuredOutput
+	// HookEvents, when set, writes the hooks' runs in stream-json
+	// (--include-hook-events), from the init message to the result.
+	HookEvents     *HookEvents
 	Stdout, Stderr io.Writer
 }
 
@@ -100,7 +104,11 @@ func Run(ctx context.Context, r Runner, opts Options) int {
 	}
 	if opts.Format == FormatStreamJSON {
 		enc.init()
+		enc.hooks = opts.HookEvents
+		opts.HookEvents.begin(out, opts.SessionID)
 	}
+	// Whatever ends the run, the hooks' messages end before the result.
+	defer opts.HookEvents.end()
 	if opts.Structured != nil {
 		r = structuredRunner{r: r, s: opts.Structured}
 	}
@@ -122,6 +130,7 @@ func Run(ctx context.Context, r Runner, opts Options) int {
 	if done == nil {
 		done = &agent.Done{Subtype: agent.SubtypeError, IsError: true, Error: "the agent ended without a result"}
 	}
+	opts.HookEvents.end()
 	res := enc.result(done, time.Since(start))
 	if opts.IgnoredProjectSettings != nil {
 		res.IgnoredProjectSettings = opts.IgnoredProjectSettings
@@ -131,7 +140,7 @@ func Run(ctx context.Context, r Runner, opts Options) int {
 	}
 	switch opts.Format {
 	case FormatJSON, FormatStreamJSON:
-		if !out.json(res) && !out.broken {
+		if !out.json(res) && !out.isBroken() {
 			// Not even the result would encode, though it holds only plain
 			// data: say so in the result's own shape.
 			msg := "nova could not encode the result"
@@ -153,8 +162,8 @@ func Run(ctx context.Context, r Runner, opts Options) int {
 		fmt.Fprintf(opts.Stderr, "nova: %s\n", done.Error)
 	}
 	code := exitCode(ctx, done)
-	if out.err != nil {
-		fmt.Fprintf(opts.Stderr, "nova: %v\n", out.err)
+	if err := out.failure(); err != nil {
+		fmt.Fprintf(opts.Stderr, "nova: %v\n", err)
 		if code == ExitOK {
 			code = ExitFailed
 		}
@@ -162,11 +171,28 @@ func Run(ctx context.Context, r Runner, opts Options) int {
 	return code
 }
 
-// writer writes print mode's output and keeps the first failure.
+// writer writes print mode's output and keeps the first failure. Hook
+// messages (HookEvents) are written from the goroutines that run the
+// hooks, so a line is written whole under mu.
 type writer struct {
+	mu     sync.Mutex
 	w      io.Writer
 	err    error
 	broken bool // a write failed: the output has a hole, write no more
+}
+
+// isBroken says a write failed.
+func (o *writer) isBroken() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.broken
+}
+
+// failure is the first failure, if any.
+func (o *writer) failure() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.err
 }
 
 // json writes v as one JSON line and reports whether it did. A value that
@@ -183,18 +209,27 @@ func (o *writer) json(v any) bool {
 }
 
 func (o *writer) write(b []byte) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if o.broken {
 		return false
 	}
 	if _, err := o.w.Write(b); err != nil {
 		o.broken = true
-		o.fail(fmt.Errorf("could not write the output: %w", err))
+		o.setErr(fmt.Errorf("could not write the output: %w", err))
 		return false
 	}
 	return true
 }
 
 func (o *writer) fail(err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.setErr(err)
+}
+
+// setErr keeps err if it is the first failure; mu is held.
+func (o *writer) setErr(err error) {
 	if o.err == nil {
 		o.err = err
 	}

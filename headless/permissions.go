@@ -17,20 +17,6 @@ type Rules interface {
 	AllowAlways(rule string) error
 }
 
-// permissionUpdate is one of the SDK's PermissionUpdate values
-// (updatedPermissions of a canUseTool answer).
-type permissionUpdate struct {
-	Type  string `json:"type"`
-	Rules []struct {
-		ToolName    string `json:"toolName"`
-		RuleContent string `json:"ruleContent"`
-	} `json:"rules"`
-	Behavior    string   `json:"behavior"`
-	Destination string   `json:"destination"`
-	Mode        string   `json:"mode"`
-	Directories []string `json:"directories"`
-}
-
 // rules are the update's rules in nova's (Claude Code's) spelling:
 // Bash(go test:*).
 func (u permissionUpdate) rules() []string {

@@ -65,7 +65,10 @@ type SDKOptions struct {
 	Debug io.Writer
 	// Structured, when set, holds each turn's answer to its JSON schema
 	// (--json-schema, initialize's jsonSchema), as print mode's does.
-	Structured     *StructuredOutput
+	Structured *StructuredOutput
+	// HookEvents, when set, writes the hooks' runs (--include-hook-events),
+	// from the first turn's init message on.
+	HookEvents     *HookEvents
 	Stdout, Stderr io.Writer
 }
 
@@ -122,14 +125,6 @@ func RefuseInitialize(w io.Writer, req *InitializeRequest, err error) {
 		return
 	}
 	(&writer{w: w}).json(controlError(req.RequestID, err.Error()))
-}
-
-func controlError(id, msg string) map[string]any {
-	return map[string]any{"type": "control_response", "response": map[string]any{"subtype": "error", "request_id": id, "error": msg}}
-}
-
-func controlSuccess(id string, response any) map[string]any {
-	return map[string]any{"type": "control_response", "response": map[string]any{"subtype": "success", "request_id": id, "response": response}}
 }
 
 // turnInput is a user message waiting for its turn.
@@ -189,6 +184,8 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 	if o.Debug != nil {
 		s.enc.debug = &writer{w: o.Debug}
 	}
+	s.enc.hooks = o.HookEvents
+	defer o.HookEvents.end()
 	if in.init != nil {
 		s.initialize(in.init)
 	}
@@ -234,19 +231,19 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 	}()
 	eof, interrupted := false, false
 	for {
-		if w.broken && s.running && s.cancelRun != nil {
+		if w.isBroken() && s.running && s.cancelRun != nil {
 			// Nobody reads the output any more: stop the turn.
 			s.cancelRun()
 		}
-		if !interrupted && !w.broken {
+		if !interrupted && !w.isBroken() {
 			s.startHeldModel()
 		}
-		if !s.running && !interrupted && len(s.queue) > 0 && !w.broken && s.mcpWait == nil && s.modelSet == nil {
+		if !s.running && !interrupted && len(s.queue) > 0 && !w.isBroken() && s.mcpWait == nil && s.modelSet == nil {
 			s.start(ctx)
 		}
 		// At the end of input, queued turns still wait for the in-process
 		// servers' handshakes (which fail now, unanswered).
-		if !s.running && s.modelSet == nil && (interrupted || w.broken || (eof && (s.mcpWait == nil || len(s.queue) == 0))) {
+		if !s.running && s.modelSet == nil && (interrupted || w.isBroken() || (eof && (s.mcpWait == nil || len(s.queue) == 0))) {
 			break
 		}
 		var ctxDone <-chan struct{}
@@ -265,13 +262,13 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 			}
 			s.handle(m)
 		case c := <-hookCalls:
-			if eof || w.broken {
+			if eof || w.isBroken() {
 				c.reply <- hookReply{err: errors.New("the SDK closed nova's input: nobody can answer the hook")}
 				continue
 			}
 			s.hookCallback(c)
 		case c := <-mcpCalls:
-			if eof || w.broken {
+			if eof || w.isBroken() {
 				c.reply <- mcpReply{err: errors.New("the SDK closed nova's input: nobody runs the in-process MCP server")}
 				continue
 			}
@@ -295,8 +292,8 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 		}
 	}
 	switch {
-	case w.err != nil:
-		fmt.Fprintf(o.Stderr, "nova: %v\n", w.err)
+	case w.failure() != nil:
+		fmt.Fprintf(o.Stderr, "nova: %v\n", w.failure())
 		return ExitFailed
 	case interrupted:
 		return ExitInterrupted
@@ -308,7 +305,7 @@ func Serve(ctx context.Context, r Runner, in *Input, o SDKOptions) int {
 func (s *server) handle(m *inMessage) {
 	if m.err != nil {
 		fmt.Fprintf(s.o.Stderr, "nova: %v\n", m.err)
-		s.enc.system(nil, "informational", map[string]any{"content": "nova skipped input: " + m.err.Error(), "level": "warning"})
+		s.enc.informational(nil, "warning", "nova skipped input: "+m.err.Error())
 		return
 	}
 	switch m.Type {
@@ -329,16 +326,15 @@ func (s *server) handle(m *inMessage) {
 func (s *server) user(m *inMessage) {
 	msg, skipped, err := userInput(m.Message)
 	if len(skipped) > 0 {
-		s.enc.system(nil, "informational", map[string]any{"level": "warning",
-			"content": fmt.Sprintf("nova left out content blocks it cannot send: %s", strings.Join(skipped, ", "))})
+		s.enc.informational(nil, "warning", fmt.Sprintf("nova left out content blocks it cannot send: %s", strings.Join(skipped, ", ")))
 	}
 	if err != nil {
 		fmt.Fprintf(s.o.Stderr, "nova: %v\n", err)
-		s.enc.system(nil, "informational", map[string]any{"content": err.Error(), "level": "warning"})
+		s.enc.informational(nil, "warning", err.Error())
 		return
 	}
 	if s.o.ReplayUserMessages {
-		s.w.json(userReplay{Type: "user", Message: m.Message, SessionID: s.o.Session.SessionID,
+		s.w.json(sdkUserMessageReplay{Type: "user", Message: m.Message, SessionID: s.o.Session.SessionID,
 			UUID: cmp.Or(m.UUID, newUUID()), IsReplay: true})
 	}
 	if m.ShouldQuery != nil && !*m.ShouldQuery {
@@ -350,17 +346,6 @@ func (s *server) user(m *inMessage) {
 		s.held = nil
 	}
 	s.queue = append(s.queue, turnInput{msg: msg, uuid: m.UUID})
-}
-
-// userReplay is a user message written back (ReplayUserMessages), in
-// the Agent SDK's SDKUserMessageReplay shape.
-type userReplay struct {
-	Type            string          `json:"type"`
-	Message         json.RawMessage `json:"message"`
-	SessionID       string          `json:"session_id"`
-	ParentToolUseID *string         `json:"parent_tool_use_id"`
-	UUID            string          `json:"uuid"`
-	IsReplay        bool            `json:"isReplay"`
 }
 
 // control answers a control request of the SDK's.
@@ -397,11 +382,9 @@ func (s *server) control(m *inMessage) {
 		if s.running && s.cancelRun != nil {
 			s.cancelRun()
 		}
-		s.w.json(controlSuccess(m.RequestID, map[string]any{"still_queued": queued}))
+		s.w.json(controlSuccess(m.RequestID, interruptResponse{StillQueued: queued}))
 	case "set_permission_mode":
-		var r struct {
-			Mode string `json:"mode"`
-		}
+		var r setPermissionModeRequest
 		_ = json.Unmarshal(m.Request, &r)
 		if s.o.SetPermissionMode == nil {
 			s.w.json(controlError(m.RequestID, "this session's permission mode cannot be changed"))
@@ -412,13 +395,13 @@ func (s *server) control(m *inMessage) {
 			s.w.json(controlError(m.RequestID, err.Error()))
 			return
 		}
-		s.w.json(controlSuccess(m.RequestID, map[string]any{"mode": mode}))
+		s.w.json(controlSuccess(m.RequestID, setPermissionModeResponse{Mode: mode}))
 	case "set_model":
 		s.setModel(s.ctx, m)
 	case "mcp_message":
 		s.mcpFromSDK(m)
 	case "mcp_status":
-		s.w.json(controlSuccess(m.RequestID, map[string]any{"mcpServers": s.o.Session.mcpServers()}))
+		s.w.json(controlSuccess(m.RequestID, mcpStatusResponse{MCPServers: s.o.Session.mcpServers()}))
 	default:
 		s.w.json(controlError(m.RequestID, fmt.Sprintf("nova does not support the control request %q yet (docs/sdk.md lists what it supports)", sub)))
 	}
@@ -436,15 +419,12 @@ func (s *server) initialize(req *InitializeRequest) {
 	if ir.Models == nil {
 		ir.Models = []Model{}
 	}
-	reply := map[string]any{
-		"commands": ir.Commands, "agents": ir.Agents, "output_style": "default", "available_output_styles": []string{"default"},
-		"models": ir.Models, "account": ir.Account, "claude_code_version": s.o.Session.Version,
-		"current_permission_mode": s.o.Session.mode(),
-	}
-	if len(req.MCPServers) > 0 {
-		// They were read before the runtime was built (the SDK ends the
-		// session unless it is told so).
-		reply["mcp_servers_applied"] = true
+	reply := initializeResponse{
+		Commands: ir.Commands, Agents: ir.Agents, OutputStyle: "default", AvailableOutputStyles: []string{"default"},
+		Models: ir.Models, Account: ir.Account, ClaudeCodeVersion: s.o.Session.Version,
+		CurrentPermissionMode: s.o.Session.mode(),
+		// They were read before the runtime was built.
+		MCPServersApplied: len(req.MCPServers) > 0,
 	}
 	s.w.json(controlSuccess(req.RequestID, reply))
 }
@@ -457,8 +437,9 @@ func (s *server) start(ctx context.Context) {
 	s.running, s.cancelRun, s.runStart, s.done = true, cancel, time.Now(), nil
 	s.state("running")
 	s.enc.init()
+	s.o.HookEvents.begin(s.w, s.o.Session.SessionID)
 	for _, warn := range s.o.Warnings {
-		s.enc.system(nil, "informational", map[string]any{"content": warn, "level": "warning"})
+		s.enc.informational(nil, "warning", warn)
 	}
 	s.o.Warnings = nil
 	s.events = s.r.Run(runCtx, next.msg)
@@ -477,8 +458,7 @@ func (s *server) event(ev agent.Event) {
 			// The SDK's canUseTool answers AskUserQuestion in Claude Code;
 			// nova's questions have no way to it yet.
 			ev.Question.Answer(nil)
-			s.enc.system(nil, "informational", map[string]any{"level": "notice",
-				"content": "nova cannot put questions to the SDK yet: the question was declined"})
+			s.enc.informational(nil, "notice", "nova cannot put questions to the SDK yet: the question was declined")
 		}
 	case agent.EventToolResult:
 		if ev.Result != nil {
@@ -507,43 +487,21 @@ func (s *server) canUseTool(a *agent.PermissionAsk, from *agent.AgentRef) {
 	id := newUUID()
 	s.asks[id] = a
 	s.state("requires_action")
-	req := map[string]any{"subtype": "can_use_tool", "tool_name": a.Tool, "input": llm.SafeInput(a.Input), "tool_use_id": a.ID,
-		"decision_reason": a.Decision.Reason, "decision_reason_type": string(a.Decision.Layer),
-		"permission_suggestions": suggestions(a.Suggestions)}
+	req := canUseToolRequest{Subtype: "can_use_tool", ToolName: a.Tool, Input: llm.SafeInput(a.Input), ToolUseID: a.ID,
+		DecisionReason: a.Decision.Reason, DecisionReasonType: string(a.Decision.Layer),
+		PermissionSuggestions: suggestions(a.Suggestions)}
 	if len(a.Decision.Writes) > 0 {
-		req["blocked_path"] = a.Decision.Writes[0]
+		req.BlockedPath = a.Decision.Writes[0]
 	}
-	if from != nil && from.ID != "" {
-		req["agent_id"] = from.ID
+	if from != nil {
+		req.AgentID = from.ID
 	}
-	s.w.json(map[string]any{"type": "control_request", "request_id": id, "request": req})
-}
-
-// suggestions are nova's suggested rules as the SDK's permission updates.
-func suggestions(rules []string) []any {
-	out := []any{}
-	for _, r := range rules {
-		tool, content := r, ""
-		if i := strings.IndexByte(r, '('); i > 0 && strings.HasSuffix(r, ")") {
-			tool, content = r[:i], r[i+1:len(r)-1]
-		}
-		rule := map[string]any{"toolName": tool}
-		if content != "" {
-			rule["ruleContent"] = content
-		}
-		out = append(out, map[string]any{"type": "addRules", "rules": []any{rule}, "behavior": "allow", "destination": "localSettings"})
-	}
-	return out
+	s.w.json(controlRequest(id, req))
 }
 
 // answer routes the SDK's answer to the ask it is for.
 func (s *server) answer(m *inMessage) {
-	var r struct {
-		Subtype   string          `json:"subtype"`
-		RequestID string          `json:"request_id"`
-		Response  json.RawMessage `json:"response"`
-		Error     string          `json:"error"`
-	}
+	var r controlAnswer
 	if err := json.Unmarshal(m.Response, &r); err != nil {
 		fmt.Fprintf(s.o.Stderr, "nova: a control response does not decode: %v\n", err)
 		return
@@ -563,13 +521,7 @@ func (s *server) answer(m *inMessage) {
 		a.Answer(agent.PermissionAnswer{Message: "the SDK's permission callback failed: " + r.Error})
 		return
 	}
-	var d struct {
-		Behavior           string            `json:"behavior"`
-		UpdatedInput       json.RawMessage   `json:"updatedInput"`
-		Message            string            `json:"message"`
-		Interrupt          bool              `json:"interrupt"`
-		UpdatedPermissions []json.RawMessage `json:"updatedPermissions"`
-	}
+	var d permissionResult
 	if err := json.Unmarshal(r.Response, &d); err != nil {
 		a.Answer(agent.PermissionAnswer{Message: "the SDK's permission answer does not decode: " + err.Error()})
 		return
@@ -582,7 +534,7 @@ func (s *server) answer(m *inMessage) {
 		}
 		for _, note := range s.applyPermissions(d.UpdatedPermissions) {
 			fmt.Fprintf(s.o.Stderr, "nova: %s\n", note)
-			s.enc.system(nil, "informational", map[string]any{"level": "warning", "content": note})
+			s.enc.informational(nil, "warning", note)
 		}
 		a.Answer(ans)
 	case "deny":
@@ -598,7 +550,7 @@ func (s *server) answer(m *inMessage) {
 // cancelAsk withdraws a can_use_tool request the run no longer waits for.
 func (s *server) cancelAsk(id string) {
 	delete(s.asks, id)
-	s.w.json(map[string]any{"type": "control_cancel_request", "request_id": id})
+	s.w.json(sdkControlCancelRequest{Type: "control_cancel_request", RequestID: id})
 }
 
 func (s *server) denyAsks(msg string) {
@@ -630,6 +582,6 @@ func (s *server) finish() {
 // state tells the SDK where the session is (Claude Code's
 // session_state_changed; the SDK keeps it to itself).
 func (s *server) state(st string) {
-	s.w.json(map[string]any{"type": "system", "subtype": "session_state_changed", "state": st, "sdk_host_only": true,
-		"session_id": s.o.Session.SessionID, "uuid": newUUID()})
+	s.w.json(sdkSessionStateChangedMessage{Type: "system", Subtype: "session_state_changed", State: st, SDKHostOnly: true,
+		SessionID: s.o.Session.SessionID, UUID: newUUID()})
 }

@@ -101,11 +101,7 @@ func (b *HookBridge) callback(id string) hooks.Callback {
 func (s *server) hookCallback(c *hookCall) {
 	id := newUUID()
 	s.hookCalls[id] = c
-	req := map[string]any{"subtype": "hook_callback", "callback_id": c.id, "input": c.input}
-	if c.toolUseID != "" {
-		req["tool_use_id"] = c.toolUseID
-	}
-	s.w.json(map[string]any{"type": "control_request", "request_id": id, "request": req})
+	s.w.json(controlRequest(id, hookCallbackRequest{Subtype: "hook_callback", CallbackID: c.id, Input: c.input, ToolUseID: c.toolUseID}))
 }
 
 // hookAnswer delivers the SDK's answer to hook_callback request id; it

@@ -178,7 +178,9 @@ func (r *InitializeRequest) MCPConfig() (string, error) {
 	if len(r.MCPServers) == 0 {
 		return "", nil
 	}
-	b, err := json.Marshal(map[string]any{"mcpServers": r.MCPServers})
+	b, err := json.Marshal(struct {
+		MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	}{r.MCPServers})
 	return string(b), err
 }
 

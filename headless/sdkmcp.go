@@ -151,8 +151,7 @@ func (b *MCPBridge) close() { b.end.Do(func() { close(b.gone) }) }
 func (s *server) mcpMessage(c *mcpCall) {
 	id := newUUID()
 	s.mcpCalls[id] = c
-	s.w.json(map[string]any{"type": "control_request", "request_id": id,
-		"request": map[string]any{"subtype": "mcp_message", "server_name": c.server, "message": c.msg}})
+	s.w.json(controlRequest(id, mcpMessageRequest{Subtype: "mcp_message", ServerName: c.server, Message: c.msg}))
 }
 
 // mcpAnswer delivers the SDK's answer to mcp_message request id; it
@@ -167,9 +166,7 @@ func (s *server) mcpAnswer(id, subtype string, response json.RawMessage, msg str
 		c.reply <- mcpReply{err: fmt.Errorf("the SDK's in-process MCP server %s failed: %s", c.server, msg)}
 		return true
 	}
-	var r struct {
-		MCPResponse json.RawMessage `json:"mcp_response"`
-	}
+	var r mcpMessageResponse
 	if err := json.Unmarshal(response, &r); err != nil || len(r.MCPResponse) == 0 || string(r.MCPResponse) == "null" {
 		c.reply <- mcpReply{err: fmt.Errorf("the SDK's answer for in-process MCP server %s carries no mcp_response", c.server)}
 		return true
@@ -181,10 +178,7 @@ func (s *server) mcpAnswer(id, subtype string, response json.RawMessage, msg str
 // mcpFromSDK takes a message an in-process server sent unasked (the SDK's
 // own mcp_message request) and acknowledges it, as Claude Code does.
 func (s *server) mcpFromSDK(m *inMessage) {
-	var r struct {
-		ServerName string          `json:"server_name"`
-		Message    json.RawMessage `json:"message"`
-	}
+	var r mcpMessageRequest
 	if err := json.Unmarshal(m.Request, &r); err != nil {
 		s.w.json(controlError(m.RequestID, "the mcp_message request does not decode: "+err.Error()))
 		return
@@ -193,7 +187,7 @@ func (s *server) mcpFromSDK(m *inMessage) {
 		s.w.json(controlError(m.RequestID, fmt.Sprintf("no in-process MCP server %q in this session (initialize's sdkMcpServers names them)", r.ServerName)))
 		return
 	}
-	s.w.json(controlSuccess(m.RequestID, map[string]any{}))
+	s.w.json(controlSuccess(m.RequestID, emptyResponse{}))
 }
 
 // failMCP answers every mcp_message still waiting with err.

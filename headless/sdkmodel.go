@@ -22,9 +22,7 @@ type modelSwitch struct {
 // request is the new model's and its in-process MCP tools are offered
 // again.
 func (s *server) setModel(ctx context.Context, m *inMessage) {
-	var r struct {
-		Model string `json:"model"`
-	}
+	var r setModelRequest
 	if err := json.Unmarshal(m.Request, &r); err != nil {
 		s.w.json(controlError(m.RequestID, "the set_model request does not decode: "+err.Error()))
 		return
@@ -71,6 +69,7 @@ func (s *server) modelSwitched(res modelSwitch) {
 	if s.o.CurrentSession != nil {
 		// The runtime, maybe the session, changed: later messages name them.
 		*s.o.Session = *s.o.CurrentSession()
+		s.o.HookEvents.setSession(s.o.Session.SessionID)
 	}
 	s.o.Warnings = append(s.o.Warnings, res.warnings...)
 	if res.err != nil {
@@ -78,5 +77,5 @@ func (s *server) modelSwitched(res modelSwitch) {
 		return
 	}
 	// Claude Code answers with an empty success; the SDK reads nothing of it.
-	s.w.json(controlSuccess(res.requestID, map[string]any{}))
+	s.w.json(controlSuccess(res.requestID, emptyResponse{}))
 }

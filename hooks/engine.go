@@ -44,6 +44,11 @@ type Session struct {
 	// Home is the user's home, for "if" rules that name ~/ paths; ""
 	// means the process's.
 	Home string
+	// Observe, when set, is told of every hook run as it starts and as
+	// it ends (Observation). It is called from the goroutine that runs
+	// the hook, async hooks' included, so it must be safe for concurrent
+	// use, and quick: the run waits for it.
+	Observe func(Observation)
 }
 
 // Engine runs the configured hooks of a session. It is safe for
@@ -152,13 +157,13 @@ func (e *Engine) Fire(ctx context.Context, in Input) Outcome {
 			continue
 		}
 		if h.Async {
-			e.async(h, in.Event, payload)
+			e.async(h, in, label, payload)
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			replies[i] = e.run(ctx, h, in.Event, payload)
+			replies[i] = e.observed(ctx, h, in, label, payload)
 		}()
 	}
 	wg.Wait()
@@ -231,11 +236,11 @@ func timeout(h *Hook, ev Event) time.Duration {
 
 // async starts h in the background: it decides nothing, and Close stops
 // it if it is still running.
-func (e *Engine) async(h *Hook, ev Event, payload []byte) {
+func (e *Engine) async(h *Hook, in Input, label string, payload []byte) {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
-		e.run(e.bg, h, ev, payload)
+		e.observed(e.bg, h, in, label, payload)
 	}()
 }
 

@@ -76,6 +76,7 @@ func (rt *Runtime) startHooks(ctx context.Context, o Options, tr *Setup, client 
 		Client:         client,
 		Model:          model,
 		Judge:          rt.judge(),
+		Observe:        o.HookObserver,
 	})
 	rt.engine = e
 	rt.Pipeline.Hooks = e.Tools()

@@ -116,6 +116,9 @@ type Options struct {
 	// ExtraHooks are hooks beyond the settings' (the Agent SDK's callback
 	// hooks, hooks.NewCallbackHook).
 	ExtraHooks []hooks.Hook
+	// HookObserver, when set, is told of every hook run of the session
+	// (hooks.Session's Observe): print mode's --include-hook-events.
+	HookObserver func(hooks.Observation)
 	// ExtraAgents are subagent types beyond the agent files' (the Agent
 	// SDK's agents); they win a name.
 	ExtraAgents []agent.SubagentType

@@ -136,6 +136,10 @@ func checkEveryMessage(t *testing.T, msgs []map[string]any) {
 				has(m, "tool_use_id", "tool_name", "is_error", "denied", "decision", "duration_ms")
 			case "permission_denied":
 				has(m, "tool_name", "tool_use_id", "message")
+			case "hook_started":
+				has(m, "hook_id", "hook_name", "hook_event")
+			case "hook_response":
+				has(m, "hook_id", "hook_name", "hook_event", "output", "stdout", "stderr", "outcome")
 			case "nova_context", "nova_todos", "api_retry", "compact_boundary", "informational":
 			default:
 				t.Errorf("a system message of unknown subtype %v", m["subtype"])

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -501,6 +502,45 @@ var sdkScenarios = []sdkScenario{
 		if !strings.Contains(string(r.reqs[1].Body), "does not match the schema") {
 			t.Error("the answer without population was not refused to the model")
 		}
+	}},
+	{name: "hookevents", turns: func(string) []llmtest.Turn {
+		return []llmtest.Turn{
+			{ToolCalls: []llmtest.ToolCall{{ID: "toolu_1", Name: "Bash", Input: jsonInput(map[string]any{"command": "echo hi"})}}},
+			{Text: "Done."},
+		}
+	}, setup: func(e *e2e) {
+		e.userHooks(commandHook("PreToolUse", "Bash", e.script("ok.sh", "#!/bin/sh\necho settings hook ran\n")))
+	}, check: func(t *testing.T, r sdkRun) {
+		// The SDK yields both runs' messages: the settings' command hook
+		// and its own callback, each started before it answered.
+		started, answered := map[string]bool{}, map[string]map[string]any{}
+		for _, m := range r.msgs[1] {
+			id, _ := m["hook_id"].(string)
+			switch m["subtype"] {
+			case "hook_started":
+				started[id] = true
+			case "hook_response":
+				if !started[id] {
+					t.Errorf("hook_response before its hook_started: %v", m)
+				}
+				answered[id] = m
+			}
+		}
+		var outs []string
+		for _, m := range answered {
+			if m["hook_event"] != "PreToolUse" || m["hook_name"] != "PreToolUse:Bash" || m["outcome"] != "success" {
+				t.Errorf("hook_response %v", m)
+			}
+			outs = append(outs, fmt.Sprint(m["stdout"]))
+		}
+		sort.Strings(outs)
+		if len(started) != 2 || strings.Join(outs, "|") != "settings hook ran\n|{}" {
+			t.Errorf("%d hooks started, the answers' stdout %q: want the settings' hook's and the SDK callback's ({})", len(started), outs)
+		}
+		if len(r.hooks) != 1 {
+			t.Errorf("the SDK's callback ran %d times", len(r.hooks))
+		}
+		wantKinds(t, r.conv[1], "system/init assistant user assistant result")
 	}},
 	{name: "settings", turns: func(string) []llmtest.Turn {
 		return []llmtest.Turn{

@@ -25,6 +25,8 @@ type buildOptions struct {
 	noPersistence  bool         // --no-session-persistence
 	fallbackModel  string       // --fallback-model
 	extraHooks     []hooks.Hook // the Agent SDK's callback hooks
+	// hookObserver is told of each hook run (--include-hook-events).
+	hookObserver func(hooks.Observation)
 	// extraAgents are the Agent SDK's agents, subagent types beside the
 	// agent files'.
 	extraAgents     []agent.SubagentType
@@ -82,6 +84,7 @@ func (o buildOptions) live(s *IOStreams, novaHome, workdir string) live.Options 
 		SystemPrompt: o.systemPrompt, ForkSession: o.forkSession,
 		Model: o.model, MaxTurns: o.maxTurns, MaxBudgetUSD: o.maxBudgetUSD, PermissionMode: o.permissionMode,
 		SessionID: o.newID, NoPersistence: o.noPersistence, FallbackModel: o.fallbackModel, ExtraHooks: o.extraHooks,
+		HookObserver: o.hookObserver,
 		ExtraAgents:  o.extraAgents,
 		AllowedTools: o.allowedTools, DisallowedTools: o.disallowedTools, AppendSystem: o.appendSystem,
 		Continue: o.cont, Resume: o.resume, Sandbox: o.sandbox, NoSandbox: o.noSandbox, Trust: o.trust, SandboxBridge: bridgeExe(),

@@ -32,6 +32,8 @@ type claudeOptions struct {
 	settingSources       string // --setting-sources as given
 	// structured is --json-schema's structured output, checked.
 	structured *headless.StructuredOutput
+	// hookEvents writes the hooks' runs (--include-hook-events).
+	hookEvents *headless.HookEvents
 	// refused are Claude Code's flags nova knows and cannot honour yet,
 	// each with why; set ones are refused by complete.
 	refused map[string]string
@@ -54,8 +56,6 @@ var refusedClaudeFlags = []struct {
 }{
 	{"file", "string", "Claude Code's files to download at start (file_id:path): refused, nova has no file store to fetch them from",
 		"it names files of Anthropic's Files API to download (file_id:path), a store of claude.ai accounts nova has no access to; put the files in the workspace instead"},
-	{"include-hook-events", "bool", "Claude Code's hook events in stream-json: refused, nova does not emit them yet",
-		"nova does not emit hook lifecycle events in stream-json yet (its hooks run and their effects show as usual)"},
 }
 
 // addClaudeFlags adds Claude Code's flags to the root command, and the
@@ -171,6 +171,15 @@ func (o *rootOptions) completeClaude(fl *pflag.FlagSet) error {
 	}
 	if c.includePartial && o.outputFormat != headless.FormatStreamJSON {
 		return usageErr("--include-partial-messages needs --output-format stream-json")
+	}
+	if c.session.hookEvents {
+		if o.outputFormat != headless.FormatStreamJSON {
+			return usageErr("--include-hook-events needs --output-format stream-json: hook_started and hook_response are stream-json messages")
+		}
+		// The engine of every runtime of the session tells the same
+		// HookEvents, which Run or Serve write.
+		c.hookEvents = headless.NewHookEvents()
+		o.session.hookObserver = c.hookEvents.Observe
 	}
 	switch c.permissionPromptTool {
 	case "":

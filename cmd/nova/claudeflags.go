@@ -20,6 +20,7 @@ type sessionClaudeOptions struct {
 	agentsJSON string // --agents as given
 	effort     string // --effort as given
 	replayUser bool   // --replay-user-messages (stream-json input)
+	hookEvents bool   // --include-hook-events (stream-json output)
 	// systemFile and appendFile are --system-prompt-file and
 	// --append-system-prompt-file: the prompt's text from a file.
 	systemFile, appendFile string
@@ -49,6 +50,8 @@ func addSessionClaudeFlags(fl *pflag.FlagSet, opts *rootOptions) {
 	fl.StringVar(&c.effort, "effort", "", "thinking effort: low, medium or high (a thinking budget of 4,096, 16,384 or 32,768 tokens)")
 	fl.BoolVar(&c.replayUser, "replay-user-messages", false, "stream-json input: write each user message read back on stdout (isReplay), as Claude Code does")
 	_ = fl.SetAnnotation("replay-user-messages", printOnly, []string{"true"})
+	fl.BoolVar(&c.hookEvents, "include-hook-events", false, "stream-json: a hook_started and a hook_response system message around each hook nova runs (the Agent SDK's shapes)")
+	_ = fl.SetAnnotation("include-hook-events", printOnly, []string{"true"})
 	fl.StringVar(&c.systemFile, "system-prompt-file", "", "replace nova's system prompt with this file's text")
 	fl.StringVar(&c.appendFile, "append-system-prompt-file", "", "append this file's text to the system prompt")
 }

@@ -182,7 +182,6 @@ func TestRefusedClaudeFlagsE2E(t *testing.T) {
 	e := newE2E(t)
 	for flag, why := range map[string]string{
 		"--file=file_011:doc.txt": "Anthropic's Files API",
-		"--include-hook-events":   "does not emit hook lifecycle events",
 	} {
 		r := e.run("", "-p", "--output-format", "stream-json", "--verbose", flag, "hi")
 		if r.code != 2 || !strings.Contains(r.stderr, why) {

@@ -60,7 +60,8 @@ func runPrint(ctx context.Context, opts *rootOptions) error {
 		Model: rt.Selection.ID(), Tools: rt.Registry.Names(), PermissionMode: string(rt.Checker.Mode()), Cwd: rt.Workdir,
 		MCPServers: info.MCPServers, Commands: info.Commands, Agents: info.Agents, Version: version, ContextWindow: info.ContextWindow, MaxOutput: info.MaxOutput,
 		Partial: opts.claude.includePartial, Debug: debug,
-		IgnoredProjectSettings: ignored, Structured: opts.claude.structured, Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
+		IgnoredProjectSettings: ignored, Structured: opts.claude.structured, HookEvents: opts.claude.hookEvents,
+		Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
 	})
 	if code != 0 {
 		return &exitError{code: code}

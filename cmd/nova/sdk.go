@@ -128,7 +128,7 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 	info := sessionOf(ctl.Runtime, o.shownID)
 	code := headless.Serve(ctx, sdkRunner{ctl}, in, headless.SDKOptions{
 		Session: info, Partial: opts.claude.includePartial, PermissionPrompt: o.interactive,
-		ReplayUserMessages: opts.claude.session.replayUser,
+		ReplayUserMessages: opts.claude.session.replayUser, HookEvents: opts.claude.hookEvents,
 		SetPermissionMode: func(mode string) (string, error) {
 			m, err := ctl.SetMode(mode, false)
 			return string(m), err

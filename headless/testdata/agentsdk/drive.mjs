@@ -310,6 +310,19 @@ const scenarios = {
     await run(query({ prompt: 'go', options: opts({ hooks }) }), 1);
   },
 
+  // includeHookEvents (--include-hook-events): the settings' PreToolUse
+  // command hook and the SDK's own callback, each run told as a
+  // hook_started and a hook_response system message.
+  async hookevents() {
+    const hooks = {
+      PreToolUse: [{ matcher: 'Bash', hooks: [async (input, toolUseID) => {
+        out({ kind: 'hook', event: input.hook_event_name, tool: input.tool_name, toolUseID });
+        return {};
+      }] }],
+    };
+    await run(query({ prompt: 'go', options: opts({ includeHookEvents: true, hooks, allowedTools: ['Bash'] }) }), 1);
+  },
+
   // outputFormat: the answer held to a JSON schema, in structured_output.
   async structured() {
     const schema = { type: 'object', properties: { city: { type: 'string' }, population: { type: 'integer' } }, required: ['city', 'population'] };
