@@ -57,8 +57,8 @@ func assertPlaceholder(t *testing.T, path string, want bool) {
 }
 
 // TestPlaceholderShared checks that concurrent commands share one
-// placeholder, within a Sandbox and across two, and that the last one out
-// removes it.
+// placeholder, within a Sandbox and across two, that each Sandbox keeps it
+// until Close, and that the last one out (command or Sandbox) removes it.
 func TestPlaceholderShared(t *testing.T) {
 	t.Parallel()
 	ws, path := repoWithoutCommondir(t)
@@ -69,18 +69,29 @@ func TestPlaceholderShared(t *testing.T) {
 	r2 := confineOnly(t, a)
 	r3 := confineOnly(t, b) // another Sandbox, as another nova would be
 	r1()
-	assertPlaceholder(t, path, true)
 	r2()
+	assertPlaceholder(t, path, true) // a keeps it, b binds it
+	a.Close()
 	assertPlaceholder(t, path, true) // b still binds it
 	r3()
+	assertPlaceholder(t, path, true) // b keeps it
+	b.Close()
 	assertPlaceholder(t, path, false)
 
-	// And the other way round.
+	// And the other way round, with commands outliving their Sandbox's
+	// Close.
+	a, b = fakeSandbox(t, ws), fakeSandbox(t, ws)
 	r3 = confineOnly(t, b)
 	r1 = confineOnly(t, a)
+	b.Close()
 	r3()
 	assertPlaceholder(t, path, true)
+	a.Close()
+	assertPlaceholder(t, path, true) // r1 still binds it
 	r1()
+	assertPlaceholder(t, path, false)
+	// A command confined after Close keeps nothing past its release.
+	confineOnly(t, a)()
 	assertPlaceholder(t, path, false)
 }
 
@@ -99,6 +110,7 @@ func TestPlaceholderStale(t *testing.T) {
 	release := confineOnly(t, sb)
 	assertPlaceholder(t, path, true)
 	release()
+	sb.Close()
 	assertPlaceholder(t, path, false)
 
 	// The same content with another mode is somebody's file.
@@ -142,6 +154,7 @@ func TestPlaceholderLockedElsewhere(t *testing.T) {
 	// Once the lock is gone, the placeholder is taken over as usual.
 	f.Close()
 	confineOnly(t, sb)()
+	sb.Close()
 	assertPlaceholder(t, path, false)
 }
 
@@ -168,6 +181,10 @@ func TestPlaceholderConcurrent(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+	assertPlaceholder(t, path, true)
+	for _, sb := range sbs {
+		sb.Close()
 	}
 	assertPlaceholder(t, path, false)
 }
