@@ -159,7 +159,8 @@ func TestPlaceholderLockedElsewhere(t *testing.T) {
 }
 
 // TestPlaceholderConcurrent confines and releases from many goroutines at
-// once: every command sees the placeholder, and none is left at the end.
+// once, one Sandbox closed among them: every command sees the placeholder,
+// and none is left once both are closed.
 func TestPlaceholderConcurrent(t *testing.T) {
 	t.Parallel()
 	ws, path := repoWithoutCommondir(t)
@@ -167,6 +168,9 @@ func TestPlaceholderConcurrent(t *testing.T) {
 	errs := make(chan error, 40)
 	for i := range 40 {
 		go func() {
+			if i == 20 {
+				sbs[0].Close()
+			}
 			release, err := sbs[i%2].Confine(exec.Command("true"))
 			if err == nil {
 				if _, statErr := os.Stat(path); statErr != nil {
@@ -187,4 +191,30 @@ func TestPlaceholderConcurrent(t *testing.T) {
 		sb.Close()
 	}
 	assertPlaceholder(t, path, false)
+}
+
+// TestPlaceholderKeptKilled: what a Sandbox keeps between commands is
+// left on the disk when nova is killed (its locks go with the process),
+// and the next nova's New sweeps it; while the first nova lives, a second
+// one leaves its placeholders alone.
+func TestPlaceholderKeptKilled(t *testing.T) {
+	t.Parallel()
+	ws, path := repoWithoutCommondir(t)
+	vscode := filepath.Join(ws, ".vscode")
+	a := fakeSandbox(t, ws)
+	confineOnly(t, a)()
+	fakeSandbox(t, ws) // another nova starting meanwhile
+	assertPlaceholder(t, path, true)
+	if !isPlaceholderDirPath(vscode) {
+		t.Fatal("the .vscode placeholder was swept while in use")
+	}
+	// Killed: the kernel closes its descriptors, and so drops its locks.
+	for _, h := range a.placeholders.held {
+		h.f.Close()
+	}
+	fakeSandbox(t, ws)
+	assertPlaceholder(t, path, false)
+	if _, err := os.Lstat(vscode); err == nil {
+		t.Error("the killed nova's .vscode placeholder was not swept")
+	}
 }
