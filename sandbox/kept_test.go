@@ -93,4 +93,9 @@ func TestBwrapKeptPlaceholderChanged(t *testing.T) {
 			t.Errorf("%s = %q, %v: the user's file changed", p, b, err)
 		}
 	}
+	// The kept .nova that nova wrote its rules in is an ordinary
+	// directory now.
+	if fi, err := os.Stat(nova); err != nil || isPlaceholderDirMode(fi.Mode()) {
+		t.Errorf(".nova after Close: %v, %v: still marked as a placeholder", fi.Mode(), err)
+	}
 }

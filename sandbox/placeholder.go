@@ -164,10 +164,18 @@ func (p *placeholders) dropLocked(h *placeholder) {
 	if h.dir {
 		same = samePlaceholderDir
 	}
-	if lockFile(h.f, true) == nil && same(h.f, h.path, h.content) {
-		// A directory is removed only while empty: rmdir never takes
-		// anything with it.
-		_ = os.Remove(h.path)
+	if lockFile(h.f, true) == nil {
+		switch {
+		case same(h.f, h.path, h.content):
+			// A directory is removed only while empty: rmdir never
+			// takes anything with it.
+			_ = os.Remove(h.path)
+		case h.dir && stillAt(h.f, h.path):
+			// Written in from outside (nova's own rules in .nova, the
+			// editor's settings): the user's directory now, which loses
+			// the mark.
+			unmarkDir(h.f)
+		}
 	}
 	h.f.Close()
 }

@@ -166,3 +166,12 @@ func isPlaceholderDirMode(m fs.FileMode) bool {
 	m &= placeholderDirBits
 	return m == placeholderDirMode || m == placeholderDirModeOld
 }
+
+// unmarkDir gives the open directory f, a placeholder somebody wrote in,
+// an ordinary directory's mode, so that it is not taken for a placeholder
+// again when it is emptied.
+func unmarkDir(f *os.File) {
+	if fi, err := f.Stat(); err == nil && fi.Mode()&placeholderDirBits == placeholderDirMode {
+		_ = f.Chmod(0o755)
+	}
+}
