@@ -22,6 +22,13 @@ const placeholderMode = 0o444
 // takes a few system calls; a lock held longer is somebody else's.
 const placeholderWait = 2 * time.Second
 
+// placeholderIdle is how long the Sandbox keeps its placeholders after
+// the last sandboxed command ended. An agent's commands come in bursts a
+// few seconds apart, which pay for the placeholders once; between bursts
+// (the person reading, typing) the empty directories go, so that what
+// reads or writes the project outside sees it as it is.
+const placeholderIdle = time.Minute
+
 // placeholders are files nova writes on the host where git would read a
 // file that does not exist (.git/commondir above all), and empty
 // directories where a path that runs later does not exist (.vscode,
@@ -36,12 +43,18 @@ const placeholderWait = 2 * time.Second
 // Making and removing them is most of what a sandboxed command costs
 // before bwrap starts (a directory made, renamed and removed on every call
 // for each of some twenty paths), so the Sandbox keeps a reference of its
-// own to each one it made until Close: the next command finds it in place
-// and checks with a stat that it still is.
+// own to each one it binds until Close, or until no command has run for
+// placeholderIdle: the next command finds it in place and checks with a
+// stat that it still is.
 type placeholders struct {
 	mu   sync.Mutex
 	held map[string]*placeholder
 	wait time.Duration // how long to wait for a lock; 0 means placeholderWait
+	idle time.Duration // how long to keep them unused; 0 means placeholderIdle
+	// timer gives back the kept references once idle; nil until the first
+	// one is kept. last is when it was last restarted.
+	timer *time.Timer
+	last  time.Time
 	// closed says Close ran: placeholders are no longer kept past their
 	// commands.
 	closed bool
@@ -70,11 +83,19 @@ func (p *placeholders) acquire(specs []gitEntry, keep bool) ([]*placeholder, err
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	keep = keep && !p.closed
+	if keep {
+		p.idleLocked()
+	}
 	var got []*placeholder
 	for _, e := range specs {
 		if h := p.held[e.path]; h != nil {
 			if h.f == nil || stillAt(h.f, e.path) {
 				h.refs++
+				if keep && h.f != nil && !h.kept {
+					// A command's since the last idle or since a
+					// command of a Sandbox that keeps nothing.
+					h.refs, h.kept = h.refs+1, true
+				}
 				got = append(got, h)
 				continue
 			}
@@ -122,6 +143,41 @@ func (p *placeholders) release(hs []*placeholder) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.releaseLocked(hs)
+	if p.timer != nil && !p.closed {
+		// Idle from the end of the last command, not its start.
+		p.idleLocked()
+	}
+}
+
+// idleLocked (re)starts the countdown to giving back the kept references.
+func (p *placeholders) idleLocked() {
+	idle := p.idleFor()
+	p.last = time.Now()
+	if p.timer == nil {
+		p.timer = time.AfterFunc(idle, p.expire)
+		return
+	}
+	p.timer.Reset(idle)
+}
+
+// expire gives back the kept references when no command has run for a
+// while; the next command makes (and keeps) them again.
+func (p *placeholders) expire() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if time.Since(p.last) < p.idleFor() {
+		// A command came while it fired: the timer runs again.
+		return
+	}
+	p.unkeepLocked()
+}
+
+// idleFor is how long placeholders are kept unused.
+func (p *placeholders) idleFor() time.Duration {
+	if p.idle == 0 {
+		return placeholderIdle
+	}
+	return p.idle
 }
 
 func (p *placeholders) releaseLocked(hs []*placeholder) {
@@ -137,6 +193,14 @@ func (p *placeholders) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true
+	if p.timer != nil {
+		p.timer.Stop()
+	}
+	p.unkeepLocked()
+}
+
+// unkeepLocked gives back the references the Sandbox kept.
+func (p *placeholders) unkeepLocked() {
 	for _, h := range p.held {
 		if h.kept {
 			h.kept = false

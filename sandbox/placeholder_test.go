@@ -218,3 +218,35 @@ func TestPlaceholderKeptKilled(t *testing.T) {
 		t.Error("the killed nova's .vscode placeholder was not swept")
 	}
 }
+
+// TestPlaceholderIdle: kept placeholders go once no command has run for a
+// while, not only at Close; one a command binds stays until that command
+// is released; the next command makes them again.
+func TestPlaceholderIdle(t *testing.T) {
+	t.Parallel()
+	ws, path := repoWithoutCommondir(t)
+	sb := fakeSandbox(t, ws)
+	sb.placeholders.idle = time.Millisecond
+	gone := func() bool {
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+				return true
+			}
+		}
+		return false
+	}
+	confineOnly(t, sb)()
+	if !gone() {
+		t.Fatal("the placeholder outlived the idle time")
+	}
+	release := confineOnly(t, sb)
+	assertPlaceholder(t, path, true) // made again
+	// Idle, but bound by the command: it stays until the release.
+	sb.placeholders.mu.Lock()
+	sb.placeholders.unkeepLocked()
+	sb.placeholders.mu.Unlock()
+	assertPlaceholder(t, path, true)
+	release()
+	assertPlaceholder(t, path, false)
+	sb.Close()
+}

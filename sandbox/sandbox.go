@@ -103,8 +103,9 @@ type Sandbox struct {
 	cache    cacheSetup
 	seccomp  []byte // bwrap only: the Unix socket filter; nil when allowed
 	// placeholders are the files written on the host for the commands
-	// (bwrap only), kept until Close; shared with the Sandboxes Reroot
-	// makes, so that one Close gives back all of them.
+	// (bwrap only), kept a minute past the last one or until Close;
+	// shared with the Sandboxes Reroot makes, so that one Close gives back
+	// all of them.
 	placeholders *placeholders
 	// cfg and report are what New made it from, for Reroot.
 	cfg    Config
@@ -248,7 +249,8 @@ func (s *Sandbox) Reroot(workspace string) (*Sandbox, error) {
 
 // Close removes the placeholders s keeps between commands (bwrap makes an
 // empty read-only directory where a protected path such as .vscode is
-// missing, and keeps it for the next command rather than make it again),
+// missing, and keeps it for the next command rather than make it again,
+// until no command has run for a minute),
 // those of the Sandboxes Reroot made from s included; one a command still
 // binds goes when that command is released. It is called once the session
 // ends; commands confined after it still work, and their placeholders go
@@ -278,7 +280,7 @@ func (s *Sandbox) Warnings() []string { return slices.Clone(s.warnings) }
 // share in the placeholders it binds) lasts until release, which the
 // caller must call once, after the command and every process it started
 // have ended or when it failed to start. The placeholders themselves stay
-// for the next command until Close.
+// for the next command, until none has run for a minute or Close.
 func (s *Sandbox) Confine(cmd *exec.Cmd) (release func(), err error) {
 	return s.ConfineHosts(cmd, nil)
 }
