@@ -77,8 +77,9 @@ type placeholder struct {
 
 // acquire makes sure each path holds its placeholder content, creating the
 // files that are missing, and returns what release must be given back.
-// With keep, what it makes stays until close (unless closed already). On
-// error nothing stays acquired.
+// With keep (unless closed already), the Sandbox keeps a reference of its
+// own to each, given back once idle or at close. On error the command
+// holds nothing; what was kept stays kept.
 func (p *placeholders) acquire(specs []gitEntry, keep bool) ([]*placeholder, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
