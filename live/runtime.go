@@ -289,6 +289,11 @@ func (r *Runtime) Close() error {
 	if r.Env != nil {
 		_ = r.Env.Close()
 	}
+	if r.Setup != nil && r.Setup.Sandbox != nil {
+		// After the commands (Env's shells): it removes the placeholders
+		// the sandbox kept on the disk between them.
+		_ = r.Setup.Sandbox.Close()
+	}
 	var err error
 	if r.Session != nil {
 		// It says what a full disk kept out of the transcript.

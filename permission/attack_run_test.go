@@ -206,6 +206,11 @@ func (h *harness) runCase(c *attackCase, opt runOptions) (out outcome) {
 	if err := env.Close(); err != nil {
 		out.notes = append(out.notes, "closing the shell: "+err.Error())
 	}
+	if sb != nil {
+		// As the session's end does (live.Runtime.Close): the sandbox
+		// keeps its placeholders from one command to the next.
+		sb.Close()
+	}
 
 	// The sentinels.
 	e := c.expect()

@@ -142,7 +142,7 @@ func reportCase(t *testing.T, c *attackCase, o outcome, isKnown bool) {
 	}
 	where := fmt.Sprintf("%s [%s] %s\n  source: %s\n  note: %s", c.file, c.ID, marshalInput(c), c.Source, c.Note)
 	if len(o.clutter) > 0 {
-		t.Errorf("the sandbox left %s in the workspace (its placeholders must go with the command)\n  %s", strings.Join(o.clutter, ", "), where)
+		t.Errorf("the sandbox left %s in the workspace (its placeholders must go with the Sandbox)\n  %s", strings.Join(o.clutter, ", "), where)
 	}
 	if c.control() {
 		if len(o.missing) > 0 {

@@ -32,14 +32,15 @@ const (
 	entryEmptyDir
 	// entryPlaceholder is a missing file git would read: nova writes a
 	// placeholder with the content git takes to mean "absent", binds it
-	// read-only and removes it after the command.
+	// read-only and removes it when the Sandbox is closed.
 	entryPlaceholder
 	// entryUnread is missing and git does not read it there (the hooks
 	// of a linked worktree's git directory are the common directory's).
 	entryUnread
 	// entryPlaceholderDir is a missing path that runs later (.vscode,
 	// .mcp.json): nova makes an empty placeholder directory there, binds
-	// it read-only and removes it after the command (placeholder_dir.go).
+	// it read-only and removes it when the Sandbox is closed
+	// (placeholder_dir.go).
 	entryPlaceholderDir
 )
 
@@ -285,8 +286,8 @@ func (p *gitPlanner) commonDir(real string, inside bool) string {
 	switch {
 	case errors.Is(err, fs.ErrNotExist),
 		err == nil && fi.Mode().IsRegular() && isPlaceholderPath(path, commondirPlaceholder):
-		// Absent, or a placeholder a killed nova left: (re)claimed, and
-		// removed after the command.
+		// Absent, or a placeholder (ours, another Sandbox's, or a killed
+		// nova's): claimed, and removed with the Sandbox.
 		if inside {
 			p.entry(path, entryPlaceholder, commondirPlaceholder)
 		}

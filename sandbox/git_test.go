@@ -232,8 +232,9 @@ func TestBwrapGitAttacks(t *testing.T) {
 				sentinel := filepath.Join(r.root, "SENTINEL")
 				var out string
 				var err error
+				var sb *Sandbox
 				if sandboxed {
-					sb := realSandbox(t, Config{Workspace: r.ws, Home: r.home})
+					sb = realSandbox(t, Config{Workspace: r.ws, Home: r.home})
 					out, err = runEnv(t, sb, "", gitEnv(r.home), "sh", "-c", a.script, "sh", sentinel)
 				} else {
 					cmd := exec.Command("sh", "-c", a.script, "sh", sentinel)
@@ -253,6 +254,9 @@ func TestBwrapGitAttacks(t *testing.T) {
 					t.Fatalf("sandboxed=%v: planted code ran = %v (script: %s)", sandboxed, ran, out)
 				}
 				if sandboxed {
+					// git ran outside above with the placeholders the
+					// Sandbox keeps between commands; Close removes them.
+					sb.Close()
 					assertNoPlaceholders(t, r)
 				}
 			}
@@ -261,7 +265,7 @@ func TestBwrapGitAttacks(t *testing.T) {
 }
 
 // assertNoPlaceholders checks that nothing the sandbox wrote on the host
-// for git outlives the command.
+// for git outlives the Sandbox.
 func assertNoPlaceholders(t *testing.T, r gitRepo) {
 	t.Helper()
 	for _, p := range []string{".git/commondir", ".git/modules/x/commondir", ".git/config.worktree"} {
@@ -296,6 +300,7 @@ func TestBwrapGitWorks(t *testing.T) {
 	if got := strings.TrimSpace(gitRun(t, r.home, filepath.Join(r.ws, "x"), "log", "-1", "--format=%s")); got != "sub-inside" {
 		t.Errorf("outside, the submodule's last commit is %q", got)
 	}
+	sb.Close()
 	assertNoPlaceholders(t, r)
 	// The empty hooks directory the sandbox mounted is left behind, and is
 	// harmless.
@@ -337,6 +342,7 @@ func TestBwrapGitWorktree(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(gd, "commondir")); err != nil || strings.TrimSpace(string(b)) != "../.." {
 		t.Errorf("worktree commondir = %q, %v", b, err)
 	}
+	sb.Close()
 	assertNoPlaceholders(t, r)
 }
 

@@ -62,9 +62,10 @@ func (p *gitPlanner) later(root, top string) {
 				p.entry(next, entryPresent, "")
 			case fi.Mode()&fs.ModeSymlink != 0:
 				p.laterLink(next)
-			case fi.IsDir() && fi.Mode()&placeholderDirBits == placeholderDirMode && isPlaceholderDirPath(next):
-				// Another command's, or left by a nova that was killed:
-				// shared, or claimed again and removed after the command.
+			case fi.IsDir() && isPlaceholderDirMode(fi.Mode()) && isPlaceholderDirPath(next):
+				// This Sandbox's, another one's, or left by a nova that
+				// was killed: shared, or claimed again and removed with
+				// the Sandbox.
 				// Nothing is made inside it (.github/workflows in the
 				// .github placeholder), which would keep it from going.
 				p.pinParents(root, next)
@@ -114,7 +115,7 @@ func (s *Sandbox) sweepPlaceholders(g gitPlan) {
 	if len(stale) == 0 {
 		return
 	}
-	if held, err := s.placeholders.acquire(stale); err == nil {
+	if held, err := s.placeholders.acquire(stale, false); err == nil {
 		s.placeholders.release(held)
 	}
 }

@@ -101,12 +101,18 @@ func laterWorkspace(t *testing.T, parent string) string {
 // that run later exist and most do not: none may change the workspace,
 // and none may leave a placeholder behind. The positive control: each
 // attack, run without the sandbox in a copy of the workspace, writes its
-// file, so the sandbox is what stops it.
+// file, so the sandbox is what stops it. The placeholders the Sandbox
+// keeps from one command to the next are part of the workspace the
+// attacks must not change, and go with Close.
 func TestBwrapLaterPaths(t *testing.T) {
 	t.Parallel()
 	root := realTempDir(t)
 	ws := laterWorkspace(t, root)
 	sb := realSandbox(t, Config{Workspace: ws, Home: mkdir(t, root, "home")})
+	pristine := snapshotTree(t, ws)
+	if out, err := run(t, sb, "", "true"); err != nil {
+		t.Fatalf("true: %v: %s", err, out)
+	}
 	before := snapshotTree(t, ws)
 	for i, a := range laterAttacks() {
 		if strings.Contains(a[0], "python3") && !hasProgram("python3") {
@@ -133,6 +139,11 @@ func TestBwrapLaterPaths(t *testing.T) {
 	if out, err := run(t, sb, "", "sh", "-c", "mkdir -p src/.cache && echo written > src/out.txt"); err != nil || !hostHasWrite(filepath.Join(ws, "src", "out.txt")) {
 		t.Errorf("an ordinary write failed: %v: %s", err, out)
 	}
+	os.RemoveAll(filepath.Join(ws, "src"))
+	sb.Close()
+	if after := snapshotTree(t, ws); !maps.Equal(after, pristine) {
+		t.Errorf("after Close, the workspace is not as it was:\nbefore %q\nafter  %q", pristine, after)
+	}
 }
 
 // TestBwrapLaterRepoRoot protects the top of a repository that a writable
@@ -152,15 +163,17 @@ func TestBwrapLaterRepoRoot(t *testing.T) {
 	if out, err := run(t, sb, "", "sh", "-c", `echo x > ../top.txt`); err != nil {
 		t.Errorf("the repository's top is not writable: %v: %s", err, out)
 	}
+	sb.Close()
 	if _, err := os.Lstat(filepath.Join(repo, ".vscode")); err == nil {
-		t.Error("a placeholder outlived the command")
+		t.Error("a placeholder outlived the Sandbox")
 	}
 }
 
 // TestBwrapNoClutter checks that sandboxed commands, one after another and
 // overlapping (one in the background while others come and go), leave no
-// empty directory or file in the workspace, and that each command sees
-// the paths that run later as empty read-only directories while it runs.
+// empty directory or file in the workspace once the Sandbox is closed,
+// and that each command sees the paths that run later as empty read-only
+// directories while it runs.
 func TestBwrapNoClutter(t *testing.T) {
 	t.Parallel()
 	root := realTempDir(t)
@@ -186,6 +199,7 @@ func TestBwrapNoClutter(t *testing.T) {
 	}
 	bg()
 	os.Remove(fifo)
+	sb.Close()
 	if after := listTree(t, ws); !slices.Equal(after, before) {
 		t.Errorf("the workspace changed:\nbefore %q\nafter  %q", before, after)
 	}
@@ -201,6 +215,11 @@ func TestPlaceholderDirStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chmod(stale, placeholderDirMode)
+	old := filepath.Join(ws, ".envrc") // an earlier nova's, read-only
+	if err := os.Mkdir(old, placeholderDirModeOld); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(old, placeholderDirModeOld)
 	kept := filepath.Join(ws, ".idea") // an empty directory of the user's
 	if err := os.Mkdir(kept, 0o755); err != nil {
 		t.Fatal(err)
@@ -210,8 +229,10 @@ func TestPlaceholderDirStale(t *testing.T) {
 	os.Chmod(full, placeholderDirMode)
 	t.Cleanup(func() { os.Chmod(full, 0o755) })
 	fakeSandbox(t, ws)
-	if _, err := os.Lstat(stale); err == nil {
-		t.Error("the stale placeholder was not swept")
+	for _, p := range []string{stale, old} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("the stale placeholder %s was not swept", p)
+		}
 	}
 	for _, p := range []string{kept, filepath.Join(full, "mcp.json")} {
 		if _, err := os.Lstat(p); err != nil {
@@ -226,8 +247,12 @@ func TestPlaceholderDirStale(t *testing.T) {
 		t.Error("a placeholder in use was swept")
 	}
 	release()
+	if !isPlaceholderDirPath(stale) {
+		t.Error("the placeholder did not last until Close")
+	}
+	other.Close()
 	if _, err := os.Lstat(stale); err == nil {
-		t.Error("the placeholder outlived its last command")
+		t.Error("the placeholder outlived its Sandbox")
 	}
 }
 

@@ -22,24 +22,50 @@ const placeholderMode = 0o444
 // takes a few system calls; a lock held longer is somebody else's.
 const placeholderWait = 2 * time.Second
 
+// placeholderIdle is how long the Sandbox keeps its placeholders after
+// the last sandboxed command ended. An agent's commands come in bursts a
+// few seconds apart, which pay for the placeholders once; between bursts
+// (the person reading, typing) the empty directories go, so that what
+// reads or writes the project outside sees it as it is.
+const placeholderIdle = time.Minute
+
 // placeholders are files nova writes on the host where git would read a
 // file that does not exist (.git/commondir above all), and empty
 // directories where a path that runs later does not exist (.vscode,
-// .mcp.json), so that a bind can keep the sandbox from creating it. They are shared: by the commands of one
-// Sandbox through a reference count, and with other Sandboxes and other nova
-// processes through a shared flock(2) on the file, so the last user removes
-// it. Removing one while another sandbox still binds it would unmount it in
-// that sandbox (the kernel detaches mounts whose mount point is unlinked
-// elsewhere) and let that command create the file after all.
+// .mcp.json), so that a bind can keep the sandbox from creating it. They
+// are shared: by the commands of one Sandbox (and the Sandboxes Reroot
+// made from it) through a reference count, and with other Sandboxes and
+// other nova processes through a shared flock(2) on the file, so the last
+// user removes it. Removing one while another sandbox still binds it would
+// unmount it in that sandbox (the kernel detaches mounts whose mount point
+// is unlinked elsewhere) and let that command create the file after all.
+//
+// Making and removing them is most of what a sandboxed command costs
+// before bwrap starts (a directory made, renamed and removed on every call
+// for each of some twenty paths), so the Sandbox keeps a reference of its
+// own to each one it binds until Close, or until no command has run for
+// placeholderIdle: the next command finds it in place and checks with a
+// stat that it still is.
 type placeholders struct {
 	mu   sync.Mutex
 	held map[string]*placeholder
 	wait time.Duration // how long to wait for a lock; 0 means placeholderWait
+	idle time.Duration // how long to keep them unused; 0 means placeholderIdle
+	// timer gives back the kept references once idle; nil until the first
+	// one is kept. last is when it was last restarted.
+	timer *time.Timer
+	last  time.Time
+	// closed says Close ran: placeholders are no longer kept past their
+	// commands.
+	closed bool
 }
 
 // placeholder is one placeholder in use by this Sandbox.
 type placeholder struct {
-	refs    int
+	path string
+	refs int
+	// kept says one of refs is the Sandbox's own, given back by Close.
+	kept    bool
 	content string
 	// dir says it is an empty directory (placeholderDirMode), the mount
 	// point of a path that runs later.
@@ -50,17 +76,38 @@ type placeholder struct {
 }
 
 // acquire makes sure each path holds its placeholder content, creating the
-// files that are missing, and returns what release must be given back. On
-// error nothing stays acquired.
-func (p *placeholders) acquire(specs []gitEntry) ([]string, error) {
+// files that are missing, and returns what release must be given back.
+// With keep (unless closed already), the Sandbox keeps a reference of its
+// own to each, given back once idle or at close. On error the command
+// holds nothing; what was kept stays kept.
+func (p *placeholders) acquire(specs []gitEntry, keep bool) ([]*placeholder, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var got []string
+	keep = keep && !p.closed
+	if keep {
+		p.idleLocked()
+	}
+	var got []*placeholder
 	for _, e := range specs {
 		if h := p.held[e.path]; h != nil {
-			h.refs++
-			got = append(got, e.path)
-			continue
+			if h.f == nil || stillAt(h.f, e.path) {
+				h.refs++
+				if keep && h.f != nil && !h.kept {
+					// A command's since the last idle or since a
+					// command of a Sandbox that keeps nothing.
+					h.refs, h.kept = h.refs+1, true
+				}
+				got = append(got, h)
+				continue
+			}
+			// Removed or replaced since (by the user, or a git command
+			// run outside): ours no longer, claimed again below. The
+			// commands still holding it give it back as usual.
+			delete(p.held, e.path)
+			if h.kept {
+				h.kept = false
+				p.dropLocked(h)
+			}
 		}
 		wait := p.wait
 		if wait == 0 {
@@ -79,47 +126,123 @@ func (p *placeholders) acquire(specs []gitEntry) ([]string, error) {
 		if p.held == nil {
 			p.held = map[string]*placeholder{}
 		}
-		p.held[e.path] = &placeholder{refs: 1, content: e.placeholder, dir: dir, f: f}
-		got = append(got, e.path)
+		h := &placeholder{path: e.path, refs: 1, content: e.placeholder, dir: dir, f: f}
+		if keep && f != nil {
+			// Only one of ours: what was not a placeholder is looked at
+			// again by the next command.
+			h.refs, h.kept = 2, true
+		}
+		p.held[e.path] = h
+		got = append(got, h)
 	}
 	return got, nil
 }
 
 // release gives back what acquire returned, removing each placeholder
 // nobody uses any more.
-func (p *placeholders) release(paths []string) {
+func (p *placeholders) release(hs []*placeholder) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.releaseLocked(paths)
+	p.releaseLocked(hs)
+	if p.timer != nil && !p.closed {
+		// Idle from the end of the last command, not its start.
+		p.idleLocked()
+	}
 }
 
-func (p *placeholders) releaseLocked(paths []string) {
-	for _, path := range paths {
-		h := p.held[path]
-		if h == nil {
-			continue
-		}
-		if h.refs--; h.refs > 0 {
-			continue
-		}
-		delete(p.held, path)
-		if h.f == nil {
-			continue
-		}
-		// An exclusive lock means no other Sandbox or nova binds it; the
-		// file must also still be the one we hold and still a placeholder,
-		// or it is somebody else's now.
-		same := samePlaceholder
-		if h.dir {
-			same = samePlaceholderDir
-		}
-		if lockFile(h.f, true) == nil && same(h.f, path, h.content) {
-			// A directory is removed only while empty: rmdir never takes
-			// anything with it.
-			_ = os.Remove(path)
-		}
-		h.f.Close()
+// idleLocked (re)starts the countdown to giving back the kept references.
+func (p *placeholders) idleLocked() {
+	idle := p.idleFor()
+	p.last = time.Now()
+	if p.timer == nil {
+		p.timer = time.AfterFunc(idle, p.expire)
+		return
 	}
+	p.timer.Reset(idle)
+}
+
+// expire gives back the kept references when no command has run for a
+// while; the next command makes (and keeps) them again.
+func (p *placeholders) expire() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if time.Since(p.last) < p.idleFor() {
+		// A command came while it fired: the timer runs again.
+		return
+	}
+	p.unkeepLocked()
+}
+
+// idleFor is how long placeholders are kept unused.
+func (p *placeholders) idleFor() time.Duration {
+	if p.idle == 0 {
+		return placeholderIdle
+	}
+	return p.idle
+}
+
+func (p *placeholders) releaseLocked(hs []*placeholder) {
+	for _, h := range hs {
+		p.dropLocked(h)
+	}
+}
+
+// close gives back the references the Sandbox kept, removing each
+// placeholder no command uses any more; the ones in use go when their
+// last command ends.
+func (p *placeholders) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	if p.timer != nil {
+		p.timer.Stop()
+	}
+	p.unkeepLocked()
+}
+
+// unkeepLocked gives back the references the Sandbox kept.
+func (p *placeholders) unkeepLocked() {
+	for _, h := range p.held {
+		if h.kept {
+			h.kept = false
+			p.dropLocked(h)
+		}
+	}
+}
+
+// dropLocked gives back one reference to h, and removes the placeholder
+// with the last one when nobody else binds it.
+func (p *placeholders) dropLocked(h *placeholder) {
+	if h.refs--; h.refs > 0 {
+		return
+	}
+	if p.held[h.path] == h {
+		delete(p.held, h.path)
+	}
+	if h.f == nil {
+		return
+	}
+	// An exclusive lock means no other Sandbox or nova binds it; the
+	// file must also still be the one we hold and still a placeholder,
+	// or it is somebody else's now.
+	same := samePlaceholder
+	if h.dir {
+		same = samePlaceholderDir
+	}
+	if lockFile(h.f, true) == nil {
+		switch {
+		case same(h.f, h.path, h.content):
+			// A directory is removed only while empty: rmdir never
+			// takes anything with it.
+			_ = os.Remove(h.path)
+		case h.dir && stillAt(h.f, h.path):
+			// Written in from outside (nova's own rules in .nova, the
+			// editor's settings): the user's directory now, which loses
+			// the mark.
+			unmarkDir(h.f)
+		}
+	}
+	h.f.Close()
 }
 
 // claimPlaceholder shares the placeholder at path, or creates it, and

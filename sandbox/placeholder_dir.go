@@ -14,8 +14,19 @@ import (
 // placeholderDirMode is the mode of a placeholder directory. An empty
 // directory of exactly this mode is taken for one a killed nova left: it
 // holds nothing, so removing it loses nothing even when it was somebody
-// else's.
-const placeholderDirMode = 0o555
+// else's. The sticky bit is the mark (no tool makes such a directory in a
+// project); the owner may write in it, since the Sandbox keeps it between
+// commands and nova itself (an "always allow" rule in
+// .nova/settings.local.json) or the user's editor (.vscode/settings.json)
+// may write there meanwhile: what is written makes it the user's
+// directory, which the next command protects as such. Inside the sandbox
+// it is bound read-only whatever its mode.
+const placeholderDirMode = 0o755 | fs.ModeSticky
+
+// placeholderDirModeOld is the mode of the placeholder directories of an
+// earlier nova, which only made them for the time of a command; the sweep
+// still removes the ones such a nova left when it was killed.
+const placeholderDirModeOld = 0o555
 
 // placeholderDirBits are the mode bits placeholderDirMode is compared on.
 const placeholderDirBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
@@ -26,7 +37,8 @@ const placeholderDirBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.Mode
 // there. An empty directory is what no program acts on while it exists:
 // an editor finds no tasks.json in it, direnv and nova find no .envrc or
 // .mcp.json file, where an empty file would be read as invalid JSON or an
-// empty script. It is removed when the last command binding it ends.
+// empty script. It is removed when the last Sandbox keeping it is closed
+// and no command binds it.
 
 // claimPlaceholderDir shares the placeholder directory at path, or creates
 // it, and returns it open, holding a shared lock. It returns a nil file
@@ -121,7 +133,7 @@ func lockedDir(dir string) (*os.File, error) {
 // placeholderDirMode.
 func isPlaceholderDir(f *os.File) bool {
 	fi, err := f.Stat()
-	if err != nil || !fi.IsDir() || fi.Mode()&placeholderDirBits != placeholderDirMode {
+	if err != nil || !fi.IsDir() || !isPlaceholderDirMode(fi.Mode()) {
 		return false
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
@@ -146,4 +158,20 @@ func isPlaceholderDirPath(path string) bool {
 	}
 	defer f.Close()
 	return isPlaceholderDir(f)
+}
+
+// isPlaceholderDirMode reports whether m is the mode of a placeholder
+// directory, this nova's or an earlier one's.
+func isPlaceholderDirMode(m fs.FileMode) bool {
+	m &= placeholderDirBits
+	return m == placeholderDirMode || m == placeholderDirModeOld
+}
+
+// unmarkDir gives the open directory f, a placeholder somebody wrote in,
+// an ordinary directory's mode, so that it is not taken for a placeholder
+// again when it is emptied.
+func unmarkDir(f *os.File) {
+	if fi, err := f.Stat(); err == nil && fi.Mode()&placeholderDirBits == placeholderDirMode {
+		_ = f.Chmod(0o755)
+	}
 }

@@ -57,8 +57,8 @@ func assertPlaceholder(t *testing.T, path string, want bool) {
 }
 
 // TestPlaceholderShared checks that concurrent commands share one
-// placeholder, within a Sandbox and across two, and that the last one out
-// removes it.
+// placeholder, within a Sandbox and across two, that each Sandbox keeps it
+// until Close, and that the last one out (command or Sandbox) removes it.
 func TestPlaceholderShared(t *testing.T) {
 	t.Parallel()
 	ws, path := repoWithoutCommondir(t)
@@ -69,18 +69,29 @@ func TestPlaceholderShared(t *testing.T) {
 	r2 := confineOnly(t, a)
 	r3 := confineOnly(t, b) // another Sandbox, as another nova would be
 	r1()
-	assertPlaceholder(t, path, true)
 	r2()
+	assertPlaceholder(t, path, true) // a keeps it, b binds it
+	a.Close()
 	assertPlaceholder(t, path, true) // b still binds it
 	r3()
+	assertPlaceholder(t, path, true) // b keeps it
+	b.Close()
 	assertPlaceholder(t, path, false)
 
-	// And the other way round.
+	// And the other way round, with commands outliving their Sandbox's
+	// Close.
+	a, b = fakeSandbox(t, ws), fakeSandbox(t, ws)
 	r3 = confineOnly(t, b)
 	r1 = confineOnly(t, a)
+	b.Close()
 	r3()
 	assertPlaceholder(t, path, true)
+	a.Close()
+	assertPlaceholder(t, path, true) // r1 still binds it
 	r1()
+	assertPlaceholder(t, path, false)
+	// A command confined after Close keeps nothing past its release.
+	confineOnly(t, a)()
 	assertPlaceholder(t, path, false)
 }
 
@@ -99,6 +110,7 @@ func TestPlaceholderStale(t *testing.T) {
 	release := confineOnly(t, sb)
 	assertPlaceholder(t, path, true)
 	release()
+	sb.Close()
 	assertPlaceholder(t, path, false)
 
 	// The same content with another mode is somebody's file.
@@ -142,11 +154,13 @@ func TestPlaceholderLockedElsewhere(t *testing.T) {
 	// Once the lock is gone, the placeholder is taken over as usual.
 	f.Close()
 	confineOnly(t, sb)()
+	sb.Close()
 	assertPlaceholder(t, path, false)
 }
 
 // TestPlaceholderConcurrent confines and releases from many goroutines at
-// once: every command sees the placeholder, and none is left at the end.
+// once, one Sandbox closed among them: every command sees the placeholder,
+// and none is left once both are closed.
 func TestPlaceholderConcurrent(t *testing.T) {
 	t.Parallel()
 	ws, path := repoWithoutCommondir(t)
@@ -154,6 +168,9 @@ func TestPlaceholderConcurrent(t *testing.T) {
 	errs := make(chan error, 40)
 	for i := range 40 {
 		go func() {
+			if i == 20 {
+				sbs[0].Close()
+			}
 			release, err := sbs[i%2].Confine(exec.Command("true"))
 			if err == nil {
 				if _, statErr := os.Stat(path); statErr != nil {
@@ -169,5 +186,67 @@ func TestPlaceholderConcurrent(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	assertPlaceholder(t, path, true)
+	for _, sb := range sbs {
+		sb.Close()
+	}
 	assertPlaceholder(t, path, false)
+}
+
+// TestPlaceholderKeptKilled: what a Sandbox keeps between commands is
+// left on the disk when nova is killed (its locks go with the process),
+// and the next nova's New sweeps it; while the first nova lives, a second
+// one leaves its placeholders alone.
+func TestPlaceholderKeptKilled(t *testing.T) {
+	t.Parallel()
+	ws, path := repoWithoutCommondir(t)
+	vscode := filepath.Join(ws, ".vscode")
+	a := fakeSandbox(t, ws)
+	confineOnly(t, a)()
+	fakeSandbox(t, ws) // another nova starting meanwhile
+	assertPlaceholder(t, path, true)
+	if !isPlaceholderDirPath(vscode) {
+		t.Fatal("the .vscode placeholder was swept while in use")
+	}
+	// Killed: the kernel closes its descriptors, and so drops its locks.
+	for _, h := range a.placeholders.held {
+		h.f.Close()
+	}
+	fakeSandbox(t, ws)
+	assertPlaceholder(t, path, false)
+	if _, err := os.Lstat(vscode); err == nil {
+		t.Error("the killed nova's .vscode placeholder was not swept")
+	}
+}
+
+// TestPlaceholderIdle: kept placeholders go once no command has run for a
+// while, not only at Close; one a command binds stays until that command
+// is released; the next command makes them again.
+func TestPlaceholderIdle(t *testing.T) {
+	t.Parallel()
+	ws, path := repoWithoutCommondir(t)
+	sb := fakeSandbox(t, ws)
+	sb.placeholders.idle = time.Millisecond
+	gone := func() bool {
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+				return true
+			}
+		}
+		return false
+	}
+	confineOnly(t, sb)()
+	if !gone() {
+		t.Fatal("the placeholder outlived the idle time")
+	}
+	release := confineOnly(t, sb)
+	assertPlaceholder(t, path, true) // made again
+	// Idle, but bound by the command: it stays until the release.
+	sb.placeholders.mu.Lock()
+	sb.placeholders.unkeepLocked()
+	sb.placeholders.mu.Unlock()
+	assertPlaceholder(t, path, true)
+	release()
+	assertPlaceholder(t, path, false)
+	sb.Close()
 }

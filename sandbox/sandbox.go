@@ -103,8 +103,10 @@ type Sandbox struct {
 	cache    cacheSetup
 	seccomp  []byte // bwrap only: the Unix socket filter; nil when allowed
 	// placeholders are the files written on the host for the commands
-	// running now (bwrap only).
-	placeholders placeholders
+	// (bwrap only), kept a minute past the last one or until Close;
+	// shared with the Sandboxes Reroot makes, so that one Close gives back
+	// all of them.
+	placeholders *placeholders
 	// cfg and report are what New made it from, for Reroot.
 	cfg    Config
 	report Report
@@ -197,6 +199,9 @@ func New(cfg Config) (*Sandbox, error) {
 		cache:     cache,
 		cfg:       cfg,
 		report:    *report,
+		// A fresh set even when Reroot hands over its own: the sweep below
+		// must not keep anything.
+		placeholders: &placeholders{},
 	}
 	if sb.hosts != nil {
 		sb.proxy = newProxy()
@@ -234,7 +239,26 @@ func (s *Sandbox) Reroot(workspace string) (*Sandbox, error) {
 	cfg := s.cfg
 	cfg.Workspace = workspace
 	cfg.Probed = &s.report
-	return New(cfg)
+	sb, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	sb.placeholders = s.placeholders
+	return sb, nil
+}
+
+// Close removes the placeholders s keeps between commands (bwrap makes an
+// empty read-only directory where a protected path such as .vscode is
+// missing, and keeps it for the next command rather than make it again,
+// until no command has run for a minute),
+// those of the Sandboxes Reroot made from s included; one a command still
+// binds goes when that command is released. It is called once the session
+// ends; commands confined after it still work, and their placeholders go
+// with them. A nova that was killed leaves its placeholders, which New
+// sweeps at the next start.
+func (s *Sandbox) Close() error {
+	s.placeholders.close()
+	return nil
 }
 
 // Backend names the mechanism in use ("bwrap" or "sandbox-exec").
@@ -252,10 +276,11 @@ func (s *Sandbox) Warnings() []string { return slices.Clone(s.warnings) }
 // because a command started elsewhere could not write where it stands and
 // that is nearly always a mistake in the caller.
 //
-// What the sandbox sets up for the command (the pipes bwrap reads, the
-// placeholders it binds) lasts until release, which the caller must call
-// once, after the command and every process it started have ended or when
-// it failed to start.
+// What the sandbox sets up for the command (the pipes bwrap reads, its
+// share in the placeholders it binds) lasts until release, which the
+// caller must call once, after the command and every process it started
+// have ended or when it failed to start. The placeholders themselves stay
+// for the next command, until none has run for a minute or Close.
 func (s *Sandbox) Confine(cmd *exec.Cmd) (release func(), err error) {
 	return s.ConfineHosts(cmd, nil)
 }
@@ -300,7 +325,7 @@ func (s *Sandbox) ConfineHosts(cmd *exec.Cmd, decide HostDecider) (release func(
 func (s *Sandbox) confineBwrap(cmd *exec.Cmd, bin, dir string, decide HostDecider) (release func(), err error) {
 	var (
 		files []*os.File
-		held  []string
+		held  []*placeholder
 		stop  = func() {}
 	)
 	undo := sync.OnceFunc(func() {
@@ -316,7 +341,7 @@ func (s *Sandbox) confineBwrap(cmd *exec.Cmd, bin, dir string, decide HostDecide
 		}
 	}()
 	git := planGit(s.writable, s.home)
-	if held, err = s.placeholders.acquire(git.placeholders()); err != nil {
+	if held, err = s.placeholders.acquire(git.placeholders(), true); err != nil {
 		return nil, err
 	}
 	// ExtraFiles[i] is descriptor 3+i in the child.

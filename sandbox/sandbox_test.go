@@ -350,7 +350,9 @@ func TestBwrapArgv(t *testing.T) {
 }
 
 // TestConfineReleasesFiles checks that the parent keeps no descriptor and
-// no placeholder once release has run, whether or not the command started.
+// no placeholder once release and Close have run, whether or not the
+// command started, and that the Sandbox keeps the same few between
+// commands rather than more for each.
 func TestConfineReleasesFiles(t *testing.T) {
 	// Not parallel: it counts the whole process's descriptors, which
 	// other tests open and close.
@@ -364,7 +366,8 @@ func TestConfineReleasesFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := openFDs(t)
-	for range 20 {
+	kept := -1
+	for i := range 20 {
 		cmd := exec.Command("true")
 		release, err := sb.Confine(cmd)
 		if err != nil {
@@ -378,7 +381,17 @@ func TestConfineReleasesFiles(t *testing.T) {
 		}
 		release()
 		release() // twice is harmless
+		if _, err := os.Lstat(filepath.Join(ws, ".git", "commondir")); err != nil {
+			t.Fatalf("placeholder not kept for the next command: %v", err)
+		}
+		switch n := openFDs(t); {
+		case i == 0:
+			kept = n
+		case n > kept:
+			t.Fatalf("%d descriptors open after the first command, %d after %d", kept, n, i+1)
+		}
 	}
+	sb.Close()
 	// More after is a leak; fewer is an earlier test's descriptors (a
 	// proxy's, a bridge's) closing late, which flaked this under -race.
 	if after := openFDs(t); after > before {

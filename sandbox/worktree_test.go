@@ -53,8 +53,13 @@ func TestBwrapRerootWorktree(t *testing.T) {
 	if _, err := os.Stat(sentinel); err == nil {
 		t.Error("planted git code ran")
 	}
+	if !isPlaceholderDirPath(filepath.Join(wt, ".claude")) {
+		t.Error("the worktree's placeholder did not last until Close")
+	}
+	// The parent's Close gives back what the Sandboxes made from it keep.
+	parent.Close()
 	if _, err := os.Lstat(filepath.Join(wt, ".claude")); err == nil {
-		t.Error("a placeholder outlived the command")
+		t.Error("a placeholder outlived the Sandbox")
 	}
 }
 
