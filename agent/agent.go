@@ -69,6 +69,10 @@ type Config struct {
 	// the agent's hook points (see Hooks); tool calls' hooks are the
 	// Pipeline's.
 	Hooks Hooks
+	// HookEvents makes every hook run of a run (the agent's own and its
+	// tool calls') a hook event of the run, in order with its other events
+	// (--include-hook-events).
+	HookEvents bool
 	// Price, when set, is what one response's usage costs in US dollars;
 	// nil means the model's prices are unknown.
 	Price func(llm.Usage) float64
@@ -267,6 +271,9 @@ func (a *Agent) Run(ctx context.Context, input llm.Message) <-chan Event {
 		// notices of its tool calls become its events, and its scope, so
 		// what a skill grants for the run ends with it.
 		rctx, scope := tools.WithRunScope(withSink(ctx, a.send))
+		if a.cfg.HookEvents {
+			rctx = hooks.WithObserver(rctx, func(o hooks.Observation) { a.send(Event{Type: EventHook, Hook: &o}) })
+		}
 		before, _ := a.Cost()
 		done := a.run(rctx, input)
 		if after, priced := a.Cost(); priced {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"sync"
 
+	"github.com/nova-dev/nova/hooks"
 	"github.com/nova-dev/nova/llm"
 	"github.com/nova-dev/nova/permission"
 	"github.com/nova-dev/nova/tools"
@@ -32,6 +33,9 @@ const (
 	EventNotice        EventType = "notice"
 	EventError         EventType = "error"
 	EventDone          EventType = "done"
+	// EventHook is a hook run's start or end, sent only when the agent
+	// was asked to (Config.HookEvents).
+	EventHook EventType = "hook"
 )
 
 // Event is one thing that happened in a run. It is plain data and marshals
@@ -44,6 +48,8 @@ type Event struct {
 	Text string `json:"text,omitempty"`
 	// ToolCall is set on tool_call events.
 	ToolCall *llm.ToolCall `json:"tool_call,omitempty"`
+	// Hook is set on hook events.
+	Hook *hooks.Observation `json:"hook,omitempty"`
 	// Ask is set on permission_ask events; answer it with Ask.Answer.
 	Ask *PermissionAsk `json:"ask,omitempty"`
 	// Question is set on question events; answer it with Question.Answer.

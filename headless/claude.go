@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/nova-dev/nova/agent"
 	"github.com/nova-dev/nova/llm"
@@ -130,6 +131,16 @@ func (s *Session) skills() []string {
 		}
 	}
 	return out
+}
+
+// apiModel is the model as its provider's API names it, without nova's
+// "provider:" prefix: what Claude Code writes in init, in each assistant
+// message and as modelUsage's key (claude-sonnet-5-5).
+func (s *Session) apiModel() string {
+	if _, m, ok := strings.Cut(s.Model, ":"); ok {
+		return m
+	}
+	return s.Model
 }
 
 func (s *Session) mode() string {

@@ -131,7 +131,7 @@ func TestClaudeMessages(t *testing.T) {
 	res := out.String()[strings.LastIndex(strings.TrimSpace(out.String()), "\n")+1:]
 	for _, want := range []string{
 		`"usage":{"input_tokens":100,"cache_creation_input_tokens":7,"cache_read_input_tokens":50,"output_tokens":25}`,
-		`"modelUsage":{"m:x":{"inputTokens":100,"outputTokens":25,"cacheReadInputTokens":50,"cacheCreationInputTokens":7,"webSearchRequests":0,"costUSD":0,"contextWindow":1000,"maxOutputTokens":100}}`,
+		`"modelUsage":{"x":{"inputTokens":100,"outputTokens":25,"cacheReadInputTokens":50,"cacheCreationInputTokens":7,"webSearchRequests":0,"costUSD":0,"contextWindow":1000,"maxOutputTokens":100}}`,
 		`"stop_reason":"end_turn"`, `"num_turns":2`, `"total_cost_usd":0`, `"permission_denials":[]`,
 	} {
 		if !strings.Contains(res, want) {

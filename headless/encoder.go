@@ -20,6 +20,13 @@ type encoder struct {
 	// hooks, when set, writes the hooks' runs; it is told as each tool
 	// call's assistant message is out, for the messages of its hooks.
 	hooks *HookEvents
+	// initPending says the init message is due: it goes out before the
+	// first message that is not a hook's, as Claude Code writes the
+	// SessionStart and UserPromptSubmit hooks' messages ahead of it.
+	initPending bool
+	// afterInit are messages that follow the init message when it goes
+	// out (the prompt's replay, --replay-user-messages).
+	afterInit []any
 
 	// main is the run's own model response; subs are its subagents'
 	// (Agent tool calls at work), by the id of the call each works for.
@@ -96,10 +103,24 @@ func (e *encoder) informational(r *modelResponse, level, content string) {
 }
 
 // init writes the system/init message.
-func (e *encoder) init() {
+// init makes the init message due (initPending); flushInit writes it.
+func (e *encoder) init() { e.initPending = true }
+
+// flushInit writes the init message if it is due.
+func (e *encoder) flushInit() {
+	if !e.initPending {
+		return
+	}
+	e.initPending = false
+	defer func() {
+		for _, m := range e.afterInit {
+			e.w.json(m)
+		}
+		e.afterInit = nil
+	}()
 	e.w.json(sdkSystemMessage{
 		Type: "system", Subtype: "init", Cwd: e.s.Cwd, SessionID: e.s.SessionID, Tools: e.s.tools(),
-		MCPServers: e.s.mcpServers(), Model: e.s.Model, PermissionMode: e.s.mode(), SlashCommands: e.s.slashCommands(),
+		MCPServers: e.s.mcpServers(), Model: e.s.apiModel(), PermissionMode: e.s.mode(), SlashCommands: e.s.slashCommands(),
 		APIKeySource: "none", ClaudeCodeVersion: e.s.Version, OutputStyle: "default",
 		Agents: e.s.agents(), Skills: e.s.skills(), Plugins: []string{}, UUID: newUUID(),
 	})
@@ -122,6 +143,13 @@ func (e *encoder) event(ev agent.Event) {
 	if e.debug != nil {
 		e.debug.json(safeEvent(ev))
 	}
+	if ev.Type == agent.EventHook {
+		if ev.Hook != nil && e.hooks != nil {
+			e.hooks.Observe(*ev.Hook)
+		}
+		return
+	}
+	e.flushInit()
 	r := e.responseOf(ev)
 	sub := r.parent != nil
 	switch ev.Type {
@@ -199,7 +227,7 @@ func (e *encoder) apiMessage(r *modelResponse, content []any) apiMessage {
 	if content == nil {
 		content = []any{}
 	}
-	return apiMessage{ID: r.msgID, Type: "message", Role: "assistant", Model: e.s.Model, Content: content}
+	return apiMessage{ID: r.msgID, Type: "message", Role: "assistant", Model: e.s.apiModel(), Content: content}
 }
 
 // delta adds text to the open block of its kind, ending another kind's.
@@ -366,12 +394,13 @@ func (e *encoder) progress(r *modelResponse, ev agent.Event) {
 
 // result builds the result message of a run that took d since start.
 func (e *encoder) result(d *agent.Done, took time.Duration) Result {
+	e.flushInit()
 	res := Result{
 		Type: "result", Subtype: d.Subtype, IsError: d.IsError, DurationMS: took.Milliseconds(),
 		DurationAPIMS: e.apiTime.Milliseconds(), NumTurns: d.NumTurns, Result: d.Result, SessionID: e.s.SessionID,
 		Usage: usageOf(d.Usage), PermissionDenials: safeDenials(d.Denials), UUID: newUUID(), Error: d.Error,
 		IgnoredProjectSettings: []IgnoredSetting{}, Model: e.s.Model, TotalCostUSD: d.CostUSD,
-		ModelUsage: map[string]ModelUsage{e.s.Model: {InputTokens: d.Usage.InputTokens, OutputTokens: d.Usage.OutputTokens,
+		ModelUsage: map[string]ModelUsage{e.s.apiModel(): {InputTokens: d.Usage.InputTokens, OutputTokens: d.Usage.OutputTokens,
 			CacheReadInputTokens: d.Usage.CacheReadTokens, CacheCreationInputTokens: d.Usage.CacheWriteTokens,
 			CostUSD: d.CostUSD, ContextWindow: e.s.ContextWindow, MaxOutputTokens: e.s.MaxOutput}},
 	}

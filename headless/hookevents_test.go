@@ -83,7 +83,10 @@ func TestHookEventsOrder(t *testing.T) {
 	}
 	s := strings.Join(got, " ")
 	s = strings.ReplaceAll(s, " system/hook_started(h2)", "")
-	want := "system/init system/hook_started(h0) system/hook_response(h0) assistant system/hook_started(h1) system/hook_response(h1) user result"
+	// Claude Code 2.1.333 writes the SessionStart hook's messages ahead of
+	// init (testdata/agentsdk/claude/hook-events*.jsonl, and a recording
+	// with a SessionStart hook: TestHookEventsAsClaudeCode).
+	want := "system/hook_started(h0) system/hook_response(h0) system/init assistant system/hook_started(h1) system/hook_response(h1) user result"
 	if s != want {
 		t.Errorf("messages:\n got %s\nwant %s", s, want)
 	}

@@ -100,6 +100,7 @@ type sdkUserMessageReplay struct {
 	SessionID       string          `json:"session_id"`
 	ParentToolUseID *string         `json:"parent_tool_use_id"`
 	UUID            string          `json:"uuid"`
+	Timestamp       string          `json:"timestamp"`
 	IsReplay        bool            `json:"isReplay"`
 }
 

@@ -131,6 +131,9 @@ func RefuseInitialize(w io.Writer, req *InitializeRequest, err error) {
 type turnInput struct {
 	msg  llm.Message
 	uuid string
+	// replay is the message written back (--replay-user-messages) as its
+	// turn starts, after the init message, as Claude Code orders them.
+	replay *sdkUserMessageReplay
 }
 
 // server is one Serve: it reads the input, runs one turn at a time, and is
@@ -333,11 +336,15 @@ func (s *server) user(m *inMessage) {
 		s.enc.informational(nil, "warning", err.Error())
 		return
 	}
+	var replay *sdkUserMessageReplay
 	if s.o.ReplayUserMessages {
-		s.w.json(sdkUserMessageReplay{Type: "user", Message: m.Message, SessionID: s.o.Session.SessionID,
-			UUID: cmp.Or(m.UUID, newUUID()), IsReplay: true})
+		replay = &sdkUserMessageReplay{Type: "user", Message: m.Message, SessionID: s.o.Session.SessionID,
+			UUID: cmp.Or(m.UUID, newUUID()), Timestamp: s.enc.stamp(), IsReplay: true}
 	}
 	if m.ShouldQuery != nil && !*m.ShouldQuery {
+		if replay != nil {
+			s.w.json(replay) // no turn starts for it
+		}
 		s.held = append(s.held, msg.Parts...)
 		return
 	}
@@ -345,7 +352,7 @@ func (s *server) user(m *inMessage) {
 		msg.Parts = append(s.held, msg.Parts...)
 		s.held = nil
 	}
-	s.queue = append(s.queue, turnInput{msg: msg, uuid: m.UUID})
+	s.queue = append(s.queue, turnInput{msg: msg, uuid: m.UUID, replay: replay})
 }
 
 // control answers a control request of the SDK's.
@@ -437,7 +444,13 @@ func (s *server) start(ctx context.Context) {
 	s.running, s.cancelRun, s.runStart, s.done = true, cancel, time.Now(), nil
 	s.state("running")
 	s.enc.init()
+	if next.replay != nil {
+		s.enc.afterInit = append(s.enc.afterInit, next.replay)
+	}
 	s.o.HookEvents.begin(s.w, s.o.Session.SessionID)
+	if len(s.o.Warnings) > 0 {
+		s.enc.flushInit()
+	}
 	for _, warn := range s.o.Warnings {
 		s.enc.informational(nil, "warning", warn)
 	}

@@ -140,7 +140,11 @@ func TestSDKSetModel(t *testing.T) {
 		t.Errorf("an unknown model: %v, want an error listing the known ones", r)
 	}
 	send(`{"type":"user","session_id":"","parent_tool_use_id":null,"message":{"role":"user","content":"first"}}`)
-	next("the turn's init", func(m map[string]any) bool { return m["type"] == "system" && m["subtype"] == "init" })
+	// The turn has started (its init waits for its first event, which the
+	// gate holds back).
+	next("the turn's start", func(m map[string]any) bool {
+		return m["type"] == "system" && m["subtype"] == "session_state_changed" && m["state"] == "running"
+	})
 	send(`{"type":"control_request","request_id":"ok","request":{"subtype":"set_model","model":"haiku"}}`)
 	send(`{"type":"user","session_id":"","parent_tool_use_id":null,"message":{"role":"user","content":"hi"}}`)
 	// The switch waits for the running turn, whose request is the old model's.

@@ -24,7 +24,8 @@ type Observation struct {
 	// Done says the run has ended; the fields below are set only then.
 	Done bool
 	// Stdout and Stderr are what the hook wrote (an http hook's body, a
-	// callback's answer as stdout); Output is both, as one would read them.
+	// callback's answer as stdout); Output is both, one after the other as
+	// Claude Code joins them (each keeps its last newline).
 	Stdout, Stderr, Output string
 	// ExitCode is a command hook's exit code; nil for other kinds and for
 	// a command that never exited (it could not start, was killed).
@@ -44,10 +45,24 @@ const (
 	OutcomeCancelled = "cancelled"
 )
 
-// observed runs h as run does, telling the session's Observe of its start
-// and end when it is set.
+// observerKey carries a run's observer in its context (WithObserver).
+type observerKey struct{}
+
+// WithObserver makes fn, rather than the session's Observe, the one told
+// of the hook runs made under ctx: the agent makes a run's hooks events of
+// the run, so a frontend writes them in order with the messages around
+// them (a Stop hook after the answer it judges).
+func WithObserver(ctx context.Context, fn func(Observation)) context.Context {
+	return context.WithValue(ctx, observerKey{}, fn)
+}
+
+// observed runs h as run does, telling the run's observer (WithObserver),
+// else the session's Observe, of its start and end when one is set.
 func (e *Engine) observed(ctx context.Context, h *Hook, in Input, name string, payload []byte) reply {
-	obs := e.s.Observe
+	obs, _ := ctx.Value(observerKey{}).(func(Observation))
+	if obs == nil {
+		obs = e.s.Observe
+	}
 	if obs == nil {
 		return e.run(ctx, h, in.Event, payload)
 	}
@@ -60,13 +75,13 @@ func (e *Engine) observed(ctx context.Context, h *Hook, in Input, name string, p
 		// A prompt or agent hook's verdict is its answer.
 		o.Stdout = r.prompt.Reason
 	}
-	var parts []string
-	for _, s := range []string{o.Stdout, o.Stderr, r.broken} {
-		if s = strings.TrimRight(s, "\n"); s != "" {
-			parts = append(parts, s)
+	o.Output = o.Stdout + o.Stderr
+	if r.broken != "" {
+		if o.Output != "" && !strings.HasSuffix(o.Output, "\n") {
+			o.Output += "\n"
 		}
+		o.Output += r.broken
 	}
-	o.Output = strings.Join(parts, "\n")
 	switch {
 	case r.broken != "" && ctx.Err() != nil:
 		o.Outcome = OutcomeCancelled

@@ -32,7 +32,7 @@ func TestObserve(t *testing.T) {
 	if start.Done || !end.Done || start.ID == "" || start.ID != end.ID || start.Name != "PreToolUse:Bash" || start.Event != PreToolUse {
 		t.Fatalf("first run: start %+v, end %+v", start, end)
 	}
-	if end.Outcome != OutcomeSuccess || end.ExitCode == nil || *end.ExitCode != 0 || end.Stdout != "fine\n" || end.Stderr != "note\n" || end.Output != "fine\nnote" {
+	if end.Outcome != OutcomeSuccess || end.ExitCode == nil || *end.ExitCode != 0 || end.Stdout != "fine\n" || end.Stderr != "note\n" || end.Output != "fine\nnote\n" { // as Claude Code joins them
 		t.Errorf("first run's end: %+v", end)
 	}
 	b := seen[3]

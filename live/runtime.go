@@ -515,6 +515,7 @@ func Build(ctx context.Context, o Options) (*Runtime, error) {
 		Recorder:       rt.Session,
 		History:        history,
 		Hooks:          agentHooks,
+		HookEvents:     o.HookObserver != nil,
 		Price:          price,
 		Subagents:      rt.Subagents,
 		// With nobody to tell later, a run waits for its background

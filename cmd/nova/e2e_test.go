@@ -241,7 +241,7 @@ func TestPrintModeTrajectory(t *testing.T) {
 func checkStream(t *testing.T, stdout string) {
 	t.Helper()
 	st := parseStream(t, stdout)
-	if st.init["model"] != "anthropic:"+defaultModel() || st.init["permissionMode"] != "default" {
+	if st.init["model"] != defaultModel() || st.init["permissionMode"] != "default" {
 		t.Errorf("first line = %v, want the init line", st.init)
 	}
 	if tl, _ := st.init["tools"].([]any); len(tl) < 4 {

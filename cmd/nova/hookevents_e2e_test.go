@@ -99,7 +99,7 @@ func TestIncludeHookEventsE2E(t *testing.T) {
 		}
 	}
 	ok, blocked := ms[runs[order[0]].response], ms[runs[order[1]].response]
-	if ok["outcome"] != "success" || ok["exit_code"] != 0.0 || ok["stdout"] != "looks fine\n" || ok["output"] != "looks fine" || ok["stderr"] != "" {
+	if ok["outcome"] != "success" || ok["exit_code"] != 0.0 || ok["stdout"] != "looks fine\n" || ok["output"] != "looks fine\n" || ok["stderr"] != "" {
 		t.Errorf("the run that let echo through: %v", ok)
 	}
 	if blocked["outcome"] != "error" || blocked["exit_code"] != 2.0 || blocked["stderr"] != "no rm here\n" || !strings.Contains(blocked["output"].(string), "no rm here") {

@@ -92,13 +92,13 @@ func TestAgentSDKSetModel(t *testing.T) {
 		t.Fatalf("the SDK yielded %d results, want 2", len(results))
 	}
 	wantResult(t, results[1], "success", "It is 2.")
-	if usage, _ := results[1]["modelUsage"].(map[string]any); len(usage) != 1 || !strings.Contains(fmt.Sprint(usage), "anthropic:claude-haiku") {
+	if usage, _ := results[1]["modelUsage"].(map[string]any); len(usage) != 1 || !strings.Contains(fmt.Sprint(usage), "claude-haiku") {
 		t.Errorf("the second result's modelUsage %v does not name the haiku model", results[1]["modelUsage"])
 	}
 	if len(inits) != 2 {
 		t.Fatalf("the SDK yielded %d init messages, want one a turn", len(inits))
 	}
-	if !strings.HasPrefix(fmt.Sprint(inits[1]["model"]), "anthropic:claude-haiku") {
+	if !strings.HasPrefix(fmt.Sprint(inits[1]["model"]), "claude-haiku") {
 		t.Errorf("the second turn's init names model %v, want the haiku model", inits[1]["model"])
 	}
 	if inits[0]["session_id"] != results[1]["session_id"] {
