@@ -42,20 +42,35 @@ func hookEventOutline(t *testing.T, lines []map[string]any) []string {
 // init, the assistant and user messages and the result, with the same
 // outcome, exit code and output.
 func TestHookEventsAsClaudeCode(t *testing.T) {
-	for _, c := range []struct{ name, pre string }{
-		{"hook-events", "echo pre-out; echo pre-err >&2"},
-		{"hook-events-block", "echo pre-out; echo blocked-by-hook >&2; exit 2"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			e := newE2E(t,
-				llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "toolu_1", Name: "Bash", Input: `{"command":"echo hi","description":"say hi"}`}}},
-				llmtest.Turn{Text: "done"})
-			e.userHooks(`{
-  "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "` + c.pre + `"}]}],
+	toolTurns := []llmtest.Turn{
+		{ToolCalls: []llmtest.ToolCall{{ID: "toolu_1", Name: "Bash", Input: `{"command":"echo hi","description":"say hi"}`}}},
+		{Text: "done"},
+	}
+	toolHooks := func(pre string) string {
+		return `{
+  "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "` + pre + `"}]}],
   "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo post-out"}]}],
   "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo ups-out"}]}],
   "Stop": [{"hooks": [{"type": "command", "command": "exit 0"}]}]
-}`)
+}`
+	}
+	for _, c := range []struct {
+		name, hooks string
+		turns       []llmtest.Turn
+	}{
+		{"hook-events", toolHooks("echo pre-out; echo pre-err >&2"), toolTurns},
+		{"hook-events-block", toolHooks("echo pre-out; echo blocked-by-hook >&2; exit 2"), toolTurns},
+		// SessionEnd runs after the result: neither writes it.
+		{"hook-events-session", `{
+  "SessionStart": [{"hooks": [{"type": "command", "command": "echo ss-out"}]}],
+  "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo ups-out"}]}],
+  "Stop": [{"hooks": [{"type": "command", "command": "echo stop-out"}]}],
+  "SessionEnd": [{"hooks": [{"type": "command", "command": "echo se-out"}]}]
+}`, []llmtest.Turn{{Text: "done"}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newE2E(t, c.turns...)
+			e.userHooks(c.hooks)
 			r := e.run("", "-p", "--output-format", "stream-json", "--verbose", "--include-hook-events", "--allowedTools", "Bash", "say hi")
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
