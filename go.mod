@@ -85,5 +85,7 @@ replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
 
 // glamour strips HTML with bluemonday, whose packages (and gorilla/css's)
 // compile their tables at program start; the local copy strips it with
-// golang.org/x/net/html (see third_party/glamour/NOVA.md).
+// golang.org/x/net/html; and it executes style formats as text/templates,
+// which makes the linker keep every exported method in nova, where the copy
+// fills their {{.text}} itself (see third_party/glamour/NOVA.md).
 replace charm.land/glamour/v2 => ./third_party/glamour

@@ -399,10 +399,12 @@ func TestPrintModeStdin(t *testing.T) {
 
 func TestVersion(t *testing.T) {
 	e := newE2E(t)
-	for _, arg := range []string{"--version", "-v"} {
-		r := e.run("", arg)
-		if r.code != 0 || !strings.HasPrefix(r.stdout, "nova ") {
-			t.Errorf("%s: exit %d stdout %q", arg, r.code, r.stdout)
+	// A lone flag is answered in main; with other flags, by the root
+	// command's own --version.
+	for _, args := range [][]string{{"--version"}, {"-v"}, {"--version", "--model", "sonnet"}, {"-p", "-v", "hi"}} {
+		r := e.run("", args...)
+		if r.code != 0 || r.stdout != "nova "+version+"\n" {
+			t.Errorf("%q: exit %d stdout %q", args, r.code, r.stdout)
 		}
 	}
 }

@@ -62,11 +62,14 @@ OPENAI_API_KEY, OPENAI_BASE_URL, OLLAMA_HOST or NOVA_HOME/config.json;
 haiku, fable; astra, sol, luna).
 
 Documentation: ` + docsURL,
-		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if v, _ := cmd.Flags().GetBool("version"); v {
+				_, err := fmt.Fprintln(cmd.OutOrStdout(), "nova "+version)
+				return err
+			}
 			opts.remote.portGiven = cmd.Flags().Changed("port")
 			if err := opts.complete(args); err != nil {
 				return err
@@ -83,9 +86,14 @@ Documentation: ` + docsURL,
 			return runInteractive(cmd.Context(), opts)
 		},
 	}
-	cmd.SetVersionTemplate("nova {{.Version}}\n")
 	o := &opts.session
 	fl := cmd.Flags()
+	// nova's own --version, not cobra's: cobra prints a custom version line
+	// only through text/template, and a reachable Template.Execute makes
+	// the linker keep every exported method of every type (it cannot tell
+	// which one a template calls by name): 23 MB of the binary, much of it
+	// paged in at start-up. main answers a lone --version before this.
+	fl.BoolP("version", "v", false, "version for nova")
 	fl.BoolVarP(&opts.print, "print", "p", false, "print mode: run the prompt non-interactively and print the result")
 	fl.StringVar(&opts.outputFormat, "output-format", headless.FormatText, "print mode output: text, json or stream-json")
 	fl.BoolVar(&opts.verbose, "verbose", false, "print tool calls and results to stderr in print mode")

@@ -1,11 +1,9 @@
 package ansi
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"strings"
-	"text/template"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -21,19 +19,42 @@ type BaseElement struct {
 	Style  StylePrimitive
 }
 
+// formatToken fills the {{.text}} actions of a style's Format with token.
+// nova's copy reads no other action: executing a text/template makes the
+// linker keep every exported method of every type in the program (it cannot
+// tell which one a template calls by name), which was a third of nova's
+// binary and touched at start-up. Every Format of glamour's own styles and
+// of nova's is text around {{.text}}.
 func formatToken(format string, token string) (string, error) {
-	var b bytes.Buffer
-
-	v := make(map[string]interface{})
-	v["text"] = token
-
-	tmpl, err := template.New(format).Funcs(TemplateFuncMap).Parse(format)
-	if err != nil {
-		return "", fmt.Errorf("glamour: error parsing template: %w", err)
+	var b strings.Builder
+	whole := format
+	for {
+		open := strings.Index(format, "{{")
+		if open < 0 {
+			b.WriteString(format)
+			return b.String(), nil
+		}
+		text, rest := format[:open], format[open+2:]
+		end := strings.Index(rest, "}}")
+		if end < 0 {
+			return "", fmt.Errorf("glamour: error parsing template %q: unclosed action", whole)
+		}
+		action := rest[:end]
+		format = rest[end+2:]
+		// {{- and -}} trim the white space beside the action, as in
+		// text/template.
+		if a, ok := strings.CutPrefix(action, "- "); ok {
+			action, text = a, strings.TrimRight(text, " \t\r\n")
+		}
+		if a, ok := strings.CutSuffix(action, " -"); ok {
+			action, format = a, strings.TrimLeft(format, " \t\r\n")
+		}
+		if strings.TrimSpace(action) != ".text" {
+			return "", fmt.Errorf("glamour: template %q: only {{.text}} actions are supported", whole)
+		}
+		b.WriteString(text)
+		b.WriteString(token)
 	}
-
-	err = tmpl.Execute(&b, v)
-	return b.String(), err
 }
 
 func renderText(w io.Writer, rules StylePrimitive, s string) (int, error) { //nolint:unparam
