@@ -29,15 +29,8 @@ import (
 // scrollback. The alternate screen keeps all of that; this keeps the whole
 // conversation after quitting.
 func (m *Model) farewell() string {
-	id := m.b.Status().SessionID
-	prompted := false
-	for _, e := range m.tr.entries {
-		if e.kind == entryUser {
-			prompted = true
-			break
-		}
-	}
-	if id == "" || !prompted {
+	line := m.resumeLine()
+	if line == "" {
 		return "" // nothing to resume
 	}
 	rc := m.renderCtx()
@@ -56,9 +49,25 @@ func (m *Model) farewell() string {
 			b.WriteString(trimPadding(l) + "\n")
 		}
 	}
-	b.WriteString("\n")
-	fmt.Fprintf(&b, "%s %s\n", m.st.dim.Render("Resume this session with:"), m.st.key.Render("nova -r "+id))
+	b.WriteString("\n" + line)
 	return strings.TrimLeft(b.String(), "\n")
+}
+
+// resumeLine is the command that resumes the session, or "" when there is
+// nothing to resume (no prompt in it).
+func (m *Model) resumeLine() string {
+	id := m.b.Status().SessionID
+	prompted := false
+	for _, e := range m.tr.entries {
+		if e.kind == entryUser {
+			prompted = true
+			break
+		}
+	}
+	if id == "" || !prompted {
+		return ""
+	}
+	return fmt.Sprintf("%s %s\n", m.st.dim.Render("Resume this session with:"), m.st.key.Render("nova -r "+id))
 }
 
 // printFarewell writes the farewell to the terminal, in the colours it
