@@ -2,10 +2,13 @@ package tui
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 )
 
 // The screen modes (Options.Screen, the "screen" setting, --screen).
@@ -67,6 +70,24 @@ type inlineState struct {
 	// it; tests replace them.
 	printCmd func(chunk string) tea.Cmd
 	readyCmd func(d time.Duration) tea.Cmd
+	// profile is the colours the terminal shows (Run detects it): Bubble
+	// Tea writes a print above the program as it is, without the
+	// downsampling its frames get, so NO_COLOR would not hold for it.
+	// nil leaves the text as it is (tests).
+	profile *colorprofile.Profile
+}
+
+// detectProfile is the colour profile of the terminal the program runs in.
+func detectProfile(opts Options) *colorprofile.Profile {
+	out, env := opts.Out, opts.Env
+	if out == nil {
+		out = os.Stdout
+	}
+	if env == nil {
+		env = os.Environ()
+	}
+	p := colorprofile.Detect(out, env)
+	return &p
 }
 
 func newInlineState(on bool) inlineState {
@@ -184,6 +205,11 @@ func (m *Model) printReady() tea.Cmd {
 	n := min(room, len(m.inl.pending))
 	chunk := strings.Join(m.inl.pending[:n], "\n")
 	m.inl.pending = m.inl.pending[n:]
+	if p := m.inl.profile; p != nil {
+		var b strings.Builder
+		_, _ = io.WriteString(&colorprofile.Writer{Forward: &b, Profile: *p}, chunk)
+		chunk = b.String()
+	}
 	return m.inl.printCmd(chunk)
 }
 
@@ -205,7 +231,16 @@ func (m *Model) liveView() ([]string, int) {
 		}
 	}
 	if room := max(0, m.liveCap()-len(bottom)); len(live) > room {
-		live = live[len(live)-room:]
+		// PgUp/PgDn scroll what the region cannot show whole (a long
+		// answer streaming); the printed part is the terminal's to scroll.
+		off := min(m.tr.offset, len(live)-room)
+		m.tr.offset = off
+		live = live[len(live)-room-off : len(live)-off]
+		if off > 0 && room > 0 {
+			live[room-1] = m.st.warn.Render(clipLine(fmt.Sprintf("  ↓ %d line%s below · end to return", off, plural(off)), m.width))
+		}
+	} else {
+		m.tr.offset = 0
 	}
 	if inputTop >= 0 {
 		inputTop += len(live)

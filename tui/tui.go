@@ -190,6 +190,9 @@ const fps = 30
 // Run shows the TUI until the person quits or ctx ends.
 func Run(ctx context.Context, b Backend, opts Options) error {
 	m := New(ctx, b, opts)
+	if m.inl.on {
+		m.inl.profile = detectProfile(opts)
+	}
 	pc := newPacer(fps)
 	p := tea.NewProgram(m, append(programOptions(ctx, opts), tea.WithFilter(pc.filter))...)
 	pc.prog = p
