@@ -2,7 +2,10 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -130,7 +133,8 @@ func TestTUIInlineScrollback(t *testing.T) {
 	t.Logf("the terminal after quitting:\n%s", after)
 }
 
-// TestTUIInlineLongEditAsk: in inline mode at 80×24, the ask of an Edit
+// TestTUIInlineLongEditAsk: in inline mode (the user's "screen"
+// setting, no flag) at 80×24, the ask of an Edit
 // that rewrites 64 lines prints the whole numbered diff into the
 // scrollback above the dialog, every removed and added line once and in
 // order, while the dialog waits below; the answer given applies the edit.
@@ -147,7 +151,13 @@ func TestTUIInlineLongEditAsk(t *testing.T) {
 		llmtest.Turn{Text: "Rewrote the config."},
 	)
 	e.write("config.txt", old.String())
-	tm := e.startTUISized(80, 24, "--screen", "inline")
+	if err := os.MkdirAll(filepath.Join(e.home, ".nova"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.home, ".nova", "settings.json"), []byte(`{"screen": "inline"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tm := e.startTUISized(80, 24)
 	tm.waitFor("Ask nova anything")
 	tm.typeText("rewrite the config")
 	tm.keys("Enter")
@@ -173,4 +183,48 @@ func TestTUIInlineLongEditAsk(t *testing.T) {
 	if got := e.read("config.txt"); got != changed.String() {
 		t.Errorf("config.txt after the approved edit:\n%s", got)
 	}
+}
+
+// TestTUIInlineNoColor: under NO_COLOR what inline mode prints into the
+// scrollback has no colour, as the live region has none: Bubble Tea
+// writes a print above the program as it is given.
+func TestTUIInlineNoColor(t *testing.T) {
+	e := newE2E(t, llmtest.Turn{Text: "A **bold** answer with `code` and a [link](https://example.com)."})
+	e.env = append(e.env, "NO_COLOR=1")
+	tm := e.startTUISized(80, 24, "--screen", "inline")
+	tm.waitFor("Ask nova anything")
+	tm.typeText("colour me")
+	tm.keys("Enter")
+	tm.waitHistory([]string{"❯ colour me", "A bold answer with"})
+	// -e keeps the attributes tmux holds for each cell, as SGR sequences.
+	coloured := tm.tmux("capture-pane", "-e", "-p", "-S", "-", "-t", tm.name)
+	top, _, _ := strings.Cut(coloured, "────")
+	if c := colourSGR(top); c != "" {
+		t.Errorf("the printed lines carry colour (%q) under NO_COLOR:\n%q", c, top)
+	}
+	// The same without NO_COLOR has colour there: the check sees it.
+	e2 := newE2E(t, llmtest.Turn{Text: "A **bold** answer with `code` and a [link](https://example.com)."})
+	tm2 := e2.startTUISized(80, 24, "--screen", "inline")
+	tm2.waitFor("Ask nova anything")
+	tm2.typeText("colour me")
+	tm2.keys("Enter")
+	tm2.waitHistory([]string{"❯ colour me", "A bold answer with"})
+	top2, _, _ := strings.Cut(tm2.tmux("capture-pane", "-e", "-p", "-S", "-", "-t", tm2.name), "────")
+	if colourSGR(top2) == "" {
+		t.Errorf("no colour in the coloured run's printed lines: the check cannot see colour:\n%q", top2)
+	}
+}
+
+// colourSGR is the first SGR sequence of s that sets a colour (not one
+// that resets to the default, 39 or 49), or "".
+func colourSGR(s string) string {
+	for _, seq := range regexp.MustCompile(`\x1b\[([0-9;]*)m`).FindAllStringSubmatch(s, -1) {
+		for _, p := range strings.Split(seq[1], ";") {
+			switch n, _ := strconv.Atoi(p); {
+			case n >= 30 && n <= 38, n >= 40 && n <= 48, n >= 90 && n <= 97, n >= 100 && n <= 107:
+				return seq[0]
+			}
+		}
+	}
+	return ""
 }
