@@ -197,7 +197,10 @@ func (m *Model) printReady() tea.Cmd {
 		m.inl.busy = false
 		return nil
 	}
-	room := m.height - max(m.inl.tallest, m.inl.lastH) - 1
+	// Never more than the region's cap leaves: the region may grow (an
+	// ask opens, an answer streams) between this and the print, and the
+	// renderer measures it when it prints.
+	room := min(m.height-max(m.inl.tallest, m.inl.lastH), m.height-m.liveCap()) - 1
 	m.inl.tallest = m.inl.lastH
 	if room < 1 {
 		return m.inl.readyCmd(4 * printDelay)

@@ -67,7 +67,7 @@ func (tm *tmuxTerm) waitHistoryAbove(mark string, wants []string) string {
 // TestTUIInlineScrollback: with --screen inline every answer of the
 // session is in the terminal's own scrollback while the session goes on,
 // once each, in order, its single line breaks kept; nothing of the live
-// region (the input, the status) is left in it; a resize redraws the live
+// region (the input, the status) is left in it, ctrl+l included; a resize redraws the live
 // part and the session goes on; after quitting the same is there, and the
 // resume line under it.
 func TestTUIInlineScrollback(t *testing.T) {
@@ -107,6 +107,12 @@ func TestTUIInlineScrollback(t *testing.T) {
 	for i := 1; i <= 40; i++ {
 		wants = append(wants, fmt.Sprintf("Story line %02d of answer three.\n", i))
 	}
+	tm.waitHistory(wants)
+	// ctrl+l redraws the live region; it clears nothing into the
+	// scrollback.
+	tm.keys("C-l")
+	time.Sleep(200 * time.Millisecond)
+	tm.waitFor("ctrl+o expand")
 	during := tm.waitHistory(wants)
 	// The live region is drawn once, at the bottom: none of it went into
 	// the scrollback with the printed lines.
