@@ -123,7 +123,9 @@ func TestTUIInlineScrollback(t *testing.T) {
 	}
 
 	tm.tmux("resize-window", "-t", tm.name, "-x", "64", "-y", "20")
-	tm.waitFor("? for keys")
+	// The live region is drawn again at the new width: its rules are 64
+	// wide, the status line under them.
+	tm.waitFor(strings.Repeat("─", 64) + "\n? for keys · ctrl+o expand\nanthropic:")
 	tm.typeText("after the resize")
 	tm.keys("Enter")
 	wants = append(wants, "❯ after the resize", "Answer four, after the resize.")
