@@ -63,6 +63,10 @@ type inlineState struct {
 	// lastH is the height of the last view; tallest the tallest since the
 	// last chunk went out: the renderer may not have drawn a shorter one.
 	lastH, tallest int
+	// sentH is the height of the view when the last chunk went out, -1
+	// before the first: while every view since has been as tall, the
+	// renderer's frame is too, and the next chunk need not wait.
+	sentH int
 	// quitting empties the live region for the last frame: what it held
 	// is printed after the program ends, once.
 	quitting bool
@@ -92,11 +96,15 @@ func detectProfile(opts Options) *colorprofile.Profile {
 
 func newInlineState(on bool) inlineState {
 	return inlineState{
-		on: on,
+		on:    on,
+		sentH: -1,
 		printCmd: func(chunk string) tea.Cmd {
 			return tea.Sequence(tea.Println(chunk), func() tea.Msg { return printedMsg{} })
 		},
 		readyCmd: func(d time.Duration) tea.Cmd {
+			if d == 0 {
+				return func() tea.Msg { return printReadyMsg{} }
+			}
 			return tea.Tick(d, func(time.Time) tea.Msg { return printReadyMsg{} })
 		},
 	}
@@ -186,6 +194,9 @@ func (m *Model) printNext() tea.Cmd {
 		return nil
 	}
 	m.inl.busy = true
+	if m.inl.sentH == m.inl.lastH && m.inl.tallest == m.inl.lastH {
+		return m.inl.readyCmd(0) // the region has not changed since the last chunk
+	}
 	return m.inl.readyCmd(printDelay)
 }
 
@@ -205,6 +216,7 @@ func (m *Model) printReady() tea.Cmd {
 	if room < 1 {
 		return m.inl.readyCmd(4 * printDelay)
 	}
+	m.inl.sentH = m.inl.lastH
 	n := min(room, len(m.inl.pending))
 	chunk := strings.Join(m.inl.pending[:n], "\n")
 	m.inl.pending = m.inl.pending[n:]
