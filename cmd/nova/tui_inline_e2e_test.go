@@ -69,7 +69,8 @@ func (tm *tmuxTerm) waitHistoryAbove(mark string, wants []string) string {
 // once each, in order, its single line breaks kept; nothing of the live
 // region (the input, the status) is left in it, ctrl+l included; a resize redraws the live
 // part and the session goes on; after quitting the same is there, and the
-// resume line under it.
+// resume line under it; resumed in a new terminal, the conversation is
+// printed there once.
 func TestTUIInlineScrollback(t *testing.T) {
 	var story strings.Builder
 	for i := 1; i <= 40; i++ {
@@ -135,10 +136,17 @@ func TestTUIInlineScrollback(t *testing.T) {
 	tm.keys("C-c")
 	tm.waitExit()
 	after := tm.waitHistory(append(wants, "Resume this session with: nova -r "))
-	if regexp.MustCompile(`Resume this session with: nova -r \S+`).FindString(after) == "" {
-		t.Errorf("no session id in the resume line:\n%s", after)
+	id := regexp.MustCompile(`Resume this session with: nova -r (\S+)`).FindStringSubmatch(after)
+	if id == nil {
+		t.Fatalf("no session id in the resume line:\n%s", after)
 	}
 	t.Logf("the terminal after quitting:\n%s", after)
+
+	// Resumed in a new terminal, the session's conversation is printed
+	// into it once, in order.
+	tm2 := e.startTUISized(80, 24, "--screen", "inline", "-r", id[1])
+	tm2.waitFor("Ask nova anything")
+	tm2.waitHistory(wants)
 }
 
 // TestTUIInlineLongEditAsk: in inline mode (the user's "screen"
