@@ -60,6 +60,11 @@ type inlineState struct {
 	// says a print is on its way (one at a time keeps them in order).
 	pending []string
 	busy    bool
+	// sent says a chunk is on its way to the terminal (its printedMsg
+	// has not come); quitOnPrinted that the person quit meanwhile: the
+	// program ends once it is printed, so it is neither lost nor printed
+	// again at exit.
+	sent, quitOnPrinted bool
 	// lastH is the height of the last view; tallest the tallest since the
 	// last chunk went out: the renderer may not have drawn a shorter one.
 	lastH, tallest int
@@ -217,6 +222,7 @@ func (m *Model) printReady() tea.Cmd {
 		return m.inl.readyCmd(4 * printDelay)
 	}
 	m.inl.sentH = m.inl.lastH
+	m.inl.sent = true
 	n := min(room, len(m.inl.pending))
 	chunk := strings.Join(m.inl.pending[:n], "\n")
 	m.inl.pending = m.inl.pending[n:]
@@ -284,5 +290,19 @@ func (m *Model) inlineFarewell() string {
 // what the live region held is printed after it, once (inlineFarewell).
 func (m *Model) quit() tea.Cmd {
 	m.inl.quitting = true
+	if m.inl.sent {
+		m.inl.quitOnPrinted = true
+		return nil
+	}
 	return tea.Quit
+}
+
+// printed is the news that a chunk went out: the next may go, or the
+// program end if the person quit while it was on its way.
+func (m *Model) printed() tea.Cmd {
+	m.inl.busy, m.inl.sent = false, false
+	if m.inl.quitOnPrinted {
+		return tea.Quit
+	}
+	return m.printNext()
 }

@@ -127,3 +127,32 @@ func checkOnceInOrder(t *testing.T, s string, wants []string) {
 		at = i + len(w)
 	}
 }
+
+// TestInlineQuitWaitsForTheChunkOnItsWay: quitting while a chunk is on its
+// way to the terminal ends the program once it is printed, not before (it
+// would be lost) and without printing it again at exit.
+func TestInlineQuitWaitsForTheChunkOnItsWay(t *testing.T) {
+	b := newFake()
+	h, _ := inlineHarness(t, b)
+	h.m.inl.pending = []string{"a line on its way"}
+	h.m.inl.busy = true
+	var sent string
+	h.m.inl.printCmd = func(chunk string) tea.Cmd { sent = chunk; return nil }
+	h.m.printReady()
+	if sent != "a line on its way" {
+		t.Fatalf("sent %q", sent)
+	}
+	if cmd := h.m.quit(); cmd != nil {
+		t.Fatalf("quit with a chunk on its way ended the program at once")
+	}
+	if got := h.m.inlineFarewell(); strings.Contains(got, "a line on its way") {
+		t.Errorf("the farewell prints the chunk on its way again:\n%s", got)
+	}
+	_, cmd := h.m.Update(printedMsg{})
+	if cmd == nil {
+		t.Fatal("the chunk printed, the program does not end")
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Errorf("after the chunk printed, %T, want the quit", cmd())
+	}
+}

@@ -142,8 +142,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case printReadyMsg:
 		return m, m.printReady()
 	case printedMsg:
-		m.inl.busy = false
-		return m, m.printNext()
+		return m, m.printed()
 	case tea.WindowSizeMsg:
 		m.inl.sized = true
 	}
