@@ -69,6 +69,11 @@ type Settings struct {
 	// StatusLine is the command the terminal UI shows the output of as
 	// its status line; Sources["statusLine"] says which file set it.
 	StatusLine *StatusLine `json:"statusLine,omitempty"`
+	// Screen is where the terminal UI draws: "alternate" (the terminal's
+	// alternate screen) or "inline" (the normal screen, finished messages
+	// printed into its scrollback); "" leaves it to earlier files, then to
+	// nova's default. --screen wins over it.
+	Screen string `json:"screen,omitempty"`
 	// Claude says what each of Claude Code's settings files supplied.
 	Claude []ClaudeRead `json:"-"`
 	// Sources names, for each scalar setting in the merge ("sandbox.enabled",
@@ -276,6 +281,9 @@ func parseSettings(path string, data []byte, project bool) (*Settings, error) {
 	if sl := s.StatusLine; sl != nil && (sl.Type != "command" || strings.TrimSpace(sl.Command) == "") {
 		return nil, fmt.Errorf("settings %s: statusLine wants {\"type\": \"command\", \"command\": \"...\"}", at("statusLine"))
 	}
+	if s.Screen != "" && s.Screen != "alternate" && s.Screen != "inline" {
+		return nil, fmt.Errorf("settings %s: screen %q: want \"alternate\" or \"inline\"", at("screen"), s.Screen)
+	}
 	if m := s.Permissions.DefaultMode; m != "" {
 		if _, ok := permission.ParseMode(m); !ok {
 			return nil, fmt.Errorf("settings %s: unknown defaultMode %q (want default, acceptEdits, plan or bypassPermissions)", at(m), m)
@@ -323,6 +331,10 @@ func (m *Settings) merge(s *Settings, path, projectDir, home string) {
 	if s.StatusLine != nil {
 		m.StatusLine = s.StatusLine
 		m.Sources["statusLine"] = path
+	}
+	if s.Screen != "" {
+		m.Screen = s.Screen
+		m.Sources["screen"] = path
 	}
 	for _, b := range []struct {
 		key      string

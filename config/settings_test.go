@@ -29,7 +29,8 @@ func TestLoadSettingsMerges(t *testing.T) {
   "permissions": {"allow": ["Bash(make)"], "deny": ["Read(./secrets/**)"], "defaultMode": "plan"},
   "sandbox": {"enabled": true, "autoAllow": true},
   "env": {"A": "user", "B": "user"},
-  "theme": "dark"
+  "theme": "dark",
+  "screen": "alternate"
 }`)
 	writeFile(t, filepath.Join(proj, ".nova", "settings.json"), `{
   "permissions": {"allow": ["Bash(npm run test:*)"], "ask": ["Bash(git push:*)"], "additionalDirectories": ["../shared"]},
@@ -37,7 +38,8 @@ func TestLoadSettingsMerges(t *testing.T) {
 }`)
 	writeFile(t, filepath.Join(proj, ".nova", "settings.local.json"), `{
   "permissions": {"defaultMode": "acceptEdits", "allow": ["Edit(src/**)"]},
-  "sandbox": {"autoAllow": false}
+  "sandbox": {"autoAllow": false},
+  "screen": "inline"
 }`)
 	s, files, err := LoadSettings(home, proj, "", true)
 	if err != nil {
@@ -51,6 +53,9 @@ func TestLoadSettingsMerges(t *testing.T) {
 	}
 	if s.Permissions.DefaultMode != "acceptEdits" {
 		t.Errorf("defaultMode %q: the local file should win", s.Permissions.DefaultMode)
+	}
+	if s.Screen != "inline" || s.Sources["screen"] != files[2] {
+		t.Errorf("screen %q from %q: the local file's should win", s.Screen, s.Sources["screen"])
 	}
 	if s.Env["A"] != "user" || s.Env["B"] != "project" {
 		t.Errorf("env %v", s.Env)
@@ -78,6 +83,7 @@ func TestLoadSettingsErrors(t *testing.T) {
 		{"bad passthrough glob", "user", "{\"envPassthrough\": [\"GITHUB_TOKEN\",\n \"AWS_[\"]}", "line 2, column 2"},
 		{"empty passthrough", "local", `{"envPassthrough": [""]}`, "not a variable name or a glob"},
 		{"passthrough not a list", "user", `{"envPassthrough": "GITHUB_TOKEN"}`, "line 1, column"},
+		{"bad screen", "project", "{\n \"screen\": \"fullscreen\"}", `line 2, column 2: screen "fullscreen": want "alternate" or "inline"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -45,6 +45,9 @@ type permissionDialog struct {
 	// window): a long edit is read a screenful at a time, not five lines,
 	// and y / a / n answer it there.
 	full bool
+	// printedAbove says inline mode printed the whole diff above the
+	// program, where the terminal's scrollback reads it.
+	printedAbove bool
 }
 
 func newPermissionDialog(ask *agent.PermissionAsk, by *agent.AgentRef) *permissionDialog {
@@ -137,6 +140,9 @@ func (d *permissionDialog) view(width int, st *styles) string {
 	hint := "enter choose · y/a/n or 1-9 pick · esc deny"
 	if d.expandable() {
 		hint = "enter choose · y/a/n pick · esc deny · pgup/pgdn scroll · ctrl+o full diff"
+		if d.printedAbove {
+			hint = "enter choose · y/a/n pick · esc deny · whole diff above · pgup/pgdn scroll"
+		}
 	}
 	return frame(width, st, fmt.Sprintf("Allow %s?", d.ask.Tool), body, hint)
 }

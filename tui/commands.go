@@ -54,7 +54,7 @@ func (m *Model) commandList() []command {
 	cs = append(cs, m.remoteCommands()...)
 	cs = append(cs, m.promptCommands()...)
 	cs = append(cs, m.skillCommands(cs)...)
-	return append(cs, command{name: "/exit", help: "quit nova", run: func(m *Model, _ string) tea.Cmd { m.interrupt(); return tea.Quit }})
+	return append(cs, command{name: "/exit", help: "quit nova", run: func(m *Model, _ string) tea.Cmd { m.interrupt(); return m.quit() }})
 }
 
 // commandNames are the commands' names, in help order.

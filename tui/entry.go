@@ -31,6 +31,10 @@ type entry struct {
 	streaming bool       // assistant or thinking text still arriving
 	tool      *toolEntry // for entryTool
 	title     string     // for entryShell: the command
+	// printed says inline mode has taken the entry out of the live region
+	// into the scrollback (or decided to leave it out); it is not drawn
+	// again.
+	printed bool
 
 	cache         []string
 	cacheWidth    int

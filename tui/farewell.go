@@ -11,33 +11,27 @@ import (
 )
 
 // farewell is what nova prints into the terminal's own scrollback when it
-// exits: the whole conversation as the transcript showed it (prompts,
-// answers, tool calls collapsed), then the command that resumes it. The
-// transcript lives in the alternate screen, which the terminal throws away
-// on exit; printing it all keeps every earlier answer in the terminal's
-// history, searchable and copyable there, as Claude Code and Codex leave it.
-// Thinking and command output such as /help are left out: they were
-// context for the moment, not the conversation.
+// exits the alternate screen: the whole conversation as the transcript
+// showed it (prompts, answers, tool calls collapsed), then the command
+// that resumes it. The transcript lives in the alternate screen, which the
+// terminal throws away on exit; printing it all keeps every earlier answer
+// in the terminal's history, searchable and copyable there, as Claude Code
+// and Codex leave it. Thinking and command output such as /help are left
+// out: they were context for the moment, not the conversation.
 //
 // Rendering the transcript into the scrollback as each message finishes
-// (Bubble Tea's inline mode) was the other way. It is not taken: text
-// printed above an inline program is fixed at the width it was printed at
-// and never reflows on a resize; ctrl+o could no longer expand a past tool
-// call, nor the scrolled view pin what is being read; and Bubble Tea v2's
-// inline renderer redraws the managed area whenever its height changes (a
-// dialog, the todo list), which with a tall area flickers through the
-// scrollback. The alternate screen keeps all of that; this keeps the whole
-// conversation after quitting.
+// is the other way, and the inline screen mode takes it (inline.go), with
+// its costs: text printed above an inline program is fixed at the width it
+// was printed at and never reflows on a resize; ctrl+o cannot expand a past
+// tool call, nor the scrolled view pin what is being read; and Bubble Tea
+// v2's inline renderer redraws the managed area whenever its height changes
+// (a dialog, the todo list). The alternate screen, the default, keeps all
+// of that, and this keeps the whole conversation after quitting; inline
+// mode keeps it during the session and prints only its rest at exit
+// (inlineFarewell).
 func (m *Model) farewell() string {
-	id := m.b.Status().SessionID
-	prompted := false
-	for _, e := range m.tr.entries {
-		if e.kind == entryUser {
-			prompted = true
-			break
-		}
-	}
-	if id == "" || !prompted {
+	line := m.resumeLine()
+	if line == "" {
 		return "" // nothing to resume
 	}
 	rc := m.renderCtx()
@@ -56,9 +50,25 @@ func (m *Model) farewell() string {
 			b.WriteString(trimPadding(l) + "\n")
 		}
 	}
-	b.WriteString("\n")
-	fmt.Fprintf(&b, "%s %s\n", m.st.dim.Render("Resume this session with:"), m.st.key.Render("nova -r "+id))
+	b.WriteString("\n" + line)
 	return strings.TrimLeft(b.String(), "\n")
+}
+
+// resumeLine is the command that resumes the session, or "" when there is
+// nothing to resume (no prompt in it).
+func (m *Model) resumeLine() string {
+	id := m.b.Status().SessionID
+	prompted := false
+	for _, e := range m.tr.entries {
+		if e.kind == entryUser {
+			prompted = true
+			break
+		}
+	}
+	if id == "" || !prompted {
+		return ""
+	}
+	return fmt.Sprintf("%s %s\n", m.st.dim.Render("Resume this session with:"), m.st.key.Render("nova -r "+id))
 }
 
 // printFarewell writes the farewell to the terminal, in the colours it

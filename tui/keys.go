@@ -156,7 +156,7 @@ func (m *Model) ctrlC() tea.Cmd {
 	}
 	if m.quitArmed {
 		m.interrupt()
-		return tea.Quit
+		return m.quit()
 	}
 	m.interrupt()
 	m.quitArmed = true

@@ -68,6 +68,8 @@ type Model struct {
 	// arrows, by the time between them on arrowClock (scroll.go).
 	arrows     arrows
 	arrowClock func() time.Time
+	// inl is the inline screen mode's state (inline.go).
+	inl inlineState
 }
 
 // activeRun is the run in progress.
@@ -109,6 +111,7 @@ func New(ctx context.Context, b Backend, opts Options) *Model {
 	m := &Model{ctx: ctx, b: b, opts: opts, dark: dark, md: &markdown{dark: dark},
 		width: 80, height: 24, tr: newTranscript(), in: newInput(dark), now: time.Now, wait: waitEvents, tick: nextTick, arrowClock: time.Now}
 	m.st = newStyles(dark)
+	m.inl = newInlineState(opts.Screen == ScreenInline || (opts.Screen == "" && DefaultScreen == ScreenInline))
 	m.status = b.Status()
 	m.loadCommands()
 	m.in.setWidth(m.width)
@@ -133,8 +136,26 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// Update implements tea.Model.
+// Update implements tea.Model. In inline mode, after each message the
+// entries it finished go to the scrollback (inline.go).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg.(type) {
+	case printReadyMsg:
+		return m, m.printReady()
+	case printedMsg:
+		return m, m.printed()
+	case tea.WindowSizeMsg:
+		m.inl.sized = true
+	}
+	_, cmd := m.update(msg)
+	if !m.inl.on {
+		return m, cmd
+	}
+	m.collect(false)
+	return m, tea.Batch(cmd, m.printNext())
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = max(msg.Width, 20), max(msg.Height, 8)

@@ -180,6 +180,8 @@ type Options struct {
 	// Editor is the command /memory opens files with ($VISUAL or $EDITOR,
 	// possibly with arguments, e.g. "code -w"); "" means only list them.
 	Editor string
+	// Screen is ScreenAlternate or ScreenInline; "" is DefaultScreen.
+	Screen string
 }
 
 // fps is the most frames a second the renderer draws.
@@ -188,6 +190,9 @@ const fps = 30
 // Run shows the TUI until the person quits or ctx ends.
 func Run(ctx context.Context, b Backend, opts Options) error {
 	m := New(ctx, b, opts)
+	if m.inl.on {
+		m.inl.profile = detectProfile(opts)
+	}
 	pc := newPacer(fps)
 	p := tea.NewProgram(m, append(programOptions(ctx, opts), tea.WithFilter(pc.filter))...)
 	pc.prog = p
@@ -198,7 +203,11 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 		err = nil
 	}
 	if err == nil {
-		printFarewell(opts.Out, opts.Env, m.farewell())
+		text := m.farewell()
+		if m.inl.on {
+			text = m.inlineFarewell() // the rest is in the scrollback already
+		}
+		printFarewell(opts.Out, opts.Env, text)
 	}
 	return err
 }

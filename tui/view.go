@@ -9,8 +9,21 @@ import (
 
 // View implements tea.Model. The program runs in the alternate screen
 // without mouse capture, so the terminal's own selection keeps working and
-// the transcript scrolls with PgUp/PgDn.
+// the transcript scrolls with PgUp/PgDn; or, in inline mode, in the normal
+// screen with only the live region drawn (inline.go).
 func (m *Model) View() tea.View {
+	if m.inl.on {
+		lines, inputTop := m.liveView()
+		m.inl.lastH = len(lines)
+		m.inl.tallest = max(m.inl.tallest, len(lines))
+		v := tea.NewView(strings.Join(lines, "\n"))
+		v.WindowTitle = "nova"
+		if c := m.in.ta.Cursor(); c != nil && inputTop >= 0 {
+			c.Y += inputTop
+			v.Cursor = c
+		}
+		return v
+	}
 	bottom, inputTop := m.bottom()
 	h := max(1, m.height-len(bottom))
 	lines := m.tr.view(m.width, h, m.renderCtx())
@@ -47,7 +60,11 @@ func (m *Model) bottom() (lines []string, inputTop int) {
 		if fd, ok := m.dialogs[0].(interface {
 			fit(width, height int, st *styles)
 		}); ok {
-			fd.fit(m.width, m.height, &m.st)
+			h := m.height
+			if m.inl.on {
+				h = m.liveCap() // a third of the screen is left to print above
+			}
+			fd.fit(m.width, h, &m.st)
 		}
 		lines = append(lines, "")
 		lines = append(lines, strings.Split(m.dialogs[0].view(m.width, &m.st), "\n")...)

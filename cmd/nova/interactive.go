@@ -48,7 +48,11 @@ func runInteractive(ctx context.Context, opts *rootOptions) error {
 	}
 	// Project MCP servers waiting for approval get no notice: the TUI
 	// asks about each in a dialog as it starts (tui.MCPServers).
-	return tui.Run(ctx, b, tui.Options{In: opts.io.In, Out: opts.io.Out, Prompt: opts.prompt, Notices: notices, Editor: editor})
+	screen := opts.screen
+	if screen == "" && rt.Setup != nil && rt.Setup.Settings != nil {
+		screen = rt.Setup.Settings.Screen // checked when the file was read
+	}
+	return tui.Run(ctx, b, tui.Options{In: opts.io.In, Out: opts.io.Out, Prompt: opts.prompt, Notices: notices, Editor: editor, Screen: screen})
 }
 
 // ignoredNotice is the TUI's one line about the project grants left out.

@@ -148,6 +148,13 @@ func TestRootOptions(t *testing.T) {
 		{name: "negative max turns", args: []string{"-p", "--max-turns", "-1", "hi"}, code: 2, stderr: "--max-turns -1: want a number of turns, or 0 for no limit"},
 		{name: "max turns not a number", args: []string{"-p", "--max-turns", "many", "hi"}, code: 2, stderr: "Run 'nova --help' for usage."},
 		{name: "unknown flag", args: []string{"--no-such-flag"}, code: 2, stderr: "unknown flag: --no-such-flag"},
+		{name: "unknown screen", args: []string{"--screen", "tabs"}, code: 2, stderr: `--screen "tabs": want alternate or inline`},
+		{name: "screen in print mode", args: []string{"-p", "--screen", "inline", "hi"}, code: 2, stderr: "print mode draws no screen"},
+		{name: "inline screen", args: []string{"--screen", "inline"}, check: func(t *testing.T, o *rootOptions) {
+			if o.screen != "inline" {
+				t.Errorf("screen %q", o.screen)
+			}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

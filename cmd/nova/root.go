@@ -11,6 +11,7 @@ import (
 	"github.com/nova-dev/nova/config"
 	"github.com/nova-dev/nova/headless"
 	"github.com/nova-dev/nova/permission"
+	"github.com/nova-dev/nova/tui"
 )
 
 // rootOptions are what the root command runs with: print mode or the
@@ -32,6 +33,9 @@ type rootOptions struct {
 	session buildOptions
 	// remote is the terminal UI's sharing with browsers (/remote).
 	remote remoteFlags
+	// screen is --screen: the terminal UI's screen mode, "" for the
+	// "screen" setting's (then tui.DefaultScreen).
+	screen string
 }
 
 // docsURL is where the documentation is: an installed nova has no docs/
@@ -120,6 +124,7 @@ Documentation: ` + docsURL,
 	fl.BoolVar(&opts.remote.on, "remote", false, "share the session with a browser from the start, as /remote does")
 	fl.StringVar(&opts.remote.host, "host", remoteHost, "address /remote serves on (a non-loopback one needs --token)")
 	fl.IntVar(&opts.remote.port, "port", remotePort, "port /remote serves on (0: any free port)")
+	fl.StringVar(&opts.screen, "screen", "", "where the terminal UI draws: alternate (its own screen) or inline (the terminal's scrollback); default: the \"screen\" setting, else "+tui.DefaultScreen)
 	opts.remote.token.add(fl, "/remote's browsers")
 	cmd.AddCommand(newDoctorCmd(f, nil))
 	cmd.AddCommand(newSessionsCmd(f))
@@ -160,6 +165,9 @@ func (o *rootOptions) complete(args []string) error {
 		if err := o.io.unsetenv(serverTokenEnv); err != nil {
 			return err
 		}
+	}
+	if o.screen != "" && (o.print || !tui.ValidScreen(o.screen)) {
+		return usageErr("--screen %q: want alternate or inline, for the terminal UI (print mode draws no screen)", o.screen)
 	}
 	if !o.print {
 		if err := o.remote.check(o.io); err != nil {
