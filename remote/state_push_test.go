@@ -40,21 +40,27 @@ func TestWSToldOfModeAndModelChanges(t *testing.T) {
 	if code, body, _ := ts.do("POST", "/api/sessions/"+id+"/mode", `{"mode":"plan"}`); code != 200 {
 		t.Fatalf("POST mode: %d %s", code, body)
 	}
-	m, _ := c.until(func(m wsMsg) bool { _, mode := stateMsg(t, m); return m.Type == "state" && mode == "plan" })
-	if m.SessionID != id {
+	m, _ := c.until(func(m wsMsg) bool { return m.Type == "state" })
+	if _, mode := stateMsg(t, m); m.SessionID != id || mode != "plan" {
 		t.Fatalf("state after the mode switch: %s", m.raw)
 	}
 	if code, body, _ := ts.do("POST", "/api/sessions/"+id+"/model", `{"model":"haiku"}`); code != 200 {
 		t.Fatalf("POST model: %d %s", code, body)
 	}
 	// A switch on a server reopens the session with the new runtime: the
-	// page is told to follow it again, and the state it starts from is the
-	// new one.
+	// page is told to follow it again, and the changes it is told of then
+	// are the new runtime's.
 	c.until(func(m wsMsg) bool { return m.Type == "unsubscribed" && m.SessionID == id })
 	c.send(fmt.Sprintf(`{"type":"subscribe","session_id":%q,"id":2}`, id))
+	if m, _ := c.until(func(m wsMsg) bool { return m.Type == "ok" || m.Type == "error" }); m.Type != "ok" {
+		t.Fatalf("subscribe again: %s", m.raw)
+	}
+	if code, body, _ := ts.do("POST", "/api/sessions/"+id+"/mode", `{"mode":"acceptEdits"}`); code != 200 {
+		t.Fatalf("POST mode: %d %s", code, body)
+	}
 	m, _ = c.until(func(m wsMsg) bool { return m.Type == "state" })
-	if model, mode := stateMsg(t, m); model != "anthropic:claude-haiku-5-5" || mode != "plan" {
-		t.Fatalf("state after the model switch: %s", m.raw)
+	if model, mode := stateMsg(t, m); model != "anthropic:claude-haiku-5-5" || mode != "acceptEdits" {
+		t.Fatalf("state after the switches: %s", m.raw)
 	}
 }
 
@@ -95,8 +101,8 @@ func TestWSToldOfTerminalsModeSwitch(t *testing.T) {
 	if got := ctl.CycleMode(); got != "acceptEdits" { // the terminal's shift+tab
 		t.Fatalf("shift+tab went to %s", got)
 	}
-	m, _ := c.until(func(m wsMsg) bool { _, mode := stateMsg(t, m); return m.Type == "state" && mode == "acceptEdits" })
-	if m.SessionID != id {
+	m, _ := c.until(func(m wsMsg) bool { return m.Type == "state" })
+	if _, mode := stateMsg(t, m); m.SessionID != id || mode != "acceptEdits" {
 		t.Fatalf("state after shift+tab: %s", m.raw)
 	}
 }

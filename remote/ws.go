@@ -503,8 +503,9 @@ func (wc *wsConn) subscribe(m wsIn) error {
 	}
 	wc.stop(id)
 	cursor, resync = wc.resyncFirst(id, r, cursor, resync)
+	feed := wc.watchState(id)
 	wc.send(wc.ctx, wsOut{Type: "ok", ID: m.ID, SessionID: id, Run: r.ID()})
-	wc.watch(sess, r, cursor, resync)
+	wc.watch(sess, r, cursor, resync, feed)
 	return nil
 }
 
@@ -596,15 +597,22 @@ func (wc *wsConn) prompt(m wsIn) error {
 	if *m.SessionID == "" {
 		wc.send(wc.ctx, wsOut{Type: "session", ID: m.ID, SessionID: sess.ID()})
 	}
+	var feed *stateFeed
+	if !wc.subscribed(sess.ID()) {
+		feed = wc.watchState(sess.ID())
+	}
 	wc.send(wc.ctx, wsOut{Type: "ok", ID: m.ID, SessionID: sess.ID()})
 	if !wc.subscribed(sess.ID()) {
 		// The run after prev is the one Start began (a run that began
 		// and ended in between comes first): from its first frame.
 		run, err := prev.Next(wc.ctx)
 		if err != nil {
+			feed.close()
 			return nil // the connection is ending
 		}
-		wc.watch(sess, run, 0, false)
+		wc.watch(sess, run, 0, false, feed)
+	} else {
+		feed.close()
 	}
 	return nil
 }

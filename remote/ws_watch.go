@@ -33,8 +33,9 @@ func (wc *wsConn) stop(id string) {
 	}
 }
 
-// watch starts the connection's watcher of sess at run r, after cursor.
-func (wc *wsConn) watch(sess *live.Session, r *live.RunRef, cursor int64, resync bool) {
+// watch starts the connection's watcher of sess at run r, after cursor,
+// and of its model and mode through feed (watchState; nil for none).
+func (wc *wsConn) watch(sess *live.Session, r *live.RunRef, cursor int64, resync bool, feed *stateFeed) {
 	ctx, cancel := context.WithCancel(wc.ctx)
 	w := &wsWatch{cancel: cancel, done: make(chan struct{})}
 	wc.mu.Lock()
@@ -45,7 +46,7 @@ func (wc *wsConn) watch(sess *live.Session, r *live.RunRef, cursor int64, resync
 	states := make(chan struct{})
 	go func() {
 		defer close(states)
-		wc.followState(ctx, sess.ID())
+		wc.followState(ctx, sess.ID(), feed)
 	}()
 	go func() {
 		defer wc.watchers.Done()
@@ -57,28 +58,52 @@ func (wc *wsConn) watch(sess *live.Session, r *live.RunRef, cursor int64, resync
 	}()
 }
 
-// followState tells the client the session's model and permission mode
-// once it follows the session, then each time they change through its controller (the terminal's shift+tab
-// or /model when it is shared, another client's set_mode), until ctx
-// ends: a page shows what the session runs with, not what it last set.
-func (wc *wsConn) followState(ctx context.Context, id string) {
-	c, err := wc.srv.o.Sessions.Controller(ctx, id)
+// stateFeed is one subscription's watch of its session's model and
+// permission mode (live.Controller.Changes).
+type stateFeed struct {
+	c       *live.Controller
+	changed <-chan struct{}
+	stop    func()
+}
+
+// watchState starts watching session id's model and mode. It is called
+// before the subscription's ok goes out, so a change made once the client
+// has its ok is never missed; nil when the host has no operations for the
+// session (nothing can change them).
+func (wc *wsConn) watchState(id string) *stateFeed {
+	c, err := wc.srv.o.Sessions.Controller(wc.ctx, id)
 	if err != nil {
-		return // no operations here: nothing can change them
+		return nil
 	}
 	changed, stop := c.Changes()
-	defer stop()
-	// The first state is the one the subscription starts from: a change
-	// made between the subscription's ok and this watch is not missed.
+	return &stateFeed{c: c, changed: changed, stop: stop}
+}
+
+// close ends the watch; nil does nothing.
+func (f *stateFeed) close() {
+	if f != nil {
+		f.stop()
+	}
+}
+
+// followState tells the client the session's model and permission mode
+// each time they change through its controller (the terminal's shift+tab
+// or /model when it is shared, another client's set_mode), until ctx
+// ends: a page shows what the session runs with, not what it last set.
+func (wc *wsConn) followState(ctx context.Context, id string, feed *stateFeed) {
+	if feed == nil {
+		return
+	}
+	defer feed.close()
 	for {
-		st := c.State()
-		if !wc.send(ctx, wsOut{Type: "state", SessionID: id, Model: st.Model, PermissionMode: st.PermissionMode}) {
-			return
-		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-changed:
+		case <-feed.changed:
+			st := feed.c.State()
+			if !wc.send(ctx, wsOut{Type: "state", SessionID: id, Model: st.Model, PermissionMode: st.PermissionMode}) {
+				return
+			}
 		}
 	}
 }
