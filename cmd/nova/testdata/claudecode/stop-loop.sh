@@ -9,7 +9,7 @@ HOOK_INPUT=$(cat)
 TRANSCRIPT_PATH=$(echo "$HOOK_INPUT" | jq -r '.transcript_path')
 LAST_LINE=$(grep '"role":"assistant"' "$TRANSCRIPT_PATH" | tail -1)
 LAST_OUTPUT=$(echo "$LAST_LINE" | jq -r '.message.content | map(select(.type == "text")) | map(.text) | join("\n")')
-echo "$LAST_OUTPUT" >> "$NOVA_PROJECT_DIR/seen.txt"
+echo "$LAST_OUTPUT" >> "$CLAUDE_PROJECT_DIR/seen.txt"
 if [[ "$LAST_OUTPUT" == *"<promise>DONE</promise>"* ]]; then
   exit 0
 fi
