@@ -57,6 +57,9 @@ type Controller struct {
 	branch branchCache
 	// changed tells watchers of a model or mode change (changes.go).
 	changed changes
+	// grants are the session's allow rules, given again to each runtime
+	// (grants.go).
+	grants sessionGrants
 }
 
 // NewController builds the first runtime from o with build (nil: Build).
@@ -165,6 +168,11 @@ func (c *Controller) rebuild(o Options, endReason string) error {
 		return err
 	}
 	rt.Checker.SetMode(mode)
+	if same {
+		c.grants.regrant(rt)
+	} else {
+		c.grants.reset() // another session: the grants were the old one's
+	}
 	c.made = (same && c.made) || o.Resume == ""
 	c.rt = rt
 	c.base.Model = o.Model

@@ -106,9 +106,7 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 		return err
 	}
 	var waitSDKMCP func(context.Context) []string
-	rules := &sdkRules{}
-	ctl := live.ControllerFor(ctx, lo, sdkBuilder(base, structured, mcpBridge, rules), rt)
-	rules.ctl = ctl
+	ctl := live.ControllerFor(ctx, lo, sdkBuilder(base, structured, mcpBridge), rt)
 	closeRT = func() error { return ctl.Close("") }
 	if mcpBridge != nil && rt.MCP != nil {
 		waitSDKMCP = func(ctx context.Context) []string {
@@ -148,7 +146,7 @@ func runSDK(ctx context.Context, opts *rootOptions) error {
 			}
 			return sessionOf(ctl.Runtime, shown)
 		},
-		Rules: rules, Hooks: bridge, MCP: mcpBridge, WaitMCP: waitSDKMCP, Init: initReply(rt, ctl.Models(), opts.io), Warnings: warnings, Debug: debug, Structured: structured,
+		Rules: ctl, Hooks: bridge, MCP: mcpBridge, WaitMCP: waitSDKMCP, Init: initReply(rt, ctl.Models(), opts.io), Warnings: warnings, Debug: debug, Structured: structured,
 		Stdout: opts.io.Out, Stderr: opts.io.ErrOut,
 	})
 	if code != 0 {
