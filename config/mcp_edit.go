@@ -52,6 +52,10 @@ func editMCPServers(novaHome, workspace string, scope MCPScope, op string, chang
 		return fmt.Errorf("%s: no NOVA_HOME or no workspace to find the %s config in", op, scope)
 	}
 	path := MCPFile(novaHome, workspace, scope)
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		// The sandbox's mount point for a missing .mcp.json (docs/sandbox.md).
+		return fmt.Errorf("%s: %s is a directory, not a file: while a nova session here runs sandboxed commands, and for a minute after its last, an empty directory stands where a missing .mcp.json would be, so that no command can create one; try again once that session is idle or closed", op, path)
+	}
 	lockPath, perm := path+".lock", os.FileMode(0o600)
 	dir := novaHome
 	if scope == MCPScopeProject {
