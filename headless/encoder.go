@@ -26,7 +26,7 @@ type encoder struct {
 	initPending bool
 	// afterInit are messages that follow the init message when it goes
 	// out (the prompt's replay, --replay-user-messages).
-	afterInit []any
+	afterInit []*sdkUserMessageReplay
 
 	// main is the run's own model response; subs are its subagents'
 	// (Agent tool calls at work), by the id of the call each works for.

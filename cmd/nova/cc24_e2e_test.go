@@ -42,6 +42,22 @@ func TestSlashCommandWithPromptHook(t *testing.T) {
 	}
 }
 
+// layClaudeMemory lays out Claude Code's memory locations, each file
+// with its own marker: the user's ~/.claude/CLAUDE.md, the project's
+// CLAUDE.md and .claude/CLAUDE.md, CLAUDE.local.md, a rule for every file
+// and a rule with paths: for src/api, which holds users.go.
+func layClaudeMemory(e *e2e) {
+	e.t.Helper()
+	e.write(".git/HEAD", "ref: refs/heads/main\n")
+	e.writeHome(".claude/CLAUDE.md", "USER-MEMORY: answer in British English.\n")
+	e.write("CLAUDE.md", "PROJECT-MEMORY: the project's own notes.\n")
+	e.write(".claude/CLAUDE.md", "PROJECT-DOT-CLAUDE: run make test.\n")
+	e.write("CLAUDE.local.md", "LOCAL-MEMORY: my sandbox URL is local.test.\n")
+	e.write(".claude/rules/style.md", "RULE-ALWAYS: wrap at 100 columns.\n")
+	e.write(".claude/rules/api.md", "---\npaths:\n  - \"src/api/**/*.go\"\n---\nRULE-API: handlers return typed errors.\n")
+	e.write("src/api/users.go", "package api\n")
+}
+
 // TestClaudeCodeMemoryE2E: Claude Code's four memory locations reach the
 // model in the first request; a rule with paths: reaches it with the
 // result of the Read that touched a match, and not before.
@@ -50,13 +66,7 @@ func TestClaudeCodeMemoryE2E(t *testing.T) {
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "r1", Name: "Read", Input: jsonInput(map[string]any{"file_path": "src/api/users.go"})}}},
 		llmtest.Turn{Text: "read it"},
 	)
-	e.write(".git/HEAD", "ref: refs/heads/main\n")
-	e.writeHome(".claude/CLAUDE.md", "USER-MEMORY: answer in British English.\n")
-	e.write(".claude/CLAUDE.md", "PROJECT-DOT-CLAUDE: run make test.\n")
-	e.write("CLAUDE.local.md", "LOCAL-MEMORY: my sandbox URL is local.test.\n")
-	e.write(".claude/rules/style.md", "RULE-ALWAYS: wrap at 100 columns.\n")
-	e.write(".claude/rules/api.md", "---\npaths:\n  - \"src/api/**/*.go\"\n---\nRULE-API: handlers return typed errors.\n")
-	e.write("src/api/users.go", "package api\n")
+	layClaudeMemory(e)
 	r := e.run("", "-p", "read the users handler")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)

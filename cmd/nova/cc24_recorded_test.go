@@ -119,14 +119,7 @@ func TestClaudeCodeSetupAsRecorded(t *testing.T) {
 			name:  "memory",
 			turns: []llmtest.Turn{{ToolCalls: []llmtest.ToolCall{{ID: "r1", Name: "Read", Input: jsonInput(map[string]any{"file_path": "src/api/users.go"})}}}, {Text: "read it"}},
 			run: func(w *setupWorld) map[string]any {
-				w.write(".git/HEAD", "ref: refs/heads/main\n")
-				w.writeHome(".claude/CLAUDE.md", "USER-MEMORY: answer in British English.\n")
-				w.write("CLAUDE.md", "PROJECT-MEMORY: the project's own notes.\n")
-				w.write(".claude/CLAUDE.md", "PROJECT-DOT-CLAUDE: run make test.\n")
-				w.write("CLAUDE.local.md", "LOCAL-MEMORY: my sandbox URL is local.test.\n")
-				w.write(".claude/rules/style.md", "RULE-ALWAYS: wrap at 100 columns.\n")
-				w.write(".claude/rules/api.md", "---\npaths:\n  - \"src/api/**/*.go\"\n---\nRULE-API: handlers return typed errors.\n")
-				w.write("src/api/users.go", "package api\n")
+				layClaudeMemory(w.e2e)
 				before := len(w.srv.Requests())
 				r := w.exec("-p", "read the users handler", "--allowedTools", "Read")
 				reqs := w.srv.Requests()[before:]

@@ -9,24 +9,33 @@ import (
 	"github.com/nova-dev/nova/llm/llmtest"
 )
 
-// TestTUILongEditAskReadWhole: at 80×24 the ask of an Edit that rewrites
-// 64 lines can be read whole before it is answered: paging through the
-// dialog shows every removed and every added line, a screenful at a time
-// once ctrl+o gives the diff the screen, and the answer given there after
-// reading it applies the edit.
-func TestTUILongEditAskReadWhole(t *testing.T) {
+// longEditWorld is a world whose model reads config.txt (64 lines) and
+// then asks to Edit every line of it, and says "Rewrote the config.";
+// edited is what the file holds once the edit is applied.
+func longEditWorld(t *testing.T) (e *e2e, edited string) {
+	t.Helper()
 	var old, changed strings.Builder
 	for i := 1; i <= 64; i++ {
 		fmt.Fprintf(&old, "old line %02d of the config\n", i)
 		fmt.Fprintf(&changed, "new line %02d of the config\n", i)
 	}
-	e := newE2E(t,
+	e = newE2E(t,
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "toolu_r", Name: "Read", Input: jsonInput(map[string]any{"file_path": "config.txt"})}}},
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "toolu_e", Name: "Edit", Input: jsonInput(map[string]any{
 			"file_path": "config.txt", "old_string": old.String(), "new_string": changed.String()})}}},
 		llmtest.Turn{Text: "Rewrote the config."},
 	)
 	e.write("config.txt", old.String())
+	return e, changed.String()
+}
+
+// TestTUILongEditAskReadWhole: at 80×24 the ask of an Edit that rewrites
+// 64 lines can be read whole before it is answered: paging through the
+// dialog shows every removed and every added line, a screenful at a time
+// once ctrl+o gives the diff the screen, and the answer given there after
+// reading it applies the edit.
+func TestTUILongEditAskReadWhole(t *testing.T) {
+	e, edited := longEditWorld(t)
 	tm := e.startTUISized(80, 24)
 	tm.waitFor("Ask nova anything")
 	tm.typeText("rewrite the config")
@@ -70,7 +79,7 @@ func TestTUILongEditAskReadWhole(t *testing.T) {
 	}
 	tm.keys("y")
 	tm.waitFor("Rewrote the config.")
-	if got := e.read("config.txt"); got != changed.String() {
+	if got := e.read("config.txt"); got != edited {
 		t.Errorf("config.txt after the approved edit:\n%s", got)
 	}
 }

@@ -155,18 +155,7 @@ func TestTUIInlineScrollback(t *testing.T) {
 // scrollback above the dialog, every removed and added line once and in
 // order, while the dialog waits below; the answer given applies the edit.
 func TestTUIInlineLongEditAsk(t *testing.T) {
-	var old, changed strings.Builder
-	for i := 1; i <= 64; i++ {
-		fmt.Fprintf(&old, "old line %02d of the config\n", i)
-		fmt.Fprintf(&changed, "new line %02d of the config\n", i)
-	}
-	e := newE2E(t,
-		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "toolu_r", Name: "Read", Input: jsonInput(map[string]any{"file_path": "config.txt"})}}},
-		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "toolu_e", Name: "Edit", Input: jsonInput(map[string]any{
-			"file_path": "config.txt", "old_string": old.String(), "new_string": changed.String()})}}},
-		llmtest.Turn{Text: "Rewrote the config."},
-	)
-	e.write("config.txt", old.String())
+	e, edited := longEditWorld(t)
 	if err := os.MkdirAll(filepath.Join(e.home, ".nova"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +185,7 @@ func TestTUIInlineLongEditAsk(t *testing.T) {
 	// first lines of it again: what is above it is checked, then it.
 	tm.waitHistory([]string{"❯ rewrite the config", "● Edit(config.txt)", "Rewrote the config."})
 	tm.waitHistoryAbove("● Edit(config.txt)", wants)
-	if got := e.read("config.txt"); got != changed.String() {
+	if got := e.read("config.txt"); got != edited {
 		t.Errorf("config.txt after the approved edit:\n%s", got)
 	}
 }
